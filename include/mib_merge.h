@@ -1,0 +1,81 @@
+/* mib_merge.h - how one allocation becomes a MIB and how two MIBs of the
+ * same context combine.  Shared by the runtime (merging at free and at dump)
+ * and memprof-profdata (merging dumps and files), so both apply LLVM's rules
+ * identically.  Freestanding: no libc calls.
+ *
+ * Histogram arrays are not touched here: their storage belongs to the caller,
+ * which adds the shorter array into the longer one (mp_hist_add) and sets
+ * AccessHistogramSize / AccessHistogram itself.
+ */
+#ifndef MEMPROF_MIB_MERGE_H
+#define MEMPROF_MIB_MERGE_H
+
+#include "memprof_format.h"
+
+/* LLVM's MemInfoBlock constructor: one object of `size` bytes, accessed
+ * `count` times, alive from `alloc_ts` to `dealloc_ts` (ms). */
+static inline void mp_mib_init(mp_mib *m, uint64_t count, uint32_t size,
+                               uint32_t alloc_ts, uint32_t dealloc_ts,
+                               uint32_t alloc_cpu, uint32_t dealloc_cpu) {
+  uint32_t life = dealloc_ts - alloc_ts; /* u32 wraparound, as LLVM */
+  uint64_t dens = count * 100 / (size ? size : 1);
+  uint64_t ldens = dens * 1000 / (life ? life : 1);
+  m->AllocCount = 1;
+  m->TotalAccessCount = m->MinAccessCount = m->MaxAccessCount = count;
+  m->TotalSize = size;
+  m->MinSize = m->MaxSize = size;
+  m->AllocTimestamp = alloc_ts;
+  m->DeallocTimestamp = dealloc_ts;
+  m->TotalLifetime = life;
+  m->MinLifetime = m->MaxLifetime = life;
+  m->AllocCpuId = alloc_cpu;
+  m->DeallocCpuId = dealloc_cpu;
+  m->NumMigratedCpu = alloc_cpu != dealloc_cpu;
+  m->NumLifetimeOverlaps = 0;
+  m->NumSameAllocCpu = 0;
+  m->NumSameDeallocCpu = 0;
+  m->DataTypeId = 0;
+  m->TotalAccessDensity = dens;
+  m->MinAccessDensity = m->MaxAccessDensity = (uint32_t)dens;
+  m->TotalLifetimeAccessDensity = ldens;
+  m->MinLifetimeAccessDensity = m->MaxLifetimeAccessDensity = (uint32_t)ldens;
+  m->AccessHistogramSize = 0;
+  m->AccessHistogram = 0;
+}
+
+/* Merge newer MIB `n` into existing `e` (LLVM's MemInfoBlock::Merge).
+ * The SPECIAL fields: overlaps and same-cpu counters are incremented from
+ * the comparison of e and n, then summed with n's own counts so that merging
+ * already-merged MIBs (profdata) loses nothing; histogram fields are left to
+ * the caller. */
+static inline void mp_mib_merge(mp_mib *e, const mp_mib *n) {
+  uint32_t overlap = n->AllocTimestamp < e->DeallocTimestamp;
+  uint32_t same_alloc = e->AllocCpuId == n->AllocCpuId;
+  uint32_t same_dealloc = e->DeallocCpuId == n->DeallocCpuId;
+#define SUM(f) e->f += n->f
+#define MIN(f) e->f = n->f < e->f ? n->f : e->f
+#define MAX(f) e->f = n->f > e->f ? n->f : e->f
+#define LAST(f) e->f = n->f
+#define KEEP(f) (void)0
+#define SPECIAL(f) (void)0
+#define MIB_FIELD(Tag, Name, CType, Merge) Merge(Name);
+#include "MIBDef.inc"
+#undef MIB_FIELD
+#undef SUM
+#undef MIN
+#undef MAX
+#undef LAST
+#undef KEEP
+#undef SPECIAL
+  e->NumLifetimeOverlaps += overlap + n->NumLifetimeOverlaps;
+  e->NumSameAllocCpu += same_alloc + n->NumSameAllocCpu;
+  e->NumSameDeallocCpu += same_dealloc + n->NumSameDeallocCpu;
+}
+
+/* Add histogram `src` (len `ns`) into `dst` (len `nd`), nd >= ns. */
+static inline void mp_hist_add(uint64_t *dst, uint32_t nd, const uint64_t *src,
+                               uint32_t ns) {
+  for (uint32_t i = 0; i < ns && i < nd; i++) dst[i] += src[i];
+}
+
+#endif

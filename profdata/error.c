@@ -1,0 +1,53 @@
+/* error.c - profdata's error messages and allocation helpers (error.h). */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mp_fail(mp_err *e, const char *fmt, ...) {
+  if (!e) return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+void mp_err_prefix(mp_err *e, const char *what) {
+  char tmp[sizeof e->msg];
+  snprintf(tmp, sizeof tmp, "%s: %s", what, e->msg);
+  memcpy(e->msg, tmp, sizeof tmp);
+}
+
+static void oom(size_t n) {
+  fprintf(stderr, "memprof-profdata: out of memory (allocating %zu bytes)\n",
+          n);
+  exit(3);
+}
+
+void *mp_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) oom(n);
+  return p;
+}
+
+void *mp_xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) oom(n * size);
+  return p;
+}
+
+void *mp_xrealloc(void *p, size_t n) {
+  p = realloc(p, n ? n : 1);
+  if (!p) oom(n);
+  return p;
+}
+
+char *mp_xstrndup(const char *s, size_t n) {
+  char *d = mp_xmalloc(n + 1);
+  memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}

@@ -1,0 +1,386 @@
+/* model.c - interning and merging for the in-memory profile (model.h).
+ *
+ * One open-addressing table type serves every index: each slot holds a
+ * 64-bit hash, a 64-bit key and a 32-bit value.  Indexes with an exact
+ * 64-bit key (records by GUID, sites by record/stack) compare keys; the
+ * others (frames, stacks, strings) compare contents through a callback.
+ */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "mib_merge.h"
+
+typedef int (*mp_eq_fn)(const mp_profile *p, uint32_t id, const void *key);
+
+typedef struct mp_slot {
+  uint64_t hash;
+  uint64_t key;
+  uint32_t val; /* UINT32_MAX = empty */
+} mp_slot;
+
+struct mp_table {
+  mp_slot *slots;
+  size_t mask, used;
+};
+
+static mp_table *table_new(void) {
+  mp_table *t = mp_xcalloc(1, sizeof *t);
+  t->mask = 63;
+  t->slots = mp_xmalloc(64 * sizeof *t->slots);
+  for (size_t i = 0; i < 64; i++) t->slots[i].val = UINT32_MAX;
+  return t;
+}
+
+static void table_free(mp_table *t) {
+  if (!t) return;
+  free(t->slots);
+  free(t);
+}
+
+static void table_grow(mp_table *t) {
+  size_t n = (t->mask + 1) * 2;
+  mp_slot *s = mp_xmalloc(n * sizeof *s);
+  for (size_t i = 0; i < n; i++) s[i].val = UINT32_MAX;
+  for (size_t i = 0; i <= t->mask; i++) {
+    if (t->slots[i].val == UINT32_MAX) continue;
+    size_t j = t->slots[i].hash & (n - 1);
+    while (s[j].val != UINT32_MAX) j = (j + 1) & (n - 1);
+    s[j] = t->slots[i];
+  }
+  free(t->slots);
+  t->slots = s;
+  t->mask = n - 1;
+}
+
+/* Returns the slot holding the match, or the empty slot where it belongs. */
+static mp_slot *table_probe(const mp_table *t, const mp_profile *p,
+                            uint64_t hash, uint64_t key, mp_eq_fn eq,
+                            const void *ekey) {
+  size_t i = hash & t->mask;
+  for (;;) {
+    mp_slot *s = &t->slots[i];
+    if (s->val == UINT32_MAX) return s;
+    if (s->hash == hash &&
+        (eq ? eq(p, s->val, ekey) : s->key == key))
+      return s;
+    i = (i + 1) & t->mask;
+  }
+}
+
+static void table_insert(mp_table *t, mp_slot *s, uint64_t hash,
+                         uint64_t key, uint32_t val) {
+  s->hash = hash;
+  s->key = key;
+  s->val = val;
+  if (++t->used * 4 > (t->mask + 1) * 3) table_grow(t);
+}
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+static uint64_t hash_bytes(const void *data, size_t n) {
+  const unsigned char *b = data;
+  uint64_t h = 0xcbf29ce484222325ULL ^ n;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    h = mix64(h ^ w);
+  }
+  uint64_t w = 0;
+  memcpy(&w, b + i, n - i);
+  return mix64(h ^ w ^ 0x9e3779b97f4a7c15ULL);
+}
+
+mp_profile *mp_profile_new(void) {
+  mp_profile *p = mp_xcalloc(1, sizeof *p);
+  p->frame_index = table_new();
+  p->stack_index = table_new();
+  p->record_index = table_new();
+  p->site_index = table_new();
+  p->string_index = table_new();
+  return p;
+}
+
+void mp_profile_free(mp_profile *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->n_records; i++) {
+    mp_record *r = &p->records[i];
+    for (size_t j = 0; j < r->n_allocs; j++) free(r->allocs[j].hist);
+    for (size_t j = 0; j < r->n_calls; j++) free(r->calls[j].callees);
+    free(r->allocs);
+    free(r->calls);
+  }
+  free(p->records);
+  free(p->frames);
+  free(p->syms);
+  free(p->stacks);
+  free(p->stack_frames);
+  free(p->strings);
+  free(p->string_off);
+  table_free(p->frame_index);
+  table_free(p->stack_index);
+  table_free(p->record_index);
+  table_free(p->site_index);
+  table_free(p->string_index);
+  free(p);
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+static uint64_t frame_hash(const mp_frame *f) {
+  return mix64(f->guid ^ mix64(((uint64_t)f->line_offset << 32 | f->column) +
+                               f->is_inline));
+}
+
+static int frame_eq(const mp_profile *p, uint32_t id, const void *key) {
+  const mp_frame *a = &p->frames[id], *b = key;
+  return a->guid == b->guid && a->line_offset == b->line_offset &&
+         a->column == b->column && a->is_inline == b->is_inline;
+}
+
+uint32_t mp_find_frame(const mp_profile *p, const mp_frame *f) {
+  mp_slot *s =
+      table_probe(p->frame_index, p, frame_hash(f), 0, frame_eq, f);
+  return s->val;
+}
+
+uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f) {
+  uint64_t h = frame_hash(f);
+  mp_slot *s = table_probe(p->frame_index, p, h, 0, frame_eq, f);
+  if (s->val != UINT32_MAX) return s->val;
+  MP_VEC_RESERVE(p->frames, p->cap_frames, p->n_frames + 1);
+  p->syms = mp_xrealloc(p->syms, p->cap_frames * sizeof *p->syms);
+  uint32_t id = (uint32_t)p->n_frames++;
+  p->frames[id] = *f;
+  p->frames[id].is_inline = f->is_inline ? 1 : 0;
+  p->syms[id] = (mp_frame_sym){MP_NO_STRING, MP_NO_STRING, 0, 0, 0};
+  table_insert(p->frame_index, s, h, 0, id);
+  return id;
+}
+
+void mp_set_frame_sym(mp_profile *p, uint32_t frame, const mp_frame_sym *s) {
+  mp_frame_sym *d = &p->syms[frame];
+  if (d->name == MP_NO_STRING && d->file == MP_NO_STRING) *d = *s;
+}
+
+/* ---- stacks -------------------------------------------------------------- */
+
+typedef struct stack_key {
+  const uint32_t *frames;
+  uint32_t n;
+} stack_key;
+
+static int stack_eq(const mp_profile *p, uint32_t id, const void *key) {
+  const stack_key *k = key;
+  const mp_stack *s = &p->stacks[id];
+  return s->len == k->n &&
+         memcmp(p->stack_frames + s->off, k->frames, k->n * 4) == 0;
+}
+
+uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n) {
+  stack_key k = {frames, n};
+  uint64_t h = hash_bytes(frames, (size_t)n * 4);
+  mp_slot *s = table_probe(p->stack_index, p, h, 0, stack_eq, &k);
+  if (s->val != UINT32_MAX) return s->val;
+  MP_VEC_RESERVE(p->stack_frames, p->cap_stack_frames, p->n_stack_frames + n);
+  memcpy(p->stack_frames + p->n_stack_frames, frames, (size_t)n * 4);
+  MP_VEC_RESERVE(p->stacks, p->cap_stacks, p->n_stacks + 1);
+  uint32_t id = (uint32_t)p->n_stacks++;
+  p->stacks[id] = (mp_stack){(uint32_t)p->n_stack_frames, n};
+  p->n_stack_frames += n;
+  table_insert(p->stack_index, s, h, 0, id);
+  return id;
+}
+
+/* ---- strings ------------------------------------------------------------- */
+
+typedef struct string_key {
+  const char *s;
+  size_t len;
+} string_key;
+
+static int string_eq(const mp_profile *p, uint32_t id, const void *key) {
+  const string_key *k = key;
+  const char *s = p->strings + p->string_off[id];
+  return strncmp(s, k->s, k->len) == 0 && s[k->len] == 0;
+}
+
+uint32_t mp_intern_string(mp_profile *p, const char *str, size_t len) {
+  string_key k = {str, len};
+  uint64_t h = hash_bytes(str, len);
+  mp_slot *s = table_probe(p->string_index, p, h, 0, string_eq, &k);
+  if (s->val != UINT32_MAX) return s->val;
+  MP_VEC_RESERVE(p->strings, p->cap_strings_bytes,
+                 p->n_strings_bytes + len + 1);
+  memcpy(p->strings + p->n_strings_bytes, str, len);
+  p->strings[p->n_strings_bytes + len] = 0;
+  MP_VEC_RESERVE(p->string_off, p->cap_strings, p->n_strings + 1);
+  uint32_t id = (uint32_t)p->n_strings++;
+  p->string_off[id] = (uint32_t)p->n_strings_bytes;
+  p->n_strings_bytes += len + 1;
+  table_insert(p->string_index, s, h, 0, id);
+  return id;
+}
+
+const char *mp_string(const mp_profile *p, uint32_t id) {
+  return id == MP_NO_STRING || id >= p->n_strings
+             ? NULL
+             : p->strings + p->string_off[id];
+}
+
+/* ---- records and sites --------------------------------------------------- */
+
+mp_record *mp_record_find(const mp_profile *p, uint64_t guid) {
+  mp_slot *s = table_probe(p->record_index, p, mix64(guid), guid, NULL, NULL);
+  return s->val == UINT32_MAX ? NULL : &p->records[s->val];
+}
+
+mp_record *mp_record_get(mp_profile *p, uint64_t guid) {
+  uint64_t h = mix64(guid);
+  mp_slot *s = table_probe(p->record_index, p, h, guid, NULL, NULL);
+  if (s->val != UINT32_MAX) return &p->records[s->val];
+  MP_VEC_RESERVE(p->records, p->cap_records, p->n_records + 1);
+  uint32_t id = (uint32_t)p->n_records++;
+  memset(&p->records[id], 0, sizeof p->records[id]);
+  p->records[id].guid = guid;
+  table_insert(p->record_index, s, h, guid, id);
+  return &p->records[id];
+}
+
+/* Site keys: record index (31 bits), kind (1 bit), stack id (32 bits). */
+static mp_slot *site_slot(mp_profile *p, const mp_record *r, int is_call,
+                          uint32_t stack, uint64_t *key, uint64_t *hash) {
+  uint64_t rec = (uint64_t)(r - p->records);
+  *key = rec << 33 | (uint64_t)is_call << 32 | stack;
+  *hash = mix64(*key);
+  return table_probe(p->site_index, p, *hash, *key, NULL, NULL);
+}
+
+void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
+                       const mp_mib *mib, const uint64_t *hist) {
+  mp_record *r = mp_record_get(p, guid);
+  uint64_t key, hash;
+  mp_slot *s = site_slot(p, r, 0, stack, &key, &hash);
+  uint32_t nh = mib->AccessHistogramSize;
+  if (s->val == UINT32_MAX) {
+    MP_VEC_RESERVE(r->allocs, r->cap_allocs, r->n_allocs + 1);
+    mp_alloc_site *a = &r->allocs[r->n_allocs];
+    a->stack = stack;
+    a->mib = *mib;
+    a->mib.AccessHistogram = 0;
+    a->hist = NULL;
+    if (nh && hist) {
+      a->hist = mp_xmalloc((size_t)nh * 8);
+      memcpy(a->hist, hist, (size_t)nh * 8);
+    } else {
+      a->mib.AccessHistogramSize = 0;
+    }
+    table_insert(p->site_index, s, hash, key, (uint32_t)r->n_allocs++);
+    return;
+  }
+  mp_alloc_site *a = &r->allocs[s->val];
+  uint32_t old = a->mib.AccessHistogramSize;
+  mp_mib_merge(&a->mib, mib);
+  if (nh && hist) {
+    if (nh > old) {
+      a->hist = mp_xrealloc(a->hist, (size_t)nh * 8);
+      memset(a->hist + old, 0, (size_t)(nh - old) * 8);
+      old = nh;
+    }
+    mp_hist_add(a->hist, old, hist, nh);
+  }
+  a->mib.AccessHistogramSize = old;
+  a->mib.AccessHistogram = 0;
+}
+
+void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
+                      const uint64_t *callees, uint32_t n_callees) {
+  mp_record *r = mp_record_get(p, guid);
+  uint64_t key, hash;
+  mp_slot *s = site_slot(p, r, 1, stack, &key, &hash);
+  mp_call_site *c;
+  if (s->val == UINT32_MAX) {
+    MP_VEC_RESERVE(r->calls, r->cap_calls, r->n_calls + 1);
+    c = &r->calls[r->n_calls];
+    *c = (mp_call_site){stack, 0, NULL};
+    table_insert(p->site_index, s, hash, key, (uint32_t)r->n_calls++);
+  } else {
+    c = &r->calls[s->val];
+  }
+  for (uint32_t i = 0; i < n_callees; i++) {
+    uint32_t j = 0;
+    while (j < c->n_callees && c->callees[j] != callees[i]) j++;
+    if (j < c->n_callees) continue;
+    c->callees = mp_xrealloc(c->callees, (c->n_callees + 1) * 8);
+    c->callees[c->n_callees++] = callees[i];
+  }
+}
+
+/* ---- whole-profile operations ------------------------------------------- */
+
+static uint32_t copy_string(mp_profile *dst, const mp_profile *src,
+                            uint32_t id) {
+  const char *s = mp_string(src, id);
+  return s ? mp_intern_string(dst, s, strlen(s)) : MP_NO_STRING;
+}
+
+void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
+  uint32_t *fmap = mp_xmalloc((src->n_frames + 1) * 4);
+  for (size_t i = 0; i < src->n_frames; i++) {
+    fmap[i] = mp_intern_frame(dst, &src->frames[i]);
+    const mp_frame_sym *ss = &src->syms[i];
+    if (ss->name != MP_NO_STRING || ss->file != MP_NO_STRING) {
+      mp_frame_sym ds = *ss;
+      ds.name = copy_string(dst, src, ss->name);
+      ds.file = copy_string(dst, src, ss->file);
+      mp_set_frame_sym(dst, fmap[i], &ds);
+    }
+  }
+  uint32_t *smap = mp_xmalloc((src->n_stacks + 1) * 4);
+  uint32_t *buf = NULL;
+  size_t cap = 0;
+  for (size_t i = 0; i < src->n_stacks; i++) {
+    const mp_stack *s = &src->stacks[i];
+    MP_VEC_RESERVE(buf, cap, s->len + 1);
+    for (uint32_t j = 0; j < s->len; j++)
+      buf[j] = fmap[src->stack_frames[s->off + j]];
+    smap[i] = mp_intern_stack(dst, buf, s->len);
+  }
+  for (size_t i = 0; i < src->n_records; i++) {
+    const mp_record *r = &src->records[i];
+    mp_record_get(dst, r->guid);
+    for (size_t j = 0; j < r->n_allocs; j++)
+      mp_add_alloc_site(dst, r->guid, smap[r->allocs[j].stack],
+                        &r->allocs[j].mib, r->allocs[j].hist);
+    for (size_t j = 0; j < r->n_calls; j++)
+      mp_add_call_site(dst, r->guid, smap[r->calls[j].stack],
+                       r->calls[j].callees, r->calls[j].n_callees);
+  }
+  free(buf);
+  free(fmap);
+  free(smap);
+}
+
+/* An inlined allocation is listed in several records; count it once. */
+size_t mp_profile_num_contexts(const mp_profile *p) {
+  unsigned char *seen = mp_xcalloc(p->n_stacks + 1, 1);
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_records; i++)
+    for (size_t j = 0; j < p->records[i].n_allocs; j++) {
+      uint32_t s = p->records[i].allocs[j].stack;
+      n += !seen[s];
+      seen[s] = 1;
+    }
+  free(seen);
+  return n;
+}

@@ -1,0 +1,138 @@
+/* model.h - the in-memory profile that every reader fills and every writer
+ * walks.
+ *
+ * A profile is LLVM's IndexedMemProfData with everything interned:
+ *   frames   (GUID, LineOffset, Column, IsInlineFrame) -> frame id
+ *   stacks   leaf-first sequences of frame ids           -> stack id
+ *   records  per function GUID, in insertion order: alloc sites (stack +
+ *            MIB + optional access histogram) and call sites (stack +
+ *            callee GUIDs).
+ * Optional symbol information (function name, source file, line, column,
+ * discriminator) hangs off frame ids for our symbolized section and for
+ * `show --symbolized`.
+ *
+ * Merging is built in: adding an alloc site whose stack the record already
+ * has merges the MIBs by LLVM's rules (mib_merge.h); adding a call site that
+ * exists unions the callee GUIDs.  So "merge N inputs" is "read all N into
+ * one profile", and the result does not depend on how inputs are grouped.
+ *
+ * Ids are dense and 0-based.  Errors: none here can fail except by running
+ * out of memory, which is fatal (error.h).
+ */
+#ifndef PROFDATA_MODEL_H
+#define PROFDATA_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memprof_format.h"
+
+typedef struct mp_frame {
+  uint64_t guid;
+  uint32_t line_offset;
+  uint32_t column;
+  uint8_t is_inline;
+} mp_frame;
+
+typedef struct mp_frame_sym {
+  uint32_t name; /* string id of the linkage name; MP_NO_STRING if unknown */
+  uint32_t file; /* string id of the source path;  MP_NO_STRING if unknown */
+  uint32_t line;
+  uint32_t column;
+  uint32_t discriminator;
+} mp_frame_sym;
+
+#define MP_NO_STRING UINT32_MAX
+
+typedef struct mp_stack {
+  uint32_t off; /* into mp_profile.stack_frames */
+  uint32_t len;
+} mp_stack;
+
+typedef struct mp_alloc_site {
+  uint32_t stack;
+  mp_mib mib;     /* AccessHistogram (the pointer field) is always 0 */
+  uint64_t *hist; /* mib.AccessHistogramSize entries, or NULL */
+} mp_alloc_site;
+
+typedef struct mp_call_site {
+  uint32_t stack;
+  uint32_t n_callees;
+  uint64_t *callees; /* v4 CalleeGuids, deduplicated */
+} mp_call_site;
+
+typedef struct mp_record {
+  uint64_t guid;
+  mp_alloc_site *allocs;
+  size_t n_allocs, cap_allocs;
+  mp_call_site *calls;
+  size_t n_calls, cap_calls;
+} mp_record;
+
+typedef struct mp_table mp_table; /* private intern table (model.c) */
+
+typedef struct mp_profile {
+  mp_frame *frames;
+  mp_frame_sym *syms; /* parallel to frames */
+  size_t n_frames, cap_frames;
+
+  mp_stack *stacks;
+  size_t n_stacks, cap_stacks;
+  uint32_t *stack_frames;
+  size_t n_stack_frames, cap_stack_frames;
+
+  mp_record *records; /* insertion order */
+  size_t n_records, cap_records;
+
+  char *strings; /* NUL-terminated strings back to back */
+  size_t n_strings_bytes, cap_strings_bytes;
+  uint32_t *string_off;
+  size_t n_strings, cap_strings;
+
+  mp_table *frame_index, *stack_index, *record_index, *site_index,
+      *string_index;
+} mp_profile;
+
+mp_profile *mp_profile_new(void);
+void mp_profile_free(mp_profile *p);
+
+uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f);
+/* Find a frame without adding it; returns UINT32_MAX if absent. */
+uint32_t mp_find_frame(const mp_profile *p, const mp_frame *f);
+uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n);
+uint32_t mp_intern_string(mp_profile *p, const char *s, size_t len);
+const char *mp_string(const mp_profile *p, uint32_t id); /* NULL for none */
+
+/* Attach symbol info to a frame unless it already has some. */
+void mp_set_frame_sym(mp_profile *p, uint32_t frame, const mp_frame_sym *s);
+
+static inline const uint32_t *mp_stack_frames(const mp_profile *p,
+                                              uint32_t stack) {
+  return p->stack_frames + p->stacks[stack].off;
+}
+
+/* The record for `guid`, created (empty) at the end if missing. */
+mp_record *mp_record_get(mp_profile *p, uint64_t guid);
+/* Lookup only; NULL if absent. */
+mp_record *mp_record_find(const mp_profile *p, uint64_t guid);
+
+/* Add (or merge into) the alloc site of `stack` in record `guid`.
+ * `hist` has mib->AccessHistogramSize entries (may be NULL when 0); it is
+ * copied. */
+void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
+                       const mp_mib *mib, const uint64_t *hist);
+/* Add (or union into) the call site of `stack` in record `guid`. */
+void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
+                      const uint64_t *callees, uint32_t n_callees);
+
+/* Copy everything of `src` into `dst` (a merge). */
+void mp_profile_merge(mp_profile *dst, const mp_profile *src);
+
+/* Number of distinct alloc contexts (record, stack) over the profile. */
+size_t mp_profile_num_contexts(const mp_profile *p);
+
+/* LLVM's function GUID: first 8 bytes (LE) of MD5 of the name with a
+ * trailing ".llvm.N" / ".part.N" suffix removed (md5.c). */
+uint64_t mp_guid_of_name(const char *name, size_t len);
+
+#endif

@@ -1,0 +1,60 @@
+/* rt_internal.h - the contract between the runtime's public entry points
+ * (allocation API, new/delete, libc interceptors) and its profiling core
+ * (shadow, heap, stacks, MIB table, dump).
+ *
+ * Rules every runtime file follows:
+ *  - Never call the public malloc family or stdio: the runtime *is* malloc.
+ *    Use rt_mem* / rt_str* helpers and raw syscalls (rt_sys.h).
+ *  - Public entry points capture the caller with MP_CALLER() so that no
+ *    frame of the runtime is ever recorded: the recorded stack starts at the
+ *    return address into the code that called the entry point.
+ *  - Everything not part of the ABI is hidden (MP_HIDDEN); ABI symbols are
+ *    MP_EXPORT.
+ */
+#ifndef MEMPROF_RT_INTERNAL_H
+#define MEMPROF_RT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MP_EXPORT __attribute__((visibility("default")))
+#define MP_HIDDEN __attribute__((visibility("hidden")))
+#define MP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The frame of the public entry point.  The core reads the return address
+ * from it and walks the frame-pointer chain of the caller from there.  Every
+ * entry point must be compiled with frame pointers (the runtime is). */
+typedef struct mp_caller {
+  uintptr_t fp; /* __builtin_frame_address(0) of the entry point */
+} mp_caller;
+#define MP_CALLER() ((mp_caller){(uintptr_t)__builtin_frame_address(0)})
+
+/* ---- allocation core ----------------------------------------------------
+ * mp_alloc: `size` bytes aligned to `align` (a power of two; 0 means the
+ * default 16) with every shadow cell of the block cleared; zeroed if `zero`.
+ * Returns NULL when the memory cannot be had; it never sets errno and never
+ * reports: the caller applies the API's semantics. */
+MP_HIDDEN void *mp_alloc(size_t size, size_t align, int zero, mp_caller c);
+/* Record the block's MIB and release it.  NULL is ignored. */
+MP_HIDDEN void mp_free(void *p);
+/* The size requested for a live block of ours, 0 if `p` is not one. */
+MP_HIDDEN size_t mp_usable_size(const void *p);
+
+/* ---- access counting ----------------------------------------------------
+ * Count an access to [p, p+n) as the compiler's range callbacks do: one
+ * count per 8 bytes in the active shadow mode. */
+MP_HIDDEN void mp_record_range(const volatile void *p, size_t n);
+
+/* True once the core is fully initialised (shadow, options, epoch). */
+MP_HIDDEN extern int mp_inited;
+MP_HIDDEN void mp_init_core(void);
+
+/* ---- runtime-safe libc replacements (rt_libc.c) ------------------------- */
+MP_HIDDEN void *rt_memcpy(void *d, const void *s, size_t n);
+MP_HIDDEN void *rt_memmove(void *d, const void *s, size_t n);
+MP_HIDDEN void *rt_memset(void *d, int c, size_t n);
+MP_HIDDEN int rt_memcmp(const void *a, const void *b, size_t n);
+MP_HIDDEN size_t rt_strlen(const char *s);
+
+#endif

@@ -1,0 +1,2 @@
+/* symbolizer.c - placeholder until the libdw symbolizer lands. */
+#include "symbolizer.h"

@@ -1,0 +1,79 @@
+/* symbolizer.h - program counters to inline frames, with libdw/libelf.
+ *
+ * Call sequence (modelled on elfutils' libdwfl users):
+ *   msym_ctx *c = msym_new();
+ *   msym_add_debug_dir(c, "/usr/lib/debug");           // optional, repeatable
+ *   msym_add_binary(c, "./prog", &err);                // repeatable: exe, .so
+ *   const msym_module *m = msym_find_build_id(c, id, id_len);
+ *   msym_symbolize(c, m, vaddr, &frames, &n);          // vaddr = link-time address
+ *   msym_free(c);
+ *
+ * A module is one ELF file identified by its GNU build id.  Its debug
+ * information comes from the file itself or, when the file has none, from a
+ * separate debug file found by build id (<dir>/.build-id/xx/rest.debug) or
+ * by .gnu_debuglink under the debug directories.
+ *
+ * Frames follow LLVM's DWARF symbolizer in inlined mode: frame 0 is the
+ * innermost (inlined) function containing the address, with the line-table
+ * row's line and column; each next frame is the enclosing function, with the
+ * call line and column of the inlined call it contains.  The last frame is
+ * the physical (non-inlined) function.  Names are linkage names when DWARF
+ * has one (DW_AT_linkage_name, DW_AT_MIPS_linkage_name, following
+ * abstract_origin and specification), DW_AT_name otherwise.
+ *
+ * Results are cached per (module, vaddr): each unique PC is symbolized once.
+ * All returned pointers stay valid until msym_free.
+ *
+ * Errors: functions return 0 on success and -1 on failure, with a message in
+ * the caller's msym_err.
+ */
+#ifndef MEMPROF_SYMBOLIZER_H
+#define MEMPROF_SYMBOLIZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct msym_err {
+  char msg[512];
+} msym_err;
+
+typedef struct msym_frame {
+  const char *name;      /* linkage name, or plain name; never NULL */
+  const char *file;      /* source path (comp dir joined), or NULL */
+  uint32_t line;         /* source line of this frame's location */
+  uint32_t column;
+  uint32_t discriminator;
+  uint32_t decl_line;    /* DW_AT_decl_line of the function, 0 if unknown */
+} msym_frame;
+
+typedef struct msym_module {
+  const char *path;       /* the ELF file given to msym_add_binary */
+  uint8_t build_id[32];
+  size_t build_id_len;    /* 0 if the file has no build id */
+  uint64_t exec_vaddr;    /* p_vaddr of the first executable PT_LOAD */
+  uint64_t exec_memsz;
+  int num_exec_segments;  /* LLVM's reader insists on exactly 1 */
+  int has_debug_info;
+} msym_module;
+
+typedef struct msym_ctx msym_ctx;
+
+msym_ctx *msym_new(void);
+void msym_free(msym_ctx *c);
+
+int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err);
+/* Open an ELF file (executable or shared library) and index it. */
+int msym_add_binary(msym_ctx *c, const char *path, msym_err *err);
+
+size_t msym_num_modules(const msym_ctx *c);
+const msym_module *msym_module_at(const msym_ctx *c, size_t i);
+const msym_module *msym_find_build_id(const msym_ctx *c, const uint8_t *id,
+                                      size_t len);
+
+/* Symbolize link-time address `vaddr` of module `m`.  On success *frames
+ * points at *n frames, innermost first; *n == 0 means no debug information
+ * covers the address (LLVM then drops the PC). */
+int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
+                   const msym_frame **frames, size_t *n, msym_err *err);
+
+#endif
