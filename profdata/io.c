@@ -1,0 +1,128 @@
+/* io.c - mapped input files, byte buffers and atomic output (io.h). */
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int mp_file_open(mp_file *f, const char *path, mp_err *err) {
+  memset(f, 0, sizeof *f);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return mp_fail(err, "cannot open: %s", strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return mp_fail(err, "cannot stat: %s", strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return mp_fail(err, "not a regular file");
+  }
+  f->size = (size_t)st.st_size;
+  if (f->size == 0) {
+    close(fd);
+    f->data = (const unsigned char *)"";
+    return 0;
+  }
+  void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  int e = errno;
+  close(fd);
+  if (m == MAP_FAILED) return mp_fail(err, "cannot map: %s", strerror(e));
+  f->map = m;
+  f->data = m;
+  return 0;
+}
+
+void mp_file_close(mp_file *f) {
+  if (f->map) munmap(f->map, f->size);
+  memset(f, 0, sizeof *f);
+}
+
+void mp_buf_reserve(mp_buf *b, size_t extra) {
+  if (b->len + extra <= b->cap) return;
+  size_t nc = b->cap ? b->cap * 2 : 4096;
+  while (nc < b->len + extra) nc *= 2;
+  b->data = mp_xrealloc(b->data, nc);
+  b->cap = nc;
+}
+
+void mp_buf_free(mp_buf *b) {
+  free(b->data);
+  memset(b, 0, sizeof *b);
+}
+
+void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  mp_buf_reserve(b, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+/* mkstemp creates 0600; give the output the mode a plain create would. */
+static mode_t output_mode(void) {
+  mode_t um = umask(0);
+  umask(um);
+  return 0666 & ~um;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int mp_write_atomic(const char *path, const void *data, size_t len,
+                    mp_err *err) {
+  if (strcmp(path, "-") == 0) {
+    if (write_all(1, data, len) != 0)
+      return mp_fail(err, "cannot write to stdout: %s", strerror(errno));
+    return 0;
+  }
+  size_t n = strlen(path);
+  char *tmp = mp_xmalloc(n + 32);
+  snprintf(tmp, n + 32, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    mp_fail(err, "cannot create %s: %s", tmp, strerror(errno));
+    free(tmp);
+    return -1;
+  }
+  int rc = write_all(fd, data, len);
+  int e = errno;
+  if (rc == 0 && fsync(fd) != 0 && errno != EINVAL) {
+    rc = -1;
+    e = errno;
+  }
+  if (close(fd) != 0 && rc == 0) {
+    rc = -1;
+    e = errno;
+  }
+  if (rc == 0) chmod(tmp, output_mode());
+  if (rc == 0 && rename(tmp, path) != 0) {
+    rc = -1;
+    e = errno;
+  }
+  if (rc != 0) {
+    unlink(tmp);
+    mp_fail(err, "cannot write: %s", strerror(e));
+  }
+  free(tmp);
+  return rc;
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# demo.sh - the main job end to end on the bundled example:
+#   install what is missing and build, instrument examples/hotcold, run it
+#   with our runtime, merge the raw profile, show it, and rebuild the program
+#   with the profile so clang marks its allocations hot or cold.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+BUILD_DIR=${MEMPROF_BUILD_DIR:-build}
+ROOT=$PWD
+LIB=$ROOT/$BUILD_DIR/runtime/libmemprof.a
+TOOL=$ROOT/$BUILD_DIR/profdata/memprof-profdata
+SRC=$ROOT/examples/hotcold/hotcold.cc
+OUT=$ROOT/out/demo
+rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
+
+step() { printf '\n== %s\n$ %s\n' "$1" "$2"; eval "$2"; }
+
+step "1. instrument (clang++-22 -fmemory-profile) and link our runtime" \
+  "clang++-22 -O1 -g -fmemory-profile -fno-omit-frame-pointer -fno-optimize-sibling-calls -c $SRC -o hotcold.o && clang++-22 hotcold.o -o hotcold -Wl,--whole-archive $LIB -Wl,--no-whole-archive -lpthread -ldl -lm"
+step "2. run it: writes memprof.profraw.<pid>" "./hotcold && ls memprof.profraw.*"
+step "3. merge: symbolize with libdw, write the indexed profile clang reads" \
+  "$TOOL merge memprof.profraw.* --profiled-binary=hotcold -o hotcold.memprofdata"
+step "4. show it (LLVM's YAML, with symbols)" \
+  "$TOOL show --symbolized hotcold.memprofdata | head -40"
+step "5. rebuild with the profile; clang marks the allocation contexts" \
+  "clang++-22 -O2 -gmlt -fdebug-info-for-profiling -fmemory-profile-use=hotcold.memprofdata -mllvm -memprof-ave-lifetime-cold-threshold=1 -S -emit-llvm $SRC -o hotcold.ll && grep -oE '\"memprof\"=\"[a-z]+\"|!\"(cold|notcold|hot)\"' hotcold.ll | sort | uniq -c"
+step "6. build the optimized program" \
+  "clang++-22 -O2 -gmlt -fdebug-info-for-profiling -fmemory-profile-use=hotcold.memprofdata -mllvm -memprof-ave-lifetime-cold-threshold=1 $SRC -o hotcold.opt && ./hotcold.opt"
+echo
+echo "demo: done; files in out/demo"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# setup.sh - install what the project needs from Debian's packages (only what
+# is missing), then configure and build into ./build.
+#
+#   scripts/setup.sh            install + build
+#   scripts/setup.sh --no-build install only
+#
+# Quick and quiet when everything is already there.  Installing needs root
+# (or sudo); building does not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  cmake make gcc pkg-config python3 binutils
+  clang-22 llvm-22 libclang-rt-22-dev
+  clang-19 llvm-19 libclang-rt-19-dev
+  libdw-dev libelf-dev libyaml-dev zlib1g-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then SUDO=sudo; else
+      echo "setup: need root (or sudo) to install: ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[ "${1:-}" = "--no-build" ] && exit 0
+
+BUILD_DIR=${MEMPROF_BUILD_DIR:-build}
+if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$BUILD_DIR" -j"$(nproc)" >/dev/null || {
+  echo "setup: build failed; rerun 'cmake --build $BUILD_DIR' for details" >&2
+  exit 1
+}
+echo "setup: built into $BUILD_DIR"
