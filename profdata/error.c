@@ -15,10 +15,18 @@ int mp_fail(mp_err *e, const char *fmt, ...) {
   return -1;
 }
 
+/* Long messages lose their tail, never the prefix. */
 void mp_err_prefix(mp_err *e, const char *what) {
-  char tmp[sizeof e->msg];
-  snprintf(tmp, sizeof tmp, "%s: %s", what, e->msg);
-  memcpy(e->msg, tmp, sizeof tmp);
+  size_t cap = sizeof e->msg - 1;
+  size_t w = strlen(what);
+  if (w > cap - 2) w = cap - 2;
+  size_t m = strlen(e->msg);
+  if (m > cap - w - 2) m = cap - w - 2;
+  memmove(e->msg + w + 2, e->msg, m);
+  memcpy(e->msg, what, w);
+  e->msg[w] = ':';
+  e->msg[w + 1] = ' ';
+  e->msg[w + 2 + m] = 0;
 }
 
 static void oom(size_t n) {

@@ -193,7 +193,7 @@ uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n) {
   mp_slot *s = table_probe(p->stack_index, p, h, 0, stack_eq, &k);
   if (s->val != UINT32_MAX) return s->val;
   MP_VEC_RESERVE(p->stack_frames, p->cap_stack_frames, p->n_stack_frames + n);
-  memcpy(p->stack_frames + p->n_stack_frames, frames, (size_t)n * 4);
+  if (n) memcpy(p->stack_frames + p->n_stack_frames, frames, (size_t)n * 4);
   MP_VEC_RESERVE(p->stacks, p->cap_stacks, p->n_stacks + 1);
   uint32_t id = (uint32_t)p->n_stacks++;
   p->stacks[id] = (mp_stack){(uint32_t)p->n_stack_frames, n};

@@ -36,7 +36,13 @@ typedef struct mp_caller {
  * Returns NULL when the memory cannot be had; it never sets errno and never
  * reports: the caller applies the API's semantics. */
 MP_HIDDEN void *mp_alloc(size_t size, size_t align, int zero, mp_caller c);
-/* Record the block's MIB and release it.  NULL is ignored. */
+/* Record the block's MIB and release it.  NULL, foreign pointers, interior
+ * pointers and double frees are ignored.
+ * The core runs the sanitizer hooks itself: mp_alloc calls the malloc hooks
+ * after allocating, mp_free calls the free hooks before recording (so entry
+ * points must not call them again).  The core also owns the pthread_create
+ * interceptor (rt_thread.c, it records thread stack bounds for the
+ * unwinder): no other file may define pthread_create. */
 MP_HIDDEN void mp_free(void *p);
 /* The size requested for a live block of ours, 0 if `p` is not one. */
 MP_HIDDEN size_t mp_usable_size(const void *p);

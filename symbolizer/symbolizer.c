@@ -1,2 +1,186 @@
-/* symbolizer.c - placeholder until the libdw symbolizer lands. */
-#include "symbolizer.h"
+/* symbolizer.c - the public API: the context, its debug directories and
+ * modules, and msym_symbolize with its per-module memo.  The work is done
+ * in sym_elf.c (files), sym_index.c (range indexes), sym_dwarf.c (frames)
+ * and sym_cache.c (memo).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_internal.h"
+
+static const char *const DEFAULT_DEBUG_DIR = "/usr/lib/debug";
+
+struct msym_ctx {
+  sym_module **mods;
+  size_t nmods, capmods;
+  char **dirs; /* given debug dirs; none -> DEFAULT_DEBUG_DIR */
+  size_t ndirs;
+  msym_frame *scratch; /* frames of the address being symbolized */
+  size_t scratch_cap;
+};
+
+/* ---- memory and errors ---- */
+
+static void *oom(size_t n) {
+  fprintf(stderr, "memprof symbolizer: out of memory (%zu bytes)\n", n);
+  exit(70);
+}
+
+void *sym_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  return p ? p : oom(n);
+}
+
+void *sym_xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  return p ? p : oom(n * size);
+}
+
+void *sym_xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  return q ? q : oom(n);
+}
+
+char *sym_xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  return memcpy(sym_xmalloc(n), s, n);
+}
+
+int sym_fail(msym_err *err, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* ---- context ---- */
+
+msym_ctx *msym_new(void) { return sym_xcalloc(1, sizeof(msym_ctx)); }
+
+static void module_free(sym_module *m) {
+  sym_cache_free(&m->cache);
+  sym_dwarf_free(&m->dwarf);
+  sym_elf_close(&m->dbg);
+  sym_elf_close(&m->bin);
+  free(m);
+}
+
+void msym_free(msym_ctx *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->nmods; i++)
+    module_free(c->mods[i]);
+  for (size_t i = 0; i < c->ndirs; i++)
+    free(c->dirs[i]);
+  free(c->mods);
+  free(c->dirs);
+  free(c->scratch);
+  free(c);
+}
+
+int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err) {
+  if (!dir || !*dir)
+    return sym_fail(err, "empty debug directory name");
+  c->dirs = sym_xrealloc(c->dirs, (c->ndirs + 1) * sizeof *c->dirs);
+  c->dirs[c->ndirs++] = sym_xstrdup(dir);
+  return 0;
+}
+
+/* Opens the DWARF of the module: its own, else a separate debug file.
+ * Unreadable (zstd-compressed) DWARF is an error rather than a module
+ * whose every address silently fails. */
+static int attach_debug_info(msym_ctx *c, sym_module *m, msym_err *err) {
+  const sym_elf_file *src = NULL;
+  if (sym_elf_has_section(m->bin.elf, ".debug_info")) {
+    src = &m->bin;
+  } else {
+    char *const deflt[] = {(char *)DEFAULT_DEBUG_DIR};
+    char *const *dirs = c->ndirs ? c->dirs : deflt;
+    size_t ndirs = c->ndirs ? c->ndirs : 1;
+    if (sym_elf_find_debug(&m->bin, m->pub.build_id, m->pub.build_id_len, dirs,
+                           ndirs, &m->dbg) == 0)
+      src = &m->dbg;
+  }
+  if (!src)
+    return 0;
+  if (sym_elf_check_compression(src->elf, src->path, err) != 0)
+    return -1;
+  m->dwarf.dw = dwarf_begin_elf(src->elf, DWARF_C_READ, NULL);
+  m->pub.has_debug_info = m->dwarf.dw != NULL;
+  return 0;
+}
+
+int msym_add_binary(msym_ctx *c, const char *path, msym_err *err) {
+  sym_module *m = sym_xcalloc(1, sizeof *m);
+  m->dbg.fd = -1;
+  if (sym_elf_open(&m->bin, path, err) != 0) {
+    free(m);
+    return -1;
+  }
+  m->pub.path = m->bin.path;
+  m->pub.build_id_len =
+      sym_elf_build_id(m->bin.elf, m->pub.build_id, sizeof m->pub.build_id);
+  sym_elf_exec_segments(m->bin.elf, &m->pub);
+  if (attach_debug_info(c, m, err) != 0) {
+    module_free(m);
+    return -1;
+  }
+  if (c->nmods == c->capmods) {
+    c->capmods = c->capmods ? 2 * c->capmods : 4;
+    c->mods = sym_xrealloc(c->mods, c->capmods * sizeof *c->mods);
+  }
+  c->mods[c->nmods++] = m;
+  return 0;
+}
+
+size_t msym_num_modules(const msym_ctx *c) { return c->nmods; }
+
+const msym_module *msym_module_at(const msym_ctx *c, size_t i) {
+  return i < c->nmods ? &c->mods[i]->pub : NULL;
+}
+
+const msym_module *msym_find_build_id(const msym_ctx *c, const uint8_t *id,
+                                      size_t len) {
+  for (size_t i = 0; i < c->nmods; i++) {
+    const msym_module *m = &c->mods[i]->pub;
+    if (len && m->build_id_len == len && memcmp(m->build_id, id, len) == 0)
+      return m;
+  }
+  return NULL;
+}
+
+const char *msym_module_debug_file(const msym_module *m) {
+  const sym_module *sm = (const sym_module *)m;
+  if (!m || !m->has_debug_info)
+    return NULL;
+  return sm->dbg.elf ? sm->dbg.path : sm->bin.path;
+}
+
+static sym_module *owned_module(const msym_ctx *c, const msym_module *m) {
+  for (size_t i = 0; i < c->nmods; i++)
+    if (&c->mods[i]->pub == m)
+      return c->mods[i];
+  return NULL;
+}
+
+int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
+                   const msym_frame **frames, size_t *n, msym_err *err) {
+  sym_module *sm = owned_module(c, m);
+  if (!sm)
+    return sym_fail(err, "msym_symbolize: module does not belong to this "
+                         "symbolizer");
+  const sym_cache_slot *s = sym_cache_get(&sm->cache, vaddr);
+  if (!s) {
+    size_t k =
+        sym_dwarf_frames(&sm->dwarf, vaddr, &c->scratch, &c->scratch_cap);
+    s = sym_cache_put(&sm->cache, vaddr, c->scratch, k);
+  }
+  *frames = s->frames;
+  *n = s->n;
+  return 0;
+}

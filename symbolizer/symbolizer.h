@@ -61,6 +61,8 @@ typedef struct msym_ctx msym_ctx;
 msym_ctx *msym_new(void);
 void msym_free(msym_ctx *c);
 
+/* Debug directories searched for separate debug files of binaries added
+ * afterwards.  When none is given, /usr/lib/debug is searched. */
 int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err);
 /* Open an ELF file (executable or shared library) and index it. */
 int msym_add_binary(msym_ctx *c, const char *path, msym_err *err);
@@ -69,6 +71,9 @@ size_t msym_num_modules(const msym_ctx *c);
 const msym_module *msym_module_at(const msym_ctx *c, size_t i);
 const msym_module *msym_find_build_id(const msym_ctx *c, const uint8_t *id,
                                       size_t len);
+/* The file the module's DWARF is read from (the binary itself or its
+ * separate debug file), NULL if it has none. */
+const char *msym_module_debug_file(const msym_module *m);
 
 /* Symbolize link-time address `vaddr` of module `m`.  On success *frames
  * points at *n frames, innermost first; *n == 0 means no debug information

@@ -181,3 +181,202 @@ class ProfTest(unittest.TestCase):
 
 def main():
     unittest.main(verbosity=2)
+
+
+# ---- runtime API tests (rtapi): sites marked in the program's source ----
+
+def marked_sites(text):
+    """Map each `// @name` marker of a C/C++ source to (function, LineOffset).
+
+    The function is the nearest definition above the marker: a line that
+    starts in column 0, contains '(' and ends with '{'; LineOffset is the
+    distance from that line, which is what llvm-profdata shows."""
+    marks = {}
+    func, func_line = None, None
+    for no, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"^[A-Za-z_].*?\b(\w+)\s*\([^;]*\{\s*$", line)
+        if m:
+            func, func_line = m.group(1), no
+        m = re.search(r"//\s*@(\w+)", line)
+        if m:
+            marks[m.group(1)] = (func, no - func_line)
+    return marks
+
+
+def profile_sites(scratch, src, runtime="ours", llvm=22, cflags=(), ldflags=(),
+                  env=None, out="prog", profdata=None, opt="-O0"):
+    """Compile `src` (path), run it once, return (sites, CompletedProcess).
+
+    Exactly one profile file must be written; it is read with
+    llvm-profdata-<profdata or llvm>."""
+    exe = compile_program(scratch, src, out=out, runtime=runtime, llvm=llvm,
+                          cflags=cflags, ldflags=ldflags, opt=opt)
+    r, raws = run_program(scratch, exe, env=env)
+    if len(raws) != 1:
+        raise AssertionError(f"expected one profile, got {raws}")
+    shown = run([f"llvm-profdata-{profdata or llvm}", "show", "--memory", raws[0],
+                 f"--profiled-binary={exe}"])
+    sites = attach_histograms(parse_raw_show(shown.stdout), shown.stdout)
+    os.unlink(raws[0])
+    return sites, r
+
+
+def attach_histograms(sites, text):
+    """Add 'hist' (list of ints, [] when absent) to each alloc site parsed
+    by parse_raw_show from the same `show --memory` text."""
+    hists = []
+    section = None
+    for line in text.splitlines():
+        s = line.strip()
+        if s in ("AllocSites:", "CallSites:"):
+            section = s
+        elif s.startswith("FunctionGUID:"):
+            section = None
+        elif section == "AllocSites:" and s == "Callstack:":
+            hists.append([])
+        elif section == "AllocSites:" and s.startswith("AccessHistogramValues:"):
+            hists[-1] = [int(v) for v in s.split(":", 1)[1].split()]
+    if len(hists) != len(sites):
+        raise AssertionError("histogram parse out of step with the sites")
+    for site, h in zip(sites, hists):
+        site["hist"] = h
+    return sites
+
+
+def find_marked(sites, marks, name):
+    """The site of marker `name`, or None when the profile has none."""
+    func, off = marks[name]
+    hits = [s for s in sites if s["stack"] and s["stack"][0][0] == func
+            and s["stack"][0][1] == off]
+    if len(hits) > 1:
+        raise AssertionError(f"several sites for @{name} ({func}+{off})")
+    return hits[0] if hits else None
+
+
+def assert_site(test, sites, marks, name, alloc_count, total_size, accesses):
+    """Exact AllocCount, TotalSize and TotalAccessCount of marker `name`."""
+    s = find_marked(sites, marks, name)
+    test.assertIsNotNone(s, f"no alloc site for @{name} {marks[name]}")
+    got = (s["mib"]["AllocCount"], s["mib"]["TotalSize"], s["mib"]["TotalAccessCount"])
+    test.assertEqual(got, (alloc_count, total_size, accesses),
+                     f"@{name}: (AllocCount, TotalSize, TotalAccessCount)")
+
+
+# ---- memprof-profdata tests (pdraw): LLVM's memprof YAML, GUIDs, tools ----
+
+_FRAME_RE = re.compile(r"\{\s*Function:\s*([^,\s]+)\s*,\s*LineOffset:\s*(\d+)\s*,"
+                       r"\s*Column:\s*(\d+)\s*,\s*IsInlineFrame:\s*(true|false)\s*\}")
+
+
+def llvm_guid(name):
+    """LLVM's function GUID: the first 8 MD5 bytes of the name, little-endian."""
+    import hashlib
+    return int.from_bytes(hashlib.md5(name.encode()).digest()[:8], "little")
+
+
+def _yaml_int(v):
+    v = v.strip()
+    return int(v, 16) if v.lower().startswith("0x") else int(v) if v.isdigit() else v
+
+
+def parse_memprof_yaml(text):
+    """LLVM's memprof YAML (`show --memory` of an indexed file, or the
+    HeapProfileRecords input of `merge`) -> {guid: {"allocs": [(stack, mib)],
+    "calls": [stack]}}.  A stack is a tuple of (Function, LineOffset, Column,
+    IsInline) frames, leaf first; Function is an int (hex GUID) or a name;
+    mib maps field name -> int.  Comments ('#...') are ignored."""
+    recs = {}
+    rec = site = None
+    where = None
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
+        s = line.strip()
+        if not s or s in ("---", "...", "HeapProfileRecords:"):
+            continue
+        m = re.match(r"-?\s*GUID:\s*(\S+)$", s)
+        if m:
+            rec = recs.setdefault(_yaml_int(m.group(1)), {"allocs": [], "calls": []})
+            where = None
+            continue
+        if s in ("AllocSites:", "CallSites:"):
+            where = s
+            continue
+        if s in ("- Callstack:", "- Frames:"):
+            site = {"stack": [], "mib": {}}
+            if s == "- Callstack:":
+                rec["allocs"].append(site)
+            else:
+                rec["calls"].append(site)
+            continue
+        m = _FRAME_RE.search(s)
+        if m and site is not None:
+            site["stack"].append((_yaml_int(m.group(1)), int(m.group(2)),
+                                  int(m.group(3)), m.group(4) == "true"))
+            continue
+        m = re.match(r"(\w+):\s*(\d+)$", s)
+        if m and site is not None and where == "AllocSites:":
+            site["mib"][m.group(1)] = int(m.group(2))
+    out = {}
+    for g, r in recs.items():
+        out[g] = {"allocs": [(tuple(a["stack"]), a["mib"]) for a in r["allocs"]],
+                  "calls": [tuple(c["stack"]) for c in r["calls"]]}
+    return out
+
+
+def yaml_contexts(recs, fields=None):
+    """{(record guid, stack): mib} over all alloc sites; `fields` limits the
+    MIB fields kept.  Raises if a record lists one stack twice."""
+    ctx = {}
+    for g, r in recs.items():
+        for stack, mib in r["allocs"]:
+            key = (g, stack)
+            if key in ctx:
+                raise AssertionError(f"record {g:#x} lists stack {stack} twice")
+            ctx[key] = {k: v for k, v in mib.items() if fields is None or k in fields}
+    return ctx
+
+
+def yaml_callsites(recs):
+    """{guid: set of call-site stacks}."""
+    return {g: set(r["calls"]) for g, r in recs.items() if r["calls"]}
+
+
+def memprof_profdata(*args, check=True):
+    """Run our memprof-profdata; returns CompletedProcess (text)."""
+    return run([profdata_tool(), *map(str, args)], check=check)
+
+
+def available_runtimes():
+    """LLVM's runtime always; ours too once libmemprof.a is built.
+    MEMPROF_TEST_RUNTIMES (comma-separated) overrides the choice."""
+    if os.environ.get("MEMPROF_TEST_RUNTIMES"):
+        return os.environ["MEMPROF_TEST_RUNTIMES"].split(",")
+    try:
+        find_built("libmemprof.a")
+        return ["llvm", "ours"]
+    except FileNotFoundError:
+        return ["llvm"]
+
+
+def gnu_build_id(path):
+    """The GNU build id of an ELF file as lowercase hex (via readelf)."""
+    r = run(["readelf", "-n", path])
+    m = re.search(r"Build ID:\s*([0-9a-fA-F]+)", r.stdout)
+    if not m:
+        raise AssertionError(f"{path} has no build id")
+    return m.group(1).lower()
+
+
+def use_ir(scratch, src, profile, out, llvm=22, extra=()):
+    """Compile `src` with -fmemory-profile-use=`profile` to LLVM IR text and
+    return it without the lines that name files (ModuleID, source_filename)."""
+    cxx = f"clang++-{llvm}"
+    ll = scratch.path(out)
+    run([cxx, "-O2", "-gmlt", "-fdebug-info-for-profiling",
+         f"-fmemory-profile-use={profile}", "-mllvm",
+         "-memprof-ave-lifetime-cold-threshold=1", *extra, "-S", "-emit-llvm",
+         src, "-o", ll])
+    with open(ll) as f:
+        lines = [l for l in f.read().splitlines()
+                 if not l.startswith(("; ModuleID", "source_filename"))]
+    return "\n".join(lines) + "\n"

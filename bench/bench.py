@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+"""bench/bench.py: our MemProf pieces against LLVM's, measured in the same run.
+
+Entry point behind bench/run.sh (see bench/README.md for what each number
+means). Section 1 runs real programs and a malloc microbenchmark linked
+three ways from the same objects (floor / LLVM runtime / our runtime);
+section 2 merges raw profiles of a generated deep-stack program with
+llvm-profdata-22 and with memprof-profdata. Runs are interleaved
+(floor, llvm, ours, floor, ...) and each figure is a median.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_lib as B  # noqa: E402
+from bench_lib import log, median, fmt, ratio  # noqa: E402
+
+VARIANTS = ["floor", "llvm", "ours"]
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description="MemProf benchmark: ours vs LLVM")
+    ap.add_argument("--quick", action="store_true",
+                    help="3 repetitions, smaller workloads, merge sizes 1 and 10")
+    ap.add_argument("--only", choices=["runtime", "tool"],
+                    help="run one section only")
+    ap.add_argument("--reps", type=int, help="override repetitions")
+    ap.add_argument("--sizes", help="merge sizes, comma separated (e.g. 1,10,50,200)")
+    return ap.parse_args()
+
+
+class Config:
+    def __init__(self, args):
+        self.quick = args.quick
+        self.bench_dir = os.path.abspath(os.environ.get(
+            "BENCH_DIR", os.path.join(B.ROOT, "build-bench")))
+        self.reps = args.reps or (3 if args.quick else 7)
+        sizes = args.sizes or ("1,10" if args.quick else "1,10,50,200")
+        self.sizes = [int(s) for s in sizes.split(",")]
+        self.only = args.only
+        self.obj = os.path.join(self.bench_dir, "obj")
+        self.work = os.path.join(self.bench_dir, "work")
+
+
+# ---- section 1: runtime overhead -----------------------------------------
+
+def build_bench_objs(cfg):
+    floor_o = B.compile_obj(os.path.join(B.BENCH_SRC, "floor_rt.c"),
+                            os.path.join(cfg.obj, "floor_rt.o"), B.CC, ["-O2"])
+    stamp_o = B.compile_obj(os.path.join(B.BENCH_SRC, "exit_stamp.c"),
+                            os.path.join(cfg.obj, "exit_stamp.o"), B.CC, ["-O2"])
+    return floor_o, stamp_o
+
+
+def build_sqlite(cfg, srcdir):
+    amal = os.path.join(cfg.bench_dir, "sqlite-amal")
+    c = os.path.join(amal, "sqlite3.c")
+    if not os.path.exists(c):
+        os.makedirs(amal, exist_ok=True)
+        log("building the sqlite3 amalgamation (configure + make sqlite3.c)")
+        B.run([os.path.join(srcdir, "configure"), "--disable-tcl"], cwd=amal)
+        B.run(["make", "sqlite3.c"], cwd=amal)
+    flags = ["-O2", "-g", "-fmemory-profile", "-I" + amal,
+             "-DSQLITE_OMIT_LOAD_EXTENSION"]
+    d = os.path.join(cfg.obj, "sqlite")
+    return [B.compile_obj(c, os.path.join(d, "sqlite3.o"), B.CC, flags),
+            B.compile_obj(os.path.join(srcdir, "test", "speedtest1.c"),
+                          os.path.join(d, "speedtest1.o"), B.CC, flags)]
+
+
+def build_jsoncpp(cfg, srcdir):
+    inc = ["-I" + os.path.join(srcdir, "include"),
+           "-I" + os.path.join(srcdir, "src", "lib_json")]
+    flags = ["-O2", "-g", "-fmemory-profile", *inc]
+    d = os.path.join(cfg.obj, "jsoncpp")
+    srcs = [os.path.join(srcdir, "src", "lib_json", f)
+            for f in ["json_reader.cpp", "json_value.cpp", "json_writer.cpp"]]
+    srcs.append(os.path.join(srcdir, "src", "jsontestrunner", "main.cpp"))
+    return [B.compile_obj(s, os.path.join(d, os.path.basename(s)[:-4] + ".o"),
+                          B.CXX, flags) for s in srcs]
+
+
+def build_deep(cfg, links_ours=None):
+    """The generated deep-stack program: objects compiled once."""
+    d = os.path.join(cfg.obj, "deep")
+    os.makedirs(d, exist_ok=True)
+    cpp = os.path.join(d, "deep.cpp")
+    gen = os.path.join(B.BENCH_SRC, "gen_deep.py")
+    if B.stale(cpp, [gen]):
+        B.run([sys.executable, gen, cpp])
+    return [B.compile_obj(cpp, os.path.join(d, "deep.o"), B.CXX,
+                          ["-O2", *B.PROFILE_FLAGS])]
+
+
+def workloads(cfg, dirs, bench_objs, lib_ours):
+    """(name, {variant: exe}, argv tail, input files to copy into cwd)."""
+    out = []
+    sq = B.link_variants(build_sqlite(cfg, dirs["sqlite3"]),
+                         os.path.join(cfg.obj, "speedtest1"), bench_objs,
+                         lib_ours, cxx=False)
+    size = "15" if cfg.quick else "40"
+    out.append(("sqlite3 speedtest1 --size " + size, sq,
+                ["--size", size, "--memdb"], []))
+    js_in = os.path.join(cfg.bench_dir, "in.json")
+    gen = os.path.join(B.BENCH_SRC, "gen_json.py")
+    if B.stale(js_in, [gen]):
+        B.run([sys.executable, gen, js_in])
+    js = B.link_variants(build_jsoncpp(cfg, dirs["libjsoncpp"]),
+                         os.path.join(cfg.obj, "jsontestrunner"), bench_objs,
+                         lib_ours)
+    out.append(("jsoncpp jsontestrunner (3.6 MB JSON)", js, ["in.json"], [js_in]))
+    deep = B.link_variants(build_deep(cfg), os.path.join(cfg.obj, "deep"),
+                           bench_objs, lib_ours)
+    allocs = "30000" if cfg.quick else "100000"
+    out.append((f"deep-stack generated ({allocs} allocations, pool of 30000 contexts)",
+                deep, ["7", allocs], []))
+    return out
+
+
+def run_workload(cfg, name, exes, tail, inputs):
+    """Interleaved repetitions; per variant: medians and last profile size."""
+    samples = {v: [] for v in VARIANTS}
+    prof = {v: None for v in VARIANTS}
+    cwds = {}
+    for v in VARIANTS:
+        if exes[v]:
+            cwds[v] = B.fresh_dir(os.path.join(cfg.work, "rt", v))
+            for f in inputs:
+                os.symlink(f, os.path.join(cwds[v], os.path.basename(f)))
+    log(f"runtime: {name}, {cfg.reps} reps")
+    for _ in range(cfg.reps):
+        for v in VARIANTS:
+            if not exes[v]:
+                continue
+            s = B.measure([exes[v], *tail], cwd=cwds[v],
+                          stamp=os.path.join(cwds[v], "exit.stamp"))
+            prof[v] = B.clean_profiles(cwds[v]) or prof[v]
+            if s.rc == 0:
+                samples[v].append(s)
+    res = {}
+    for v in VARIANTS:
+        ss = samples[v]
+        if not ss:
+            res[v] = "failed" if exes[v] else None
+            continue
+        res[v] = dict(wall=median([s.wall for s in ss]), cpu=median([s.cpu for s in ss]),
+                      rss=median([s.rss_kb for s in ss]) / 1024.0,
+                      lag=median([s.exit_lag for s in ss]), prof=prof[v])
+    return res
+
+
+def val(res, v, key):
+    """A median, None (not built) or "failed" (built, every run failed)."""
+    return res[v][key] if isinstance(res[v], dict) else res[v]
+
+
+def added(res, v, key):
+    a, f = val(res, v, key), val(res, "floor", key)
+    if not isinstance(a, float) or not isinstance(f, float):
+        return a if isinstance(a, str) else None
+    return a - f
+
+
+def report_workload(name, res):
+    rows = []
+    for key, label in [("wall", "wall s"), ("cpu", "CPU s (user+sys)"),
+                       ("rss", "peak RSS MiB")]:
+        row = [label] + [fmt(val(res, v, key)) for v in VARIANTS]
+        a_llvm, a_ours = added(res, "llvm", key), added(res, "ours", key)
+        row += [fmt(a_llvm), fmt(a_ours), fmt(ratio(a_ours, a_llvm))]
+        if key == "rss":
+            row.append(fmt(ratio(val(res, "ours", "rss"), val(res, "llvm", "rss"))))
+        else:
+            row.append("")
+        rows.append(row)
+    lag = ["exit: main end -> reaped, s"] + [
+        fmt(val(res, v, "lag"), "{:.4f}") for v in VARIANTS]
+    rows.append(lag + ["", "", "", ""])
+    dump = ["exit-time dump est. (exit row - floor's), s", "-"] + [
+        fmt(added(res, v, "lag"), "{:.4f}") for v in ["llvm", "ours"]]
+    rows.append(dump + ["", "", fmt(ratio(added(res, "ours", "lag"),
+                                          added(res, "llvm", "lag"))), ""])
+    prof = ["raw profile bytes", "-"] + [
+        fmt(val(res, v, "prof"), "{}") for v in ["llvm", "ours"]]
+    rows.append(prof + ["", "", "", ""])
+    hdr = ["metric", "floor", "llvm", "ours", "llvm-floor", "ours-floor",
+           "ours added / llvm added (target <= 0.333)", "ours / llvm (RSS target <= 1)"]
+    return f"### {name}\n\n" + B.table(hdr, rows) + "\n"
+
+
+def build_malloc_pairs(cfg, bench_objs, lib_ours):
+    o = B.compile_obj(os.path.join(B.BENCH_SRC, "malloc_pairs.c"),
+                      os.path.join(cfg.obj, "malloc_pairs.o"), B.CC,
+                      ["-O2", *B.PROFILE_FLAGS, "-pthread"])
+    return B.link_variants([o], os.path.join(cfg.obj, "malloc_pairs"),
+                           bench_objs, lib_ours, cxx=False)
+
+
+def run_malloc_pairs(cfg, exes):
+    total = 400000 if cfg.quick else 2000000
+    rows = []
+    for threads in [1, 2, 8]:
+        rates = {v: [] for v in VARIANTS}
+        log(f"malloc_pairs: {threads} threads")
+        for _ in range(cfg.reps):
+            for v in VARIANTS:
+                if not exes[v]:
+                    continue
+                cwd = B.fresh_dir(os.path.join(cfg.work, "mp", v))
+                r = subprocess.run([exes[v], str(threads), str(total // threads)],
+                                   cwd=cwd, stdout=subprocess.PIPE, text=True)
+                if r.returncode == 0 and "pairs_per_sec=" in r.stdout:
+                    rates[v].append(float(r.stdout.split("=")[1]))
+        m = {v: median(rates[v]) for v in VARIANTS}
+        rows.append([str(threads)] + [fmt(m[v] / 1e6 if m[v] else None) for v in VARIANTS]
+                    + [fmt(ratio(m["ours"], m["llvm"]), "{:.2f}")])
+    hdr = ["threads", "floor M pairs/s", "llvm M pairs/s", "ours M pairs/s",
+           "ours / llvm (higher is better)"]
+    return (f"### malloc_pairs ({total} malloc/free pairs per run, split over the threads)\n\n"
+            + B.table(hdr, rows) + "\n")
+
+
+def section_runtime(cfg, lib_ours):
+    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"),
+                           [("sqlite3", "sqlite3"), ("libjsoncpp", "libjsoncpp")])
+    bench_objs = build_bench_objs(cfg)
+    parts = ["## 1. Runtime overhead\n"]
+    if not lib_ours:
+        parts.append("Our runtime: not built (ours columns say so).\n")
+    for name, exes, tail, inputs in workloads(cfg, dirs, bench_objs, lib_ours):
+        res = run_workload(cfg, name, exes, tail, inputs)
+        parts.append(report_workload(name, res))
+        print(parts[-1], flush=True)
+    mp = build_malloc_pairs(cfg, bench_objs, lib_ours)
+    parts.append(run_malloc_pairs(cfg, mp))
+    print(parts[-1], flush=True)
+    return "\n".join(parts)
+
+
+# ---- section 2: profile tool ---------------------------------------------
+
+def make_raws(cfg, count):
+    """count raw profiles of the deep program (LLVM runtime), one per seed."""
+    exe = B.link_variants(build_deep(cfg), os.path.join(cfg.obj, "deep"),
+                          build_bench_objs(cfg), None)["llvm"]
+    raw_dir = os.path.join(cfg.bench_dir, "raws")
+    os.makedirs(raw_dir, exist_ok=True)
+    raws = []
+    for seed in range(count):
+        path = os.path.join(raw_dir, f"deep.{seed}.profraw")
+        if B.stale(path, [exe]):
+            if seed % 25 == 0:
+                log(f"raw profiles {seed}/{count}")
+            tmp = B.fresh_dir(os.path.join(cfg.work, "rawgen"))
+            subprocess.run([exe, str(seed)], cwd=tmp, stdout=subprocess.DEVNULL, check=True)
+            got = [f for f in os.listdir(tmp) if f.startswith("memprof.profraw")]
+            os.rename(os.path.join(tmp, got[0]), path)
+        raws.append(path)
+    return exe, raws
+
+
+def count_contexts(prof):
+    """Contexts kept in an indexed profile, as LLVM reads it."""
+    # Streamed: the text is large, and the summary line comes first.
+    p = subprocess.Popen([B.LLVM_PROFDATA, "show", "--memory", prof],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    callstacks, total = 0, None
+    for line in p.stdout:
+        if "Total contexts:" in line:
+            total = int(line.split(":")[1])
+            break
+        callstacks += "- Callstack:" in line
+    p.kill()
+    p.wait()
+    if total is None and p.returncode not in (0, -9):
+        return "unreadable by llvm-profdata-22"
+    return total if total is not None else callstacks
+
+
+def per_ctx(size, ctx):
+    if not isinstance(size, int) or not isinstance(ctx, int) or ctx == 0:
+        return None
+    return size / ctx
+
+
+def merge_cmd(tool, raws, exe, out):
+    if tool == "llvm":
+        return [B.LLVM_PROFDATA, "merge", *raws, f"--profiled-binary={exe}", "-o", out]
+    return [tool, "merge", *raws, f"--profiled-binary={exe}", "-o", out]
+
+
+def tool_works(tool, exe, raw, work):
+    """Our tool counts as built once it merges one raw profile."""
+    if not tool:
+        return None
+    out = os.path.join(work, "smoke.memprof")
+    r = subprocess.run(merge_cmd(tool, [raw], exe, out), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0 or not os.path.exists(out):
+        log(f"{tool}: merge does not work yet ({r.stderr.strip()[:200]})")
+        return None
+    return tool
+
+
+def section_tool(cfg, tool_ours):
+    exe, raws = make_raws(cfg, max(cfg.sizes))
+    tool_ours = tool_works(tool_ours, exe, raws[0], cfg.work)
+    rows = []
+    per_input = {"llvm": [], "ours": []}
+    for n in cfg.sizes:
+        log(f"merge: {n} inputs, {cfg.reps} reps")
+        inputs = raws[:n]
+        tools = {"llvm": "llvm", "ours": tool_ours}
+        samples = {"llvm": [], "ours": []}
+        outs = {}
+        for _ in range(cfg.reps if n < 200 else max(5, cfg.reps - 2)):
+            for t in ["llvm", "ours"]:
+                if not tools[t]:
+                    continue
+                out = os.path.join(cfg.work, f"merged.{t}.{n}")
+                s = B.measure(merge_cmd(tools[t], inputs, exe, out))
+                if s.rc == 0 and os.path.exists(out):
+                    samples[t].append(s)
+                    outs[t] = out
+        m = {}
+        for t in ["llvm", "ours"]:
+            ss = samples[t]
+            if not ss:
+                m[t] = None
+                continue
+            m[t] = dict(wall=median([s.wall for s in ss]),
+                        rss=median([s.rss_kb for s in ss]) / 1024.0,
+                        size=os.path.getsize(outs[t]), ctx=count_contexts(outs[t]))
+            per_input[t].append((n, m[t]["wall"]))
+        g = lambda t, k: m[t][k] if m[t] else None  # noqa: E731
+        rows.append([str(n), fmt(g("llvm", "wall")), fmt(g("ours", "wall")),
+                     fmt(ratio(g("ours", "wall"), g("llvm", "wall"))),
+                     fmt(g("llvm", "rss"), "{:.1f}"), fmt(g("ours", "rss"), "{:.1f}"),
+                     fmt(ratio(g("ours", "rss"), g("llvm", "rss"))),
+                     fmt(g("llvm", "size"), "{}"), fmt(g("ours", "size"), "{}"),
+                     fmt(ratio(g("ours", "size"), g("llvm", "size"))),
+                     fmt(ratio(per_ctx(g("ours", "size"), g("ours", "ctx")),
+                               per_ctx(g("llvm", "size"), g("llvm", "ctx")))),
+                     fmt(g("llvm", "ctx"), "{}"), fmt(g("ours", "ctx"), "{}")])
+    hdr = ["inputs", "llvm s", "ours s", "time ours/llvm (<= 0.2)",
+           "llvm RSS MiB", "ours RSS MiB", "RSS ours/llvm (<= 1)",
+           "llvm bytes", "ours bytes", "size ours/llvm (<= 1.1)",
+           "bytes per context ours/llvm",
+           "llvm contexts", "ours contexts"]
+    lin = []
+    for t in ["llvm", "ours"]:
+        pts = per_input[t]
+        lin.append(f"{t}: " + (", ".join(f"{n} -> {w / n * 1000:.1f} ms/input"
+                                          for n, w in pts) if pts else B.NOT_BUILT))
+    raw_size = os.path.getsize(raws[0])
+    text = ("## 2. Profile tool: merge raw profiles of the deep-stack program\n\n"
+            f"Each raw profile: {raw_size} bytes (LLVM runtime, one run with its own seed).\n\n"
+            + B.table(hdr, rows) + "\n\nTime per input (linearity): "
+            + "; ".join(lin) + "\n")
+    print(text, flush=True)
+    return text
+
+
+def machine_line():
+    model = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        mem_kb = int(f.readline().split()[1])
+    return f"{os.cpu_count()} CPUs ({model}), {mem_kb / 1048576:.1f} GiB RAM"
+
+
+def main():
+    args = parse_args()
+    cfg = Config(args)
+    os.makedirs(cfg.work, exist_ok=True)
+    B.init_wrapper(cfg.obj)
+    lib_ours, tool_ours = B.build_ours(cfg.bench_dir)
+    head = (f"# bench results {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+            f"{' (--quick)' if cfg.quick else ''}\n\nMachine: {machine_line()}; "
+            f"load average at start: {os.getloadavg()[0]:.2f}; "
+            f"repetitions: {cfg.reps} (interleaved, medians)\n"
+            f"Our runtime: {lib_ours or B.NOT_BUILT}; our tool: {tool_ours or B.NOT_BUILT}\n")
+    print(head, flush=True)
+    parts = [head]
+    if cfg.only in (None, "runtime"):
+        parts.append(section_runtime(cfg, lib_ours))
+    if cfg.only in (None, "tool"):
+        parts.append(section_tool(cfg, tool_ours))
+    out = os.path.join(cfg.bench_dir, "results.md")
+    with open(out, "w") as f:
+        f.write("\n".join(parts))
+    log(f"results written to {out}")
+
+
+if __name__ == "__main__":
+    main()

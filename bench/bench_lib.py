@@ -1,0 +1,282 @@
+"""bench/bench_lib.py: process measurement, build steps and tables for bench.py.
+
+Owns: running one child and reading its wall time, CPU time and peak RSS
+(wait4 rusage of that child alone), make-like "rebuild if older" steps,
+fetching the Debian sources, locating/building our own pieces and deciding
+whether they are real yet, medians and the markdown tables.
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH_SRC = os.path.join(ROOT, "bench")
+CC = "clang-22"
+CXX = "clang++-22"
+LLVM_PROFDATA = "llvm-profdata-22"
+PROFILE_FLAGS = ["-g", "-fmemory-profile", "-fno-omit-frame-pointer",
+                 "-mno-omit-leaf-frame-pointer", "-fno-optimize-sibling-calls"]
+NOT_BUILT = "not built"
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+class Sample:
+    """One measured run of a child process."""
+    def __init__(self, wall, cpu, rss_kb, rc, exit_lag=None):
+        self.wall, self.cpu, self.rss_kb, self.rc = wall, cpu, rss_kb, rc
+        self.exit_lag = exit_lag  # seconds from main's end (exit stamp) to reaped
+
+
+RUSAGE_RUN = None  # path of the compiled rusage_run.c, set by init_wrapper
+
+
+def init_wrapper(obj_dir):
+    global RUSAGE_RUN
+    RUSAGE_RUN = compile_exe(os.path.join(BENCH_SRC, "rusage_run.c"),
+                             os.path.join(obj_dir, "rusage_run"))
+
+
+def compile_exe(src, exe):
+    if stale(exe, [src]):
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        run([CC, "-O2", src, "-o", exe])
+    return exe
+
+
+def measure(argv, cwd=None, env=None, stdout=subprocess.DEVNULL, stamp=None):
+    """Run argv once through rusage_run (CPU and peak RSS of argv alone)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    if stamp:
+        full_env["BENCH_EXIT_STAMP"] = stamp
+        if os.path.exists(stamp):
+            os.unlink(stamp)
+    usage = os.path.join(tempfile.gettempdir(), f"bench-rusage.{os.getpid()}")
+    if os.path.exists(usage):
+        os.unlink(usage)
+    t0 = time.monotonic()
+    proc = subprocess.run([RUSAGE_RUN, usage, *argv], cwd=cwd, env=full_env,
+                          stdout=stdout, stderr=subprocess.PIPE)
+    t1 = time.monotonic()
+    if proc.returncode != 0:
+        log(f"{' '.join(argv)[:200]} exited {proc.returncode}: {proc.stderr[-400:]!r}")
+    try:
+        with open(usage) as f:
+            utime, stime, rss_kb = f.read().split()
+    except (OSError, ValueError):
+        return Sample(t1 - t0, None, None, proc.returncode or 1)
+    lag = None
+    if stamp and os.path.exists(stamp):
+        with open(stamp) as f:
+            lag = t1 - float(f.read())
+    return Sample(t1 - t0, float(utime) + float(stime), int(rss_kb),
+                  proc.returncode, lag)
+
+
+def run(argv, cwd=None, quiet=True):
+    """Build step: run, raise with the tail of the output on failure."""
+    r = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[:6])}... failed:\n{r.stdout[-2000:]}")
+    return r.stdout
+
+
+def stale(target, deps):
+    if not os.path.exists(target):
+        return True
+    t = os.path.getmtime(target)
+    return any(os.path.getmtime(d) > t for d in deps if os.path.exists(d))
+
+
+def compile_obj(src, obj, cc, flags):
+    if stale(obj, [src]):
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        log(f"compile {os.path.basename(src)}")
+        run([cc, *flags, "-c", src, "-o", obj])
+    return obj
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+# ---- sources -------------------------------------------------------------
+
+DEB_SRC_FILE = "/etc/apt/sources.list.d/bench-deb-src.sources"
+DEB_SRC = """Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+"""
+
+
+def have_deb_src():
+    for d in ["/etc/apt/sources.list.d", "/etc/apt"]:
+        for name in os.listdir(d):
+            p = os.path.join(d, name)
+            if os.path.isfile(p) and (name.endswith(".sources") or name.endswith(".list")):
+                with open(p) as f:
+                    if "deb-src" in f.read():
+                        return True
+    return False
+
+
+def fetch_sources(src_dir, packages):
+    """apt-get source each package once into src_dir; returns unpacked dirs."""
+    os.makedirs(src_dir, exist_ok=True)
+    dirs = {}
+    missing = []
+    for pkg, prefix in packages:
+        hits = [d for d in os.listdir(src_dir)
+                if d.startswith(prefix + "-") and os.path.isdir(os.path.join(src_dir, d))]
+        if hits:
+            dirs[pkg] = os.path.join(src_dir, sorted(hits)[-1])
+        else:
+            missing.append((pkg, prefix))
+    if missing:
+        if not have_deb_src():
+            log(f"adding deb-src for bookworm in {DEB_SRC_FILE}")
+            with open(DEB_SRC_FILE, "w") as f:
+                f.write(DEB_SRC)
+        run(["apt-get", "update", "-qq"])
+        for pkg, prefix in missing:
+            log(f"apt-get source {pkg}")
+            run(["apt-get", "source", "-qq", pkg], cwd=src_dir)
+            hits = [d for d in os.listdir(src_dir)
+                    if d.startswith(prefix + "-") and os.path.isdir(os.path.join(src_dir, d))]
+            dirs[pkg] = os.path.join(src_dir, sorted(hits)[-1])
+    return dirs
+
+
+# ---- our pieces ----------------------------------------------------------
+
+def build_ours(bench_dir):
+    """Paths of (libmemprof.a, memprof-profdata), each None when unavailable.
+
+    MEMPROF_BUILD_DIR selects an existing build; otherwise the tree is built
+    (runtime + tool only, no tests) in BENCH_DIR/tree.
+    """
+    given = os.environ.get("MEMPROF_BUILD_DIR")
+    tree = given or os.path.join(bench_dir, "tree")
+    failed = set()
+    if not given:
+        try:
+            log("building our runtime and tool in " + tree)
+            run(["cmake", "-S", ROOT, "-B", tree, "-DCMAKE_BUILD_TYPE=Release",
+                 "-DMEMPROF_BUILD_TESTS=OFF"])
+        except RuntimeError as e:
+            log(f"configure failed: {str(e)[-300:]}")
+        for target in ["memprof", "memprof-profdata"]:
+            try:
+                run(["cmake", "--build", tree, "--target", target, "-j2"])
+            except RuntimeError as e:
+                # An older binary may still be there: measuring it would
+                # report figures for code that is no longer in the tree.
+                failed.add(target)
+                log(f"{target} not built: {str(e)[-300:]}")
+    lib = os.path.join(tree, "runtime", "libmemprof.a")
+    tool = os.path.join(tree, "profdata", "memprof-profdata")
+    lib_ok = "memprof" not in failed and runtime_is_real(lib)
+    tool_ok = "memprof-profdata" not in failed and os.path.exists(tool)
+    return (lib if lib_ok else None, tool if tool_ok else None)
+
+
+def runtime_is_real(lib):
+    """A placeholder archive exists early on; the real one defines these."""
+    if not os.path.exists(lib):
+        return False
+    out = subprocess.run(["nm", "--defined-only", lib], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True).stdout
+    names = {line.split()[-1] for line in out.splitlines() if len(line.split()) == 3}
+    need = {"__memprof_init", "__memprof_shadow_memory_dynamic_address", "malloc", "free"}
+    missing = need - names
+    if missing:
+        log(f"{lib}: not a full runtime yet (missing {sorted(missing)})")
+    return not missing
+
+
+# ---- linking the three variants -----------------------------------------
+
+def link_variants(objs, out_base, bench_objs, lib_ours, cxx=True):
+    """floor / llvm / ours executables from the same objects.
+
+    bench_objs = (floor_rt.o, exit_stamp.o). Returns {variant: path or None}.
+    """
+    floor_o, stamp_o = bench_objs
+    drv = CXX if cxx else CC
+    common = ["-Wl,--wrap=main", stamp_o]
+    libs = ["-lpthread", "-ldl", "-lm"]
+    out = {}
+    plans = {
+        "floor": [drv, *objs, *common, floor_o, *libs],
+        "llvm": [drv, "-fmemory-profile", *objs, *common, *libs],
+    }
+    if lib_ours:
+        plans["ours"] = [drv, *objs, *common, "-Wl,--whole-archive", lib_ours,
+                         "-Wl,--no-whole-archive", *libs]
+    for variant in ["floor", "llvm", "ours"]:
+        exe = f"{out_base}.{variant}"
+        if variant not in plans:
+            out[variant] = None
+            continue
+        deps = list(objs) + [floor_o, stamp_o] + ([lib_ours] if variant == "ours" else [])
+        if stale(exe, deps):
+            try:
+                run(plans[variant] + ["-o", exe])
+            except RuntimeError as e:
+                log(f"link {exe} failed: {str(e)[-400:]}")
+                out[variant] = None
+                continue
+        out[variant] = exe
+    return out
+
+
+# ---- formatting ----------------------------------------------------------
+
+def fmt(x, spec="{:.3f}"):
+    if x is None:
+        return NOT_BUILT
+    if isinstance(x, str):
+        return x
+    return spec.format(x)
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    for r in rows:
+        lines.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(lines)
+
+
+def ratio(a, b):
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or b == 0:
+        return None
+    return a / b
+
+
+def clean_profiles(cwd):
+    """Delete the raw profiles a run left; return the size of the largest."""
+    size = 0
+    for name in os.listdir(cwd):
+        if name.startswith("memprof.profraw"):
+            p = os.path.join(cwd, name)
+            size = max(size, os.path.getsize(p))
+            os.unlink(p)
+    return size
+
+
+def fresh_dir(path):
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path

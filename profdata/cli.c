@@ -1,0 +1,241 @@
+/* cli.c - memprof-profdata's argument grammar (cli.h).
+ *
+ * Long options take their value as --name=value or --name value; LLVM's
+ * single-dash spelling (-profiled-binary=BIN) is accepted too, so command
+ * lines written for llvm-profdata keep working.  Options and inputs may be
+ * mixed; "--" ends the options.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum opt_id {
+  OPT_HELP,
+  OPT_VERSION,
+  OPT_OUTPUT,
+  OPT_BINARY,
+  OPT_DEBUG_DIR,
+  OPT_MEMPROF_VERSION,
+  OPT_INDEX_VERSION,
+  OPT_FULL_SCHEMA,
+  OPT_NO_SYM_SECTION,
+  OPT_SYMBOLIZED,
+  OPT_MEMORY,
+} opt_id;
+
+typedef struct opt_def {
+  const char *name;
+  opt_id id;
+  int takes_value;
+  unsigned cmds; /* bit set of cli_cmd where the option is valid */
+} opt_def;
+
+#define IN_MERGE (1u << CLI_MERGE)
+#define IN_SHOW (1u << CLI_SHOW)
+#define IN_ALL (1u << CLI_NONE | IN_MERGE | IN_SHOW)
+
+static const opt_def OPTS[] = {
+    {"help", OPT_HELP, 0, IN_ALL},
+    {"h", OPT_HELP, 0, IN_ALL},
+    {"version", OPT_VERSION, 0, IN_ALL},
+    {"o", OPT_OUTPUT, 1, IN_MERGE | IN_SHOW},
+    {"output", OPT_OUTPUT, 1, IN_MERGE | IN_SHOW},
+    {"profiled-binary", OPT_BINARY, 1, IN_MERGE | IN_SHOW},
+    {"debug-dir", OPT_DEBUG_DIR, 1, IN_MERGE | IN_SHOW},
+    {"memprof-version", OPT_MEMPROF_VERSION, 1, IN_MERGE},
+    {"index-version", OPT_INDEX_VERSION, 1, IN_MERGE},
+    {"memprof-full-schema", OPT_FULL_SCHEMA, 0, IN_MERGE},
+    {"no-symbolized-section", OPT_NO_SYM_SECTION, 0, IN_MERGE},
+    {"symbolized", OPT_SYMBOLIZED, 0, IN_SHOW},
+    {"memory", OPT_MEMORY, 0, IN_SHOW}, /* llvm-profdata show --memory */
+};
+
+const char *cli_cmd_name(cli_cmd cmd) {
+  return cmd == CLI_MERGE ? "merge" : cmd == CLI_SHOW ? "show" : NULL;
+}
+
+void cli_usage(FILE *out, cli_cmd cmd) {
+  if (cmd == CLI_MERGE) {
+    fputs(
+        "Usage: memprof-profdata merge [options] INPUT...\n"
+        "\n"
+        "Read raw (.profraw), indexed and YAML memory profiles, in any mix,\n"
+        "merge them (the MIBs of identical contexts are combined) and write\n"
+        "one indexed profile for clang's -fmemory-profile-use.\n"
+        "\n"
+        "Options:\n"
+        "  -o, --output=FILE          output file (default " MP_DEFAULT_MERGE_OUTPUT
+        "; - = stdout)\n"
+        "  --profiled-binary=BIN      executable or shared library the raw\n"
+        "                             profiles were recorded from; repeat for\n"
+        "                             each module (matched by build id)\n"
+        "  --debug-dir=DIR            where to look for separate debug files\n"
+        "                             (DIR/.build-id/xx/rest.debug); repeatable\n"
+        "  --index-version=11|12|13   indexed format version (default 12, read\n"
+        "                             by clang-19 and clang-22)\n"
+        "  --memprof-version=2|3|4    memprof section version (default 3;\n"
+        "                             4 is read by LLVM 22 only)\n"
+        "  --memprof-full-schema      store all 27 MIB fields (default: the 4\n"
+        "                             fields clang's hot/cold decision uses)\n"
+        "  --no-symbolized-section    do not append function names and source\n"
+        "                             locations after LLVM's sections\n"
+        "  -h, --help                 show this help\n",
+        out);
+  } else if (cmd == CLI_SHOW) {
+    fputs(
+        "Usage: memprof-profdata show [options] FILE...\n"
+        "\n"
+        "Print the (merged) profile as LLVM's memprof YAML, which\n"
+        "`llvm-profdata merge` and `memprof-profdata merge` read back.\n"
+        "\n"
+        "Options:\n"
+        "  -o, --output=FILE          output file (default - = stdout)\n"
+        "  --profiled-binary=BIN      needed for raw inputs; repeatable\n"
+        "  --debug-dir=DIR            where to look for separate debug files\n"
+        "  --symbolized               add \"# name file:line:column\" comments\n"
+        "                             to frames that carry symbol information\n"
+        "  -h, --help                 show this help\n",
+        out);
+  } else {
+    fputs(
+        "Usage: memprof-profdata COMMAND [options] FILE...\n"
+        "\n"
+        "Commands:\n"
+        "  merge   read raw, indexed and YAML memory profiles and write one\n"
+        "          indexed profile (default output " MP_DEFAULT_MERGE_OUTPUT
+        ")\n"
+        "  show    print profiles as LLVM's memprof YAML\n"
+        "\n"
+        "Run `memprof-profdata COMMAND --help` for the options of a command.\n"
+        "  --version   print the version\n"
+        "  -h, --help  show this help\n",
+        out);
+  }
+}
+
+static void push(const char ***arr, size_t *n, const char *v) {
+  *arr = mp_xrealloc((void *)*arr, (*n + 1) * sizeof **arr);
+  (*arr)[(*n)++] = v;
+}
+
+static int parse_uint_choice(const char *flag, const char *v,
+                             const unsigned *choices, size_t n, unsigned *out,
+                             mp_err *err) {
+  char *end;
+  unsigned long x = strtoul(v, &end, 10);
+  if (*v && !*end)
+    for (size_t i = 0; i < n; i++)
+      if (x == choices[i]) {
+        *out = (unsigned)x;
+        return 0;
+      }
+  char list[64] = "";
+  for (size_t i = 0; i < n; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u",
+             i ? (i + 1 == n ? " or " : ", ") : "", choices[i]);
+  return mp_fail(err, "invalid value '%s' for --%s (expected %s)", v, flag,
+                 list);
+}
+
+static const opt_def *find_opt(const char *name, size_t len) {
+  for (size_t i = 0; i < sizeof OPTS / sizeof OPTS[0]; i++)
+    if (strlen(OPTS[i].name) == len && !strncmp(OPTS[i].name, name, len))
+      return &OPTS[i];
+  return NULL;
+}
+
+static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
+  static const unsigned memprof_versions[] = {2, 3, 4};
+  static const unsigned index_versions[] = {11, 12, 13};
+  switch (d->id) {
+  case OPT_HELP: o->help = 1; return 0;
+  case OPT_VERSION: o->version = 1; return 0;
+  case OPT_OUTPUT:
+    if (!*v) return mp_fail(err, "empty output file name");
+    o->out = v;
+    return 0;
+  case OPT_BINARY: push(&o->binaries, &o->n_binaries, v); return 0;
+  case OPT_DEBUG_DIR: push(&o->debug_dirs, &o->n_debug_dirs, v); return 0;
+  case OPT_MEMPROF_VERSION:
+    return parse_uint_choice(d->name, v, memprof_versions, 3,
+                             &o->index.memprof_version, err);
+  case OPT_INDEX_VERSION:
+    return parse_uint_choice(d->name, v, index_versions, 3,
+                             &o->index.index_version, err);
+  case OPT_FULL_SCHEMA: o->index.full_schema = 1; return 0;
+  case OPT_NO_SYM_SECTION: o->index.symbolized_section = 0; return 0;
+  case OPT_SYMBOLIZED: o->symbolized = 1; return 0;
+  case OPT_MEMORY: return 0;
+  }
+  return 0;
+}
+
+/* One option argument at argv[*i]; may consume argv[*i + 1]. */
+static int parse_option(int argc, char **argv, int *i, cli_opts *o,
+                        mp_err *err) {
+  const char *arg = argv[*i];
+  const char *name = arg + (arg[1] == '-' ? 2 : 1);
+  const char *eq = strchr(name, '=');
+  size_t len = eq ? (size_t)(eq - name) : strlen(name);
+  const opt_def *d = find_opt(name, len);
+  if (!d) return mp_fail(err, "unknown option '%.*s'", (int)(len + (name - arg)), arg);
+  if (!(d->cmds & (1u << o->cmd)))
+    return mp_fail(err, "option '%.*s' is not valid %s%s",
+                   (int)(len + (name - arg)), arg,
+                   o->cmd == CLI_NONE ? "before a command" : "for ",
+                   o->cmd == CLI_NONE ? "" : cli_cmd_name(o->cmd));
+  const char *v = NULL;
+  if (d->takes_value) {
+    if (eq) {
+      v = eq + 1;
+    } else if (*i + 1 < argc) {
+      v = argv[++*i];
+    } else {
+      return mp_fail(err, "option '%s' needs a value", arg);
+    }
+  } else if (eq) {
+    return mp_fail(err, "option '%.*s' takes no value", (int)(len + (name - arg)), arg);
+  }
+  return apply(o, d, v, err);
+}
+
+static int parse_command(const char *arg, cli_opts *o, mp_err *err) {
+  if (!strcmp(arg, "merge")) {
+    o->cmd = CLI_MERGE;
+  } else if (!strcmp(arg, "show")) {
+    o->cmd = CLI_SHOW;
+  } else {
+    return mp_fail(err, "unknown command '%s' (expected merge or show)", arg);
+  }
+  return 0;
+}
+
+int cli_parse(int argc, char **argv, cli_opts *o, mp_err *err) {
+  memset(o, 0, sizeof *o);
+  o->index = (mp_index_opts)MP_INDEX_OPTS_DEFAULT;
+  int only_inputs = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!only_inputs && !strcmp(a, "--")) {
+      only_inputs = 1;
+    } else if (!only_inputs && a[0] == '-' && a[1]) {
+      if (parse_option(argc, argv, &i, o, err) != 0) return -1;
+    } else if (o->cmd == CLI_NONE) {
+      if (parse_command(a, o, err) != 0) return -1;
+    } else {
+      push(&o->inputs, &o->n_inputs, a);
+    }
+  }
+  if (o->help || o->version) return 0;
+  if (o->cmd == CLI_NONE) return mp_fail(err, "no command given");
+  if (!o->n_inputs) return mp_fail(err, "no input files");
+  return 0;
+}
+
+void cli_free(cli_opts *o) {
+  free((void *)o->binaries);
+  free((void *)o->debug_dirs);
+  free((void *)o->inputs);
+  memset(o, 0, sizeof *o);
+}

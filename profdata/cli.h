@@ -1,0 +1,45 @@
+/* cli.h - command-line parsing for memprof-profdata, kept apart from any
+ * I/O so it can be unit-tested: cli_parse only fills a cli_opts.
+ */
+#ifndef PROFDATA_CLI_H
+#define PROFDATA_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "indexed.h"
+
+#define MP_DEFAULT_MERGE_OUTPUT "default.memprofdata"
+
+typedef enum cli_cmd {
+  CLI_NONE,  /* only tool-level flags were given */
+  CLI_MERGE,
+  CLI_SHOW,
+} cli_cmd;
+
+typedef struct cli_opts {
+  cli_cmd cmd;
+  int help;    /* --help: print the usage of cmd (or of the tool) */
+  int version; /* --version */
+  const char *out; /* NULL: the command's default */
+  const char **binaries;
+  size_t n_binaries;
+  const char **debug_dirs;
+  size_t n_debug_dirs;
+  const char **inputs;
+  size_t n_inputs;
+  mp_index_opts index; /* merge */
+  int symbolized;      /* show */
+} cli_opts;
+
+/* Parse argv.  Returns 0, or -1 with the reason in err (the caller prints it
+ * with a usage hint and exits 1).  The arrays in `o` point into argv and
+ * must be released with cli_free. */
+int cli_parse(int argc, char **argv, cli_opts *o, mp_err *err);
+void cli_free(cli_opts *o);
+
+void cli_usage(FILE *out, cli_cmd cmd);
+const char *cli_cmd_name(cli_cmd cmd);
+
+#endif

@@ -1,0 +1,92 @@
+/* indexed_read.c - mp_read_indexed (indexed.h): the indexed profile header
+ * (index versions 8-13), dispatch to the memprof section reader
+ * (memprof_read.c), and attaching our symbolized section's symbol info to
+ * the frames it names.
+ */
+#include <string.h>
+
+#include "indexed_priv.h"
+#include "symsec.h"
+
+static uint64_t rd64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+/* Header words by version: magic, version, unused, hash type, hash offset,
+ * then memprof (>= 8), binary ids (>= 9), temporal traces (>= 10), vtable
+ * names (>= 12). */
+static unsigned header_words(unsigned v) {
+  return v >= 12 ? 9 : v >= 10 ? 8 : v == 9 ? 7 : 6;
+}
+
+static uint32_t intern_opt(mp_profile *p, const char *s) {
+  return s ? mp_intern_string(p, s, strlen(s)) : MP_NO_STRING;
+}
+
+static int attach_syms(mp_profile *p, const mp_symsec *s, unsigned memprof_v,
+                       const mp_frame_keys *keys, mp_err *err) {
+  unsigned want = memprof_v == 2 ? MP_SYMSEC_KEY_FRAME_ID : MP_SYMSEC_KEY_LINEAR;
+  if (s->key_kind != want)
+    return mp_fail(err, "symbolized section keys frames by %s, but the "
+                   "memprof section is version %u",
+                   s->key_kind == MP_SYMSEC_KEY_LINEAR ? "linear id"
+                                                       : "frame id",
+                   memprof_v);
+  for (size_t i = 0; i < s->n_entries; i++) {
+    const mp_symsec_entry *e = &s->entries[i];
+    uint32_t f = mp_frame_keys_find(keys, e->key);
+    if (f == UINT32_MAX) continue; /* a frame no record uses */
+    mp_frame_sym sym = {intern_opt(p, e->name), intern_opt(p, e->file),
+                        e->line, e->column, e->discriminator};
+    mp_set_frame_sym(p, f, &sym);
+  }
+  return 0;
+}
+
+static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
+                       mp_err *err) {
+  if (!mp_is_indexed(d, len))
+    return mp_fail(err, "not an indexed profile (bad magic)");
+  if (len < 16) return mp_fail(err, "truncated indexed header");
+  uint64_t vw = rd64(d + 8);
+  unsigned v = (unsigned)(vw & 0xffffffffu);
+  if (v < 8 || v > MP_INDEXED_VERSION_MAX)
+    return mp_fail(err, "indexed profile version %u is not supported "
+                   "(8..%u carry a memory profile)", v,
+                   MP_INDEXED_VERSION_MAX);
+  unsigned hw = header_words(v);
+  if (len < 8ULL * hw)
+    return mp_fail(err, "truncated indexed header: version %u needs %u "
+                   "bytes, file has %zu", v, 8 * hw, len);
+  if (!(vw & MP_INDEXED_VARIANT_MEMPROF))
+    return mp_fail(err, "indexed profile has no memory profile (variant "
+                   "flags 0x%llx lack bit 62)",
+                   (unsigned long long)(vw >> 32));
+  *memprof = rd64(d + 40);
+  if (*memprof < 8ULL * hw || *memprof >= len)
+    return mp_fail(err, "memprof section offset 0x%llx is outside the file "
+                   "(header ends at 0x%x, size 0x%zx)",
+                   (unsigned long long)*memprof, 8 * hw, len);
+  return 0;
+}
+
+int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
+  const unsigned char *d = data;
+  uint64_t memprof;
+  if (read_header(d, len, &memprof, err)) return -1;
+
+  mp_symsec sec = {0};
+  int has_sec = mp_symsec_present(d, len);
+  if (has_sec && mp_symsec_read(d, len, &sec, err)) return -1;
+  size_t end = has_sec ? sec.llvm_end : len;
+
+  mp_frame_keys keys = {0};
+  unsigned version = 0;
+  int rc = mp_read_memprof(p, d, end, memprof, &keys, &version, err);
+  if (rc == 0 && has_sec) rc = attach_syms(p, &sec, version, &keys, err);
+  mp_frame_keys_free(&keys);
+  mp_symsec_free(&sec);
+  return rc;
+}

@@ -1,0 +1,267 @@
+/* memprof_write.c - the memprof section of an indexed profile, versions 2,
+ * 3 and 4 (docs/indexed-format.md): header, schema, frames and call stacks
+ * (v2: two hash tables keyed by FrameId / CallStackId; v3/v4: a frame
+ * array and a radix array), the record hash table keyed by function GUID,
+ * and for v4 the MemProf summary.
+ */
+#include "indexed_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mib_schema.h"
+#include "odhash.h"
+#include "radix.h"
+
+typedef struct rec_ctx {
+  const mp_wview *v;
+  const mp_schema *schema;
+  unsigned version;
+  const uint32_t *lin; /* v3/v4: view stack -> linear call-stack id */
+} rec_ctx;
+
+static size_t rec_data_len(const rec_ctx *c, const mp_record *r) {
+  size_t mib = mp_schema_mib_size(c->schema);
+  size_t id = c->version == 2 ? 8 : 4;
+  size_t n = 8 + r->n_allocs * (id + mib) + 8;
+  for (size_t j = 0; j < r->n_calls; j++)
+    n += id + (c->version == 4 ? 8 + 8 * (size_t)r->calls[j].n_callees : 0);
+  return n;
+}
+
+static void put_stack_ref(mp_buf *out, const rec_ctx *c, uint32_t stack) {
+  uint32_t s = c->v->stack_slot[stack];
+  if (c->version == 2)
+    mp_buf_u64(out, c->v->stack_id[s]);
+  else
+    mp_buf_u32(out, c->lin[s]);
+}
+
+static void emit_record(mp_buf *out, size_t i, void *ctx) {
+  const rec_ctx *c = ctx;
+  const mp_record *r = &c->v->p->records[i];
+  mp_buf_u64(out, r->guid);
+  mp_buf_u64(out, 8);
+  mp_buf_u64(out, rec_data_len(c, r));
+  mp_buf_u64(out, r->guid);
+  mp_buf_u64(out, r->n_allocs);
+  for (size_t j = 0; j < r->n_allocs; j++) {
+    put_stack_ref(out, c, r->allocs[j].stack);
+    mp_mib_write(out, c->schema, &r->allocs[j].mib);
+  }
+  mp_buf_u64(out, r->n_calls);
+  for (size_t j = 0; j < r->n_calls; j++) {
+    put_stack_ref(out, c, r->calls[j].stack);
+    if (c->version != 4) continue;
+    mp_buf_u64(out, r->calls[j].n_callees);
+    for (uint32_t k = 0; k < r->calls[j].n_callees; k++)
+      mp_buf_u64(out, r->calls[j].callees[k]);
+  }
+}
+
+static uint64_t write_records(mp_buf *out, const rec_ctx *c, mp_err *err) {
+  const mp_profile *p = c->v->p;
+  uint64_t *h = mp_xmalloc((p->n_records + 1) * 8);
+  for (size_t i = 0; i < p->n_records; i++) h[i] = p->records[i].guid;
+  uint64_t off = mp_odh_emit(out, h, p->n_records, emit_record, (void *)c, err);
+  free(h);
+  return off;
+}
+
+static void put_frame(mp_buf *out, const mp_frame *f) {
+  mp_buf_u64(out, f->guid);
+  mp_buf_u32(out, f->line_offset);
+  mp_buf_u32(out, f->column);
+  mp_buf_u8(out, f->is_inline);
+}
+
+/* ---- version 2 ------------------------------------------------------------ */
+
+static void emit_frame(mp_buf *out, size_t i, void *ctx) {
+  const mp_wview *v = ctx;
+  mp_buf_u64(out, v->frame_id[i]);
+  mp_buf_u64(out, 8);
+  mp_buf_u64(out, MP_FRAME_SIZE);
+  mp_buf_u64(out, v->frame_id[i]);
+  put_frame(out, &v->p->frames[v->frames[i]]);
+}
+
+static void emit_stack(mp_buf *out, size_t i, void *ctx) {
+  const mp_wview *v = ctx;
+  const mp_stack *s = &v->p->stacks[v->stacks[i]];
+  mp_buf_u64(out, v->stack_id[i]);
+  mp_buf_u64(out, (uint64_t)s->len * 8);
+  mp_buf_u64(out, v->stack_id[i]);
+  for (uint32_t j = 0; j < s->len; j++)
+    mp_buf_u64(out, v->frame_id[v->frame_slot[v->p->stack_frames[s->off + j]]]);
+}
+
+static int write_v2(mp_buf *out, const mp_wview *v, const mp_schema *schema,
+                    uint64_t *sym_key, mp_err *err) {
+  size_t hdr = out->len;
+  mp_buf_u64(out, 2);
+  for (int i = 0; i < 5; i++) mp_buf_u64(out, 0); /* patched below */
+  mp_schema_write(out, schema);
+  rec_ctx c = {v, schema, 2, NULL};
+  uint64_t rec_table = write_records(out, &c, err);
+  if (!rec_table) return -1;
+  uint64_t frame_payload = out->len;
+  uint64_t frame_table =
+      mp_odh_emit(out, v->frame_id, v->n_frames, emit_frame, (void *)v, err);
+  if (!frame_table) return -1;
+  uint64_t stack_payload = out->len;
+  uint64_t stack_table =
+      mp_odh_emit(out, v->stack_id, v->n_stacks, emit_stack, (void *)v, err);
+  if (!stack_table) return -1;
+  uint64_t f[5] = {rec_table, frame_payload, frame_table, stack_payload,
+                   stack_table};
+  for (int i = 0; i < 5; i++) mp_buf_set_u64(out, hdr + 8 + 8 * i, f[i]);
+  memcpy(sym_key, v->frame_id, v->n_frames * 8);
+  return 0;
+}
+
+/* ---- versions 3 and 4 ----------------------------------------------------- */
+
+typedef struct frame_stat {
+  uint64_t count, pos_sum, id;
+  uint32_t view;
+} frame_stat;
+
+static int cmp_frame_stat(const void *pa, const void *pb) {
+  const frame_stat *a = pa, *b = pb;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  if (a->pos_sum != b->pos_sum) return a->pos_sum < b->pos_sum ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* LLVM's frame array order: popular frames first, then frames that sit
+ * nearer the leaf, then by FrameId.  Returns view frame -> linear id. */
+static uint32_t *order_frames(const mp_wview *v, frame_stat **stats_out) {
+  frame_stat *st = mp_xcalloc(v->n_frames + 1, sizeof *st);
+  for (size_t i = 0; i < v->n_frames; i++) {
+    st[i].id = v->frame_id[i];
+    st[i].view = (uint32_t)i;
+  }
+  for (size_t i = 0; i < v->n_stacks; i++) {
+    const mp_stack *s = &v->p->stacks[v->stacks[i]];
+    for (uint32_t j = 0; j < s->len; j++) {
+      frame_stat *f = &st[v->frame_slot[v->p->stack_frames[s->off + j]]];
+      f->count++;
+      f->pos_sum += j;
+    }
+  }
+  qsort(st, v->n_frames, sizeof *st, cmp_frame_stat);
+  uint32_t *lin = mp_xmalloc((v->n_frames + 1) * 4);
+  for (size_t i = 0; i < v->n_frames; i++) lin[st[i].view] = (uint32_t)i;
+  *stats_out = st;
+  return lin;
+}
+
+/* Radix array over every view stack; returns view stack -> linear id. */
+static uint32_t *build_radix(const mp_wview *v, const uint32_t *flin,
+                             const frame_stat *st, uint32_t **arr,
+                             size_t *n_arr) {
+  uint32_t *ids = mp_xmalloc((v->p->n_stack_frames + 1) * 4);
+  mp_radix_stack *rs = mp_xmalloc((v->n_stacks + 1) * sizeof *rs);
+  size_t used = 0;
+  for (size_t i = 0; i < v->n_stacks; i++) {
+    const mp_stack *s = &v->p->stacks[v->stacks[i]];
+    for (uint32_t j = 0; j < s->len; j++)
+      ids[used + j] = flin[v->frame_slot[v->p->stack_frames[s->off + j]]];
+    rs[i] = (mp_radix_stack){ids + used, s->len};
+    used += s->len;
+  }
+  uint64_t *count = mp_xmalloc((v->n_frames + 1) * 8);
+  uint64_t *key = mp_xmalloc((v->n_frames + 1) * 8);
+  for (size_t i = 0; i < v->n_frames; i++) {
+    count[i] = st[i].count; /* st is in linear order */
+    key[i] = st[i].id;
+  }
+  uint32_t *pos = mp_xmalloc((v->n_stacks + 1) * 4);
+  mp_radix_build(rs, v->n_stacks, count, key, arr, n_arr, pos);
+  free(count);
+  free(key);
+  free(rs);
+  free(ids);
+  return pos;
+}
+
+typedef struct summary {
+  uint64_t contexts, cold, hot, max_cold, max_warm, max_hot;
+} summary;
+
+/* Every distinct context counted once, at its first alloc site. */
+static summary compute_summary(const mp_wview *v) {
+  summary s = {0};
+  unsigned char *seen = mp_xcalloc(v->n_stacks + 1, 1);
+  for (size_t i = 0; i < v->p->n_records; i++) {
+    const mp_record *r = &v->p->records[i];
+    for (size_t j = 0; j < r->n_allocs; j++) {
+      uint32_t k = v->stack_slot[r->allocs[j].stack];
+      if (seen[k]) continue;
+      seen[k] = 1;
+      s.contexts++;
+      uint64_t size = r->allocs[j].mib.TotalSize;
+      if (mp_alloc_type(&r->allocs[j].mib) == 1) {
+        s.cold++;
+        if (size > s.max_cold) s.max_cold = size;
+      } else if (size > s.max_warm) {
+        s.max_warm = size;
+      }
+    }
+  }
+  free(seen);
+  return s;
+}
+
+static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
+                      const mp_schema *schema, uint64_t *sym_key,
+                      mp_err *err) {
+  size_t hdr = out->len;
+  mp_buf_u64(out, version);
+  for (int i = 0; i < 3; i++) mp_buf_u64(out, 0); /* patched below */
+  if (version == 4) {
+    summary s = compute_summary(v);
+    mp_buf_u64(out, 0); /* no data-access profile */
+    mp_buf_u32(out, 6);
+    uint64_t f[6] = {s.contexts, s.cold, s.hot, s.max_cold, s.max_warm,
+                     s.max_hot};
+    for (int i = 0; i < 6; i++) mp_buf_u64(out, f[i]);
+  }
+  mp_schema_write(out, schema);
+
+  frame_stat *st;
+  uint32_t *flin = order_frames(v, &st);
+  for (size_t i = 0; i < v->n_frames; i++)
+    put_frame(out, &v->p->frames[v->frames[st[i].view]]);
+  for (size_t i = 0; i < v->n_frames; i++) sym_key[i] = flin[i];
+
+  uint32_t *arr;
+  size_t n_arr;
+  uint32_t *lin = build_radix(v, flin, st, &arr, &n_arr);
+  uint64_t cs_payload = out->len;
+  for (size_t i = 0; i < n_arr; i++) mp_buf_u32(out, arr[i]);
+  uint64_t rec_payload = out->len;
+  rec_ctx c = {v, schema, version, lin};
+  uint64_t rec_table = write_records(out, &c, err);
+  free(arr);
+  free(lin);
+  free(flin);
+  free(st);
+  if (!rec_table) return -1;
+  mp_buf_set_u64(out, hdr + 8, cs_payload);
+  mp_buf_set_u64(out, hdr + 16, rec_payload);
+  mp_buf_set_u64(out, hdr + 24, rec_table);
+  return 0;
+}
+
+int mp_write_memprof(mp_buf *out, const mp_wview *v, const mp_index_opts *o,
+                     uint64_t *sym_key, mp_err *err) {
+  mp_schema schema;
+  if (o->full_schema)
+    mp_schema_full(&schema);
+  else
+    mp_schema_hot_cold(&schema);
+  if (o->memprof_version == 2) return write_v2(out, v, &schema, sym_key, err);
+  return write_v3v4(out, v, o->memprof_version, &schema, sym_key, err);
+}

@@ -1,0 +1,325 @@
+/* raw.c - recognising and validating LLVM raw memory profiles (v3, v4, v5;
+ * one or more concatenated dumps per file) before anything is built from
+ * them (raw_build.c does that).
+ *
+ * Every count and offset is checked against the bytes that are really there
+ * before it is used, so a truncated or corrupt file is refused whole with a
+ * message that says what is wrong and at which file offset.
+ */
+#include "raw.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memprof_format.h"
+#include "raw_internal.h"
+
+/* ---- u64 -> u32 map ------------------------------------------------------ */
+
+static uint64_t map_hash(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+void raw_map_init(raw_map *m) {
+  m->mask = 63;
+  m->used = 0;
+  m->keys = mp_xmalloc(64 * sizeof *m->keys);
+  m->vals = mp_xmalloc(64 * sizeof *m->vals);
+  memset(m->vals, 0xff, 64 * sizeof *m->vals);
+}
+
+void raw_map_free(raw_map *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+static size_t map_slot(const raw_map *m, uint64_t key) {
+  size_t i = map_hash(key) & m->mask;
+  while (m->vals[i] != UINT32_MAX && m->keys[i] != key) i = (i + 1) & m->mask;
+  return i;
+}
+
+uint32_t raw_map_get(const raw_map *m, uint64_t key) {
+  return m->vals[map_slot(m, key)];
+}
+
+static void map_grow(raw_map *m) {
+  raw_map n;
+  size_t size = (m->mask + 1) * 2;
+  n.mask = size - 1;
+  n.used = m->used;
+  n.keys = mp_xmalloc(size * sizeof *n.keys);
+  n.vals = mp_xmalloc(size * sizeof *n.vals);
+  memset(n.vals, 0xff, size * sizeof *n.vals);
+  for (size_t i = 0; i <= m->mask; i++) {
+    if (m->vals[i] == UINT32_MAX) continue;
+    size_t j = map_slot(&n, m->keys[i]);
+    n.keys[j] = m->keys[i];
+    n.vals[j] = m->vals[i];
+  }
+  raw_map_free(m);
+  *m = n;
+}
+
+void raw_map_put(raw_map *m, uint64_t key, uint32_t val) {
+  size_t i = map_slot(m, key);
+  if (m->vals[i] == UINT32_MAX) m->used++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+  if (m->used * 4 > (m->mask + 1) * 3) map_grow(m);
+}
+
+/* ---- format helpers ------------------------------------------------------ */
+
+int mp_is_raw(const void *data, size_t len) {
+  return len >= 8 && raw_u64(data) == MP_RAW_MAGIC;
+}
+
+static size_t mib_fixed_size(uint32_t version) {
+  return 8 + (version == 3 ? MP_MIB_SIZE_V3 : MP_MIB_SIZE_V4);
+}
+
+static size_t hist_entry_size(uint32_t version) {
+  return version == 5 ? 2 : 8;
+}
+
+static uint32_t mib_hist_size(uint32_t version, const unsigned char *entry) {
+  if (version == 3) return 0;
+  uint32_t n;
+  memcpy(&n, entry + 8 + offsetof(mp_mib, AccessHistogramSize), 4);
+  return n;
+}
+
+size_t raw_mib_entry_size(uint32_t version, const unsigned char *entry) {
+  return mib_fixed_size(version) +
+         (size_t)mib_hist_size(version, entry) * hist_entry_size(version);
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+typedef struct dump_hdr {
+  size_t at; /* file offset */
+  uint64_t version, total, seg_off, mib_off, stack_off;
+} dump_hdr;
+
+static int check_header(const raw_file *f, size_t at, dump_hdr *h,
+                        mp_err *err) {
+  size_t left = f->len - at;
+  if (left < sizeof(mp_raw_header))
+    return mp_fail(err,
+                   "truncated dump header at offset 0x%zx: needs 48 bytes, "
+                   "%zu remain",
+                   at, left);
+  const unsigned char *p = f->data + at;
+  uint64_t magic = raw_u64(p);
+  if (magic != MP_RAW_MAGIC)
+    return mp_fail(err,
+                   "bad magic 0x%016" PRIx64
+                   " at offset 0x%zx: not a memprof raw profile dump",
+                   magic, at);
+  h->at = at;
+  h->version = raw_u64(p + 8);
+  h->total = raw_u64(p + 16);
+  h->seg_off = raw_u64(p + 24);
+  h->mib_off = raw_u64(p + 32);
+  h->stack_off = raw_u64(p + 40);
+  if (h->version < MP_RAW_VERSION_MIN || h->version > MP_RAW_VERSION_MAX)
+    return mp_fail(err,
+                   "unsupported raw profile version %" PRIu64
+                   " in dump at offset 0x%zx (supported: 3, 4, 5)",
+                   h->version, at);
+  if (h->total < sizeof(mp_raw_header) || h->total > left)
+    return mp_fail(err,
+                   "dump at offset 0x%zx: TotalSize %" PRIu64
+                   " does not fit the %zu bytes left in the file "
+                   "(truncated file?)",
+                   at, h->total, left);
+  /* each section needs at least its u64 count */
+  if (h->seg_off < sizeof(mp_raw_header) || h->seg_off > h->total - 8 ||
+      h->mib_off < h->seg_off + 8 || h->mib_off > h->total - 8 ||
+      h->stack_off < h->mib_off + 8 || h->stack_off > h->total - 8)
+    return mp_fail(err,
+                   "dump at offset 0x%zx: section offsets out of order or "
+                   "outside the dump (SegmentOffset 0x%" PRIx64
+                   ", MIBOffset 0x%" PRIx64 ", StackOffset 0x%" PRIx64
+                   ", TotalSize 0x%" PRIx64 ")",
+                   at, h->seg_off, h->mib_off, h->stack_off, h->total);
+  return 0;
+}
+
+static int check_segments(const raw_file *f, const dump_hdr *h, raw_dump *d,
+                          mp_err *err) {
+  size_t at = h->at + h->seg_off;
+  uint64_t room = h->mib_off - h->seg_off - 8;
+  uint64_t n = raw_u64(f->data + at);
+  if (n > room / sizeof(mp_raw_segment))
+    return mp_fail(err,
+                   "segment table at offset 0x%zx: %" PRIu64
+                   " entries of 64 bytes do not fit in the %" PRIu64
+                   " bytes before the MIB table",
+                   at, n, room);
+  d->segs = f->data + at + 8;
+  d->n_segs = n;
+  for (uint64_t i = 0; i < n; i++) {
+    mp_raw_segment s;
+    memcpy(&s, d->segs + i * sizeof s, sizeof s);
+    size_t so = at + 8 + (size_t)i * sizeof s;
+    if (s.build_id_size > MP_BUILD_ID_MAX)
+      return mp_fail(err,
+                     "segment %" PRIu64 " at offset 0x%zx: BuildIdSize %" PRIu64
+                     " exceeds %u",
+                     i, so, s.build_id_size, MP_BUILD_ID_MAX);
+    if (s.start > s.end)
+      return mp_fail(err,
+                     "segment %" PRIu64 " at offset 0x%zx: Start 0x%" PRIx64
+                     " is above End 0x%" PRIx64,
+                     i, so, s.start, s.end);
+  }
+  return 0;
+}
+
+static int check_mibs(const raw_file *f, const dump_hdr *h, raw_dump *d,
+                      mp_err *err) {
+  size_t at = h->at + h->mib_off;
+  size_t end = h->at + h->stack_off;
+  uint32_t v = (uint32_t)h->version;
+  uint64_t n = raw_u64(f->data + at);
+  size_t fixed = mib_fixed_size(v);
+  if (n > (end - at - 8) / fixed)
+    return mp_fail(err,
+                   "MIB table at offset 0x%zx: %" PRIu64
+                   " entries cannot fit in the %zu bytes before the stack "
+                   "table (at least %zu bytes each)",
+                   at, n, end - at - 8, fixed);
+  d->mibs = f->data + at + 8;
+  d->n_mibs = n;
+  size_t cur = at + 8;
+  for (uint64_t i = 0; i < n; i++) {
+    if (end - cur < fixed)
+      return mp_fail(err,
+                     "MIB %" PRIu64 " at offset 0x%zx: needs %zu bytes, %zu "
+                     "left before the stack table",
+                     i, cur, fixed, end - cur);
+    uint64_t hs = mib_hist_size(v, f->data + cur);
+    uint64_t need = fixed + hs * hist_entry_size(v);
+    if (end - cur < need)
+      return mp_fail(err,
+                     "MIB %" PRIu64 " at offset 0x%zx: AccessHistogramSize %" PRIu64
+                     " needs %" PRIu64 " bytes, %zu left before the stack table",
+                     i, cur, hs, need, end - cur);
+    cur += need;
+  }
+  return 0;
+}
+
+static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
+                     mp_err *err) {
+  uint64_t id = raw_u64(entry), k = raw_u64(entry + 8);
+  uint32_t prev = raw_map_get(&f->stack_index, id);
+  if (prev != UINT32_MAX) {
+    const raw_stack *s = &f->stacks[prev];
+    if (s->n_pcs != k || memcmp(s->pcs, entry + 16, k * 8) != 0)
+      return mp_fail(err,
+                     "stack at offset 0x%zx: got different call stack for "
+                     "same id 0x%016" PRIx64 " (first seen at offset 0x%zx)",
+                     (size_t)(entry - f->data), id,
+                     (size_t)(s->pcs - 16 - f->data));
+    return 0;
+  }
+  if (f->n_stacks >= UINT32_MAX - 1)
+    return mp_fail(err, "too many distinct stacks");
+  MP_VEC_RESERVE(f->stacks, f->cap_stacks, f->n_stacks + 1);
+  f->stacks[f->n_stacks] =
+      (raw_stack){id, entry + 16, k, dump, RAW_STACK_NEW, 0};
+  raw_map_put(&f->stack_index, id, (uint32_t)f->n_stacks++);
+  return 0;
+}
+
+static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
+                        mp_err *err) {
+  size_t at = h->at + h->stack_off;
+  size_t end = h->at + h->total;
+  uint64_t n = raw_u64(f->data + at);
+  if (n > (end - at - 8) / 16)
+    return mp_fail(err,
+                   "stack table at offset 0x%zx: %" PRIu64
+                   " entries cannot fit in the %zu bytes left in the dump",
+                   at, n, end - at - 8);
+  size_t cur = at + 8;
+  for (uint64_t i = 0; i < n; i++) {
+    if (end - cur < 16)
+      return mp_fail(err,
+                     "stack %" PRIu64 " at offset 0x%zx: needs 16 bytes, %zu "
+                     "left in the dump",
+                     i, cur, end - cur);
+    uint64_t k = raw_u64(f->data + cur + 8);
+    if (k > (end - cur - 16) / 8)
+      return mp_fail(err,
+                     "stack %" PRIu64 " (id 0x%016" PRIx64 ") at offset 0x%zx: "
+                     "%" PRIu64 " PCs do not fit in the %zu bytes left in the "
+                     "dump",
+                     i, raw_u64(f->data + cur), cur, k, end - cur - 16);
+    if (add_stack(f, f->data + cur, dump, err) != 0) return -1;
+    cur += 16 + (size_t)k * 8;
+  }
+  return 0;
+}
+
+/* Every MIB must name a stack some dump of the file lists. */
+static int check_mib_stacks(const raw_file *f, mp_err *err) {
+  for (size_t d = 0; d < f->n_dumps; d++) {
+    const raw_dump *rd = &f->dumps[d];
+    const unsigned char *e = rd->mibs;
+    for (uint64_t i = 0; i < rd->n_mibs; i++) {
+      uint64_t id = raw_u64(e);
+      if (raw_map_get(&f->stack_index, id) == UINT32_MAX)
+        return mp_fail(err,
+                       "MIB %" PRIu64 " at offset 0x%zx: stack id 0x%016" PRIx64
+                       " is in no stack table",
+                       i, (size_t)(e - f->data), id);
+      e += raw_mib_entry_size(rd->version, e);
+    }
+  }
+  return 0;
+}
+
+static int parse_file(raw_file *f, mp_err *err) {
+  if (f->len == 0) return mp_fail(err, "empty file");
+  size_t at = 0;
+  while (at < f->len) {
+    dump_hdr h;
+    if (check_header(f, at, &h, err) != 0) return -1;
+    f->dumps = mp_xrealloc(f->dumps, (f->n_dumps + 1) * sizeof *f->dumps);
+    raw_dump *d = &f->dumps[f->n_dumps];
+    memset(d, 0, sizeof *d);
+    d->at = at;
+    d->version = (uint32_t)h.version;
+    if (check_segments(f, &h, d, err) != 0 || check_mibs(f, &h, d, err) != 0 ||
+        check_stacks(f, &h, (uint32_t)f->n_dumps, err) != 0)
+      return -1;
+    f->n_dumps++;
+    at += h.total;
+  }
+  return check_mib_stacks(f, err);
+}
+
+int mp_read_raw(mp_profile *p, const char *name, const void *data, size_t len,
+                msym_ctx *sym, mp_err *err) {
+  raw_file f;
+  memset(&f, 0, sizeof f);
+  f.name = name;
+  f.data = data;
+  f.len = len;
+  raw_map_init(&f.stack_index);
+  int rc = parse_file(&f, err);
+  if (rc == 0) rc = raw_build(&f, p, sym, err);
+  raw_map_free(&f.stack_index);
+  free(f.dumps);
+  free(f.stacks);
+  return rc;
+}

@@ -1,0 +1,216 @@
+/* rt_abi.c - the compiler ABI and the public interface: access callbacks,
+ * memory-intrinsic replacements, the weak data symbols the compiler
+ * normally provides, profile dump/reset, default options, the sanitizer
+ * unaligned-access helpers and the sanitizer allocator interface (with
+ * malloc/free hooks). */
+#include "rt_core.h"
+
+/* ---- weak data (clang emits strong copies in every instrumented TU) ---- */
+MP_EXPORT __attribute__((weak)) char __memprof_profile_filename[1] = "";
+MP_EXPORT __attribute__((weak)) char __memprof_histogram = 0;
+MP_EXPORT __attribute__((weak)) char __memprof_default_options_str[1] = "";
+
+#define B __memprof_shadow_memory_dynamic_address
+
+static inline void inc_default(uintptr_t a) {
+  if (MP_LIKELY(B))
+    *(uint64_t *)(((a & ~(uintptr_t)63) >> 3) + B) += 1;
+}
+
+static inline void inc_hist(uintptr_t a) {
+  if (MP_LIKELY(B)) {
+    unsigned char *c = (unsigned char *)((a >> 3) + B);
+    if (*c != 255)
+      (*c)++;
+  }
+}
+
+/* ---- access callbacks -------------------------------------------------- */
+MP_EXPORT void __memprof_load(uintptr_t a) { inc_default(a); }
+MP_EXPORT void __memprof_store(uintptr_t a) { inc_default(a); }
+MP_EXPORT void __memprof_hist_load(uintptr_t a) { inc_hist(a); }
+MP_EXPORT void __memprof_hist_store(uintptr_t a) { inc_hist(a); }
+MP_EXPORT void __memprof_record_access(const volatile void *p) {
+  inc_default((uintptr_t)p);
+}
+MP_EXPORT void __memprof_record_access_hist(const volatile void *p) {
+  inc_hist((uintptr_t)p);
+}
+MP_EXPORT void __memprof_record_access_range(const volatile void *p, size_t n) {
+  mp_record_range(p, n);
+}
+MP_EXPORT void __memprof_record_access_range_hist(const volatile void *p,
+                                                  size_t n) {
+  uintptr_t a = (uintptr_t)p, end = a + n;
+  for (; a < end; a += 8)
+    inc_hist(a);
+}
+
+/* ---- memory intrinsics -------------------------------------------------- */
+MP_EXPORT void *__memprof_memcpy(void *d, const void *s, size_t n) {
+  if (mp_inited) {
+    mp_record_range(s, n);
+    mp_record_range(d, n);
+  }
+  return rt_memcpy(d, s, n);
+}
+
+MP_EXPORT void *__memprof_memmove(void *d, const void *s, size_t n) {
+  if (mp_inited) {
+    mp_record_range(s, n);
+    mp_record_range(d, n);
+  }
+  return rt_memmove(d, s, n);
+}
+
+MP_EXPORT void *__memprof_memset(void *d, int c, size_t n) {
+  if (mp_inited)
+    mp_record_range(d, n);
+  return rt_memset(d, c, n);
+}
+
+/* ---- unaligned helpers: one access at p, in the active mode ------------- */
+typedef struct __attribute__((packed)) u16p { uint16_t v; } u16p;
+typedef struct __attribute__((packed)) u32p { uint32_t v; } u32p;
+typedef struct __attribute__((packed)) u64p { uint64_t v; } u64p;
+
+static inline void record_one(const volatile void *p) {
+  if (rt_hist_mode())
+    inc_hist((uintptr_t)p);
+  else
+    inc_default((uintptr_t)p);
+}
+
+MP_EXPORT uint16_t __sanitizer_unaligned_load16(const void *p) {
+  record_one(p);
+  return ((const u16p *)p)->v;
+}
+MP_EXPORT uint32_t __sanitizer_unaligned_load32(const void *p) {
+  record_one(p);
+  return ((const u32p *)p)->v;
+}
+MP_EXPORT uint64_t __sanitizer_unaligned_load64(const void *p) {
+  record_one(p);
+  return ((const u64p *)p)->v;
+}
+MP_EXPORT void __sanitizer_unaligned_store16(void *p, uint16_t x) {
+  record_one(p);
+  ((u16p *)p)->v = x;
+}
+MP_EXPORT void __sanitizer_unaligned_store32(void *p, uint32_t x) {
+  record_one(p);
+  ((u32p *)p)->v = x;
+}
+MP_EXPORT void __sanitizer_unaligned_store64(void *p, uint64_t x) {
+  record_one(p);
+  ((u64p *)p)->v = x;
+}
+
+/* ---- profile control ----------------------------------------------------- */
+MP_EXPORT __attribute__((weak)) const char *__memprof_default_options(void) {
+  return __memprof_default_options_str;
+}
+
+MP_EXPORT int __memprof_profile_dump(void) {
+  rt_dump(0);
+  return 0;
+}
+
+MP_EXPORT void __memprof_profile_reset(void) { rt_output_reset(); }
+
+MP_EXPORT void __memprof_print_accumulated_stats(void) { rt_print_stats(); }
+
+/* ---- sanitizer allocator interface ---------------------------------------- */
+MP_EXPORT size_t __sanitizer_get_estimated_allocated_size(size_t n) { return n; }
+MP_EXPORT int __sanitizer_get_ownership(const volatile void *p) {
+  return rt_heap_owns((const void *)p);
+}
+MP_EXPORT size_t __sanitizer_get_allocated_size(const volatile void *p) {
+  return mp_usable_size((const void *)p);
+}
+MP_EXPORT size_t __sanitizer_get_allocated_size_fast(const volatile void *p) {
+  return mp_usable_size((const void *)p);
+}
+MP_EXPORT const void *__sanitizer_get_allocated_begin(const void *p) {
+  return rt_heap_block_begin(p);
+}
+
+static rt_heap_stats stats_now(void) {
+  rt_heap_stats s;
+  rt_heap_get_stats(&s);
+  return s;
+}
+MP_EXPORT size_t __sanitizer_get_current_allocated_bytes(void) {
+  return stats_now().bytes_live;
+}
+MP_EXPORT size_t __sanitizer_get_heap_size(void) {
+  rt_heap_stats s = stats_now();
+  return s.heap_mapped + s.large_mapped;
+}
+MP_EXPORT size_t __sanitizer_get_free_bytes(void) {
+  rt_heap_stats s = stats_now();
+  uint64_t total = s.heap_mapped + s.large_mapped;
+  return total > s.bytes_live ? total - s.bytes_live : 0;
+}
+MP_EXPORT size_t __sanitizer_get_unmapped_bytes(void) { return 0; }
+MP_EXPORT void __sanitizer_purge_allocator(void) {}
+
+/* Weak hooks the program may define, plus up to 5 installed pairs. */
+MP_EXPORT __attribute__((weak)) void __sanitizer_malloc_hook(const volatile void *p,
+                                                             size_t n) {
+  (void)p;
+  (void)n;
+}
+MP_EXPORT __attribute__((weak)) void __sanitizer_free_hook(const volatile void *p) {
+  (void)p;
+}
+
+typedef void (*malloc_hook_fn)(const volatile void *, size_t);
+typedef void (*free_hook_fn)(const volatile void *);
+#define MAX_HOOKS 5
+static struct {
+  malloc_hook_fn m;
+  free_hook_fn f;
+} hooks[MAX_HOOKS];
+static int nhooks;
+
+MP_EXPORT int __sanitizer_install_malloc_and_free_hooks(malloc_hook_fn m,
+                                                        free_hook_fn f) {
+  int i = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
+  if (i >= MAX_HOOKS)
+    return 0;
+  hooks[i].m = m;
+  hooks[i].f = f;
+  __atomic_store_n(&nhooks, i + 1, __ATOMIC_RELEASE);
+  return i + 1;
+}
+
+void rt_run_malloc_hooks(const void *p, size_t n) {
+  __sanitizer_malloc_hook(p, n);
+  for (int i = 0, k = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE); i < k; i++)
+    if (hooks[i].m)
+      hooks[i].m(p, n);
+}
+
+void rt_run_free_hooks(const void *p) {
+  __sanitizer_free_hook(p);
+  for (int i = 0, k = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE); i < k; i++)
+    if (hooks[i].f)
+      hooks[i].f(p);
+}
+
+/* ---- report path ----------------------------------------------------------- */
+MP_EXPORT void __sanitizer_set_report_path(const char *path) {
+  rt_flags_set_log_path(path);
+}
+MP_EXPORT const char *__sanitizer_get_report_path(void) {
+  return rt_flags.log_path ? rt_flags.log_path : "stderr";
+}
+
+MP_EXPORT __attribute__((noinline)) void __sanitizer_print_stack_trace(void) {
+  uint32_t id = rt_stack_capture(MP_CALLER());
+  uint32_t k;
+  const uintptr_t *pcs = rt_stack_get(id, &k);
+  for (uint32_t i = 0; i < k; i++)
+    rt_printf_fd(2, "    #%u 0x%lx\n", i, (unsigned long)(pcs[i] - 1));
+}

@@ -1,0 +1,161 @@
+/* rt_core.h - declarations shared by the files of the profiling core
+ * (shadow, heap, stacks, MIB table, dump, flags, output, lifecycle).
+ * The contract with the public entry points is rt_internal.h; this header
+ * is internal to the core. */
+#ifndef MEMPROF_RT_CORE_H
+#define MEMPROF_RT_CORE_H
+
+#include "memprof_format.h"
+#include "rt_internal.h"
+#include "rt_sys.h"
+
+/* Set on the thread dumping from a deadly-signal handler: every runtime
+ * lock is then only try-locked (the crashed code may hold it). */
+MP_HIDDEN extern __thread int rt_nonblocking __attribute__((tls_model("initial-exec")));
+
+/* ---- flags (rt_flags.c) ------------------------------------------------- */
+typedef struct rt_flags_t {
+  const char *log_path; /* NULL = unset */
+  const char *log_suffix;
+  int log_exe_name;
+  int log_path_invalid; /* too long: reported, nothing is written */
+  int print_text, print_terse, dump_at_exit, atexit;
+  int malloc_context_size, raw_version, verbosity, help;
+  int allocator_may_return_null;
+  int handle_abort, handle_segv, handle_sigbus, handle_sigfpe, handle_sigill;
+} rt_flags_t;
+MP_HIDDEN extern rt_flags_t rt_flags;
+MP_HIDDEN void rt_flags_init(void);
+MP_HIDDEN void rt_flags_set_log_path(const char *path);
+
+/* ---- shadow (rt_shadow.c) ----------------------------------------------- */
+extern MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
+extern MP_EXPORT char __memprof_histogram;
+MP_HIDDEN void rt_shadow_init(void);
+static inline int rt_hist_mode(void) {
+  return *(volatile char *)&__memprof_histogram != 0;
+}
+/* Shadow bytes of a 64-aligned block of `size` bytes: the same range in
+ * both modes ([B + p/8, B + p/8 + 8*ceil(size/64))). */
+MP_HIDDEN void rt_shadow_clear_block(uintptr_t p, uint64_t size);
+/* Give the shadow pages of a dying block back to the kernel. */
+MP_HIDDEN void rt_shadow_release_block(uintptr_t p, uint64_t size);
+/* Access count of a block; in histogram mode also fills hist[ceil(size/8)]. */
+MP_HIDDEN uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
+                                   uint64_t *hist);
+
+/* ---- heap (rt_heap.c) --------------------------------------------------- */
+typedef struct rt_block {
+  uintptr_t p;
+  uint64_t size;
+  uint32_t stack_id, alloc_ts, alloc_cpu;
+} rt_block;
+/* Calls cb for every live user block (the caller holds the MIB locks, so
+ * no block changes state underneath). */
+MP_HIDDEN void rt_heap_for_each_live(void (*cb)(const rt_block *, void *),
+                                     void *ctx);
+MP_HIDDEN void rt_heap_fork_prepare(void);
+MP_HIDDEN void rt_heap_fork_parent(void);
+MP_HIDDEN void rt_heap_fork_child(void);
+typedef struct rt_heap_stats {
+  uint64_t allocated, freed, frees, mallocs, bytes_live, heap_mapped, large_mapped;
+} rt_heap_stats;
+MP_HIDDEN void rt_heap_get_stats(rt_heap_stats *s);
+/* 1 if p is the start of a live block of ours (size 0 included). */
+MP_HIDDEN int rt_heap_owns(const void *p);
+/* Start of the live block containing p, or NULL. */
+MP_HIDDEN const void *rt_heap_block_begin(const void *p);
+
+/* Large blocks (rt_large.c), used by rt_heap.c. */
+MP_HIDDEN uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack_id,
+                                   uint32_t ts, uint32_t cpu);
+/* The live large block starting at p: fills *b, returns its state word. */
+MP_HIDDEN uint32_t *rt_large_find(uintptr_t p, rt_block *b);
+MP_HIDDEN void rt_large_release(uintptr_t p); /* after its death is claimed */
+MP_HIDDEN uintptr_t rt_large_begin(uintptr_t p);
+MP_HIDDEN void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx);
+MP_HIDDEN uint64_t rt_large_mapped(void);
+MP_HIDDEN void rt_large_fork_prepare(void);
+MP_HIDDEN void rt_large_fork_parent(void);
+MP_HIDDEN void rt_large_fork_child(void);
+
+/* A block is live while RT_LIVE_BIT is set in its state word; the one
+ * caller that clears it (free or fork/dump bookkeeping) owns the death. */
+#define RT_LIVE_BIT 0x80000000u
+static inline int rt_claim_live(uint32_t *state) {
+  return (__atomic_fetch_and(state, ~RT_LIVE_BIT, __ATOMIC_ACQ_REL) & RT_LIVE_BIT) != 0;
+}
+
+/* Runtime-internal memory (histograms, MIB entries, thread starts): never
+ * profiled, never enumerated.  The caller passes the size back to free. */
+MP_HIDDEN void *rt_ialloc(size_t n);
+MP_HIDDEN void rt_ifree(void *p, size_t n);
+MP_HIDDEN void rt_ialloc_fork_prepare(void);
+MP_HIDDEN void rt_ialloc_fork_parent(void);
+MP_HIDDEN void rt_ialloc_fork_child(void);
+
+/* Sanitizer malloc/free hooks (rt_abi.c). */
+MP_HIDDEN void rt_run_malloc_hooks(const void *p, size_t n);
+MP_HIDDEN void rt_run_free_hooks(const void *p);
+
+/* ---- stacks (rt_stack.c, rt_thread.c) ----------------------------------- */
+#define RT_MAX_STACK 256
+MP_HIDDEN uint32_t rt_stack_capture(mp_caller c);
+MP_HIDDEN const uintptr_t *rt_stack_get(uint32_t id, uint32_t *n);
+MP_HIDDEN uint32_t rt_stack_max_id(void);
+MP_HIDDEN void rt_stack_fork_prepare(void);
+MP_HIDDEN void rt_stack_fork_parent(void);
+MP_HIDDEN void rt_stack_fork_child(void);
+/* Highest stack address of the calling thread (0 = unknown). */
+MP_HIDDEN uintptr_t rt_thread_stack_top(void);
+/* Same, also giving the lowest address frames may have. */
+MP_HIDDEN uintptr_t rt_thread_stack_bounds(uintptr_t *bottom);
+MP_HIDDEN void rt_thread_set_stack_top(uintptr_t top);
+
+/* ---- MIB table (rt_mibtable.c) ------------------------------------------ */
+/* At free: builds the block's MIB and merges it, clearing RT_LIVE_BIT in
+ * *live under the table lock.  Returns 0 if the block was not live (double free). */
+MP_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live);
+/* At dump (locks held): merge a live block with dealloc time = now. */
+MP_HIDDEN void rt_mib_add_live(const rt_block *b, void *ctx);
+MP_HIDDEN void rt_mib_lock_all(void);
+MP_HIDDEN int rt_mib_trylock_all(void);
+MP_HIDDEN void rt_mib_unlock_all(void);
+MP_HIDDEN void rt_mib_reset_locks(void);
+typedef struct rt_mib_entry {
+  mp_mib mib;
+  uint64_t *hist; /* rt_ialloc'd, AccessHistogramSize entries */
+  uint32_t present;
+} rt_mib_entry;
+/* Iterate the present entries in id order (locks held). */
+MP_HIDDEN void rt_mib_for_each(void (*cb)(uint32_t id, const rt_mib_entry *, void *),
+                               void *ctx);
+MP_HIDDEN void rt_mib_clear(void); /* locks held */
+MP_HIDDEN void rt_mib_add_all_live(void); /* locks held */
+/* Recording gate: on after init, off after the exit dump. */
+MP_HIDDEN extern int rt_recording;
+
+/* ---- dump, output, text (rt_dump.c, rt_output.c, rt_text.c) -------------- */
+/* Write one profile now.  `from_signal`: only trylock, never block. */
+MP_HIDDEN int rt_dump(int from_signal);
+MP_HIDDEN void rt_dump_fork_prepare(void);
+MP_HIDDEN void rt_dump_fork_parent(void);
+MP_HIDDEN void rt_dump_fork_child(void);
+MP_HIDDEN void rt_output_init(void);
+MP_HIDDEN int rt_output_write(const void *buf, size_t n);
+MP_HIDDEN void rt_output_reset(void);
+MP_HIDDEN void rt_output_fork_child(void);
+MP_HIDDEN void rt_output_fork_prepare(void);
+MP_HIDDEN void rt_output_fork_parent(void);
+MP_HIDDEN void rt_text_profile(rt_buf *b, int terse);
+/* Function name of pc (NULL if unknown) and its module/offset (rt_symtab.c). */
+MP_HIDDEN const char *rt_symbolize(uintptr_t pc, const char **module_name,
+                                   uintptr_t *offset);
+MP_HIDDEN void rt_print_stats(void);
+
+/* ---- lifecycle (rt_lifecycle.c, rt_signal.c) ----------------------------- */
+MP_HIDDEN void rt_lifecycle_install(void);
+MP_HIDDEN void rt_signals_install(void);
+MP_HIDDEN extern int rt_exit_dumped;
+
+#endif

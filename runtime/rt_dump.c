@@ -1,0 +1,212 @@
+/* rt_dump.c - writing one profile: module segments from dl_iterate_phdr,
+ * the raw v3/v4/v5 serializer (docs/raw-format.md) and the dump procedure
+ * (freeze the table, add every live block, serialize or print, empty the
+ * table).  Buffers are mmap'd; the output is written with write(2). */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <link.h>
+
+#include "rt_core.h"
+#include "rt_lock.h"
+
+#define MAX_SEGS 1024
+
+__thread int rt_nonblocking;
+
+static rt_mutex dump_mu = RT_MUTEX_INIT;
+
+/* ---- segments ---------------------------------------------------------- */
+
+typedef struct seg_list {
+  mp_raw_segment *seg;
+  uint64_t n;
+  int modules;
+} seg_list;
+
+static uint64_t build_id(const struct dl_phdr_info *info, uint8_t *out) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE)
+      continue;
+    const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+    const char *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+      const char *name = p + sizeof(*nh);
+      const uint8_t *desc = (const uint8_t *)(name + rt_round_up(nh->n_namesz, 4));
+      p = (const char *)desc + rt_round_up(nh->n_descsz, 4);
+      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+          !rt_memcmp(name, "GNU", 4) && nh->n_descsz <= MP_BUILD_ID_MAX) {
+        rt_memcpy(out, desc, nh->n_descsz);
+        return nh->n_descsz;
+      }
+    }
+  }
+  return 0;
+}
+
+static int segment_cb(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  seg_list *l = data;
+  int first = l->modules++ == 0; /* the main executable has no name */
+  if (!first && (!info->dlpi_name || !info->dlpi_name[0]))
+    return 0;
+  uint8_t id[MP_BUILD_ID_MAX] = {0};
+  uint64_t id_len = build_id(info, id);
+  for (int i = 0; i < info->dlpi_phnum && l->n < MAX_SEGS; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+      continue;
+    mp_raw_segment *s = &l->seg[l->n++];
+    s->start = info->dlpi_addr + ph->p_vaddr;
+    s->end = s->start + ph->p_memsz;
+    s->offset = info->dlpi_addr;
+    s->build_id_size = id_len;
+    rt_memcpy(s->build_id, id, sizeof id);
+  }
+  return 0;
+}
+
+/* ---- raw serializer ----------------------------------------------------- */
+
+typedef struct sizes {
+  uint64_t n, hist_entries, stack_bytes;
+} sizes;
+
+static void count_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
+  sizes *s = ctx;
+  uint32_t k;
+  rt_stack_get(id, &k);
+  s->n++;
+  s->hist_entries += e->mib.AccessHistogramSize;
+  s->stack_bytes += 16 + 8ULL * k;
+}
+
+typedef struct writer {
+  unsigned char *p;
+  int version;
+} writer;
+
+static void put_bytes(writer *w, const void *src, size_t n) {
+  rt_memcpy(w->p, src, n);
+  w->p += n;
+}
+static void put_u64(writer *w, uint64_t v) { put_bytes(w, &v, 8); }
+
+static void mib_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
+  writer *w = ctx;
+  put_u64(w, id);
+  if (w->version == 3) {
+    put_bytes(w, &e->mib, MP_MIB_SIZE_V3);
+    return;
+  }
+  put_bytes(w, &e->mib, MP_MIB_SIZE_V4);
+  for (uint32_t i = 0; i < e->mib.AccessHistogramSize; i++) {
+    if (w->version == 4) {
+      put_u64(w, e->hist[i]);
+    } else {
+      uint16_t v = mp_hist_encode_v5(e->hist[i]);
+      put_bytes(w, &v, 2);
+    }
+  }
+}
+
+static void stack_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
+  (void)e;
+  writer *w = ctx;
+  uint32_t k;
+  const uintptr_t *pcs = rt_stack_get(id, &k);
+  put_u64(w, id);
+  put_u64(w, k);
+  for (uint32_t i = 0; i < k; i++)
+    put_u64(w, pcs[i] - 1); /* return address - 1: inside the call */
+}
+
+static uint64_t mib_region_bytes(int version, const sizes *s) {
+  if (version == 3)
+    return mp_round_up8(8 + s->n * (8 + MP_MIB_SIZE_V3));
+  uint64_t per = version == 4 ? 8 : 2;
+  return mp_round_up8(8 + s->n * (8 + MP_MIB_SIZE_V4) + per * s->hist_entries);
+}
+
+static int write_raw(const seg_list *segs) {
+  int version = rt_flags.raw_version;
+  sizes s = {0, 0, 0};
+  rt_mib_for_each(count_cb, &s);
+  uint64_t seg_bytes = 8 + 64 * segs->n;
+  uint64_t mib_bytes = mib_region_bytes(version, &s);
+  uint64_t stack_bytes = 8 + s.stack_bytes;
+  uint64_t total = mp_round_up8(48 + seg_bytes + mib_bytes + stack_bytes);
+  unsigned char *buf = rt_mmap_anon(total, 0);
+  if (!buf) {
+    rt_report("ERROR: cannot allocate %llu bytes for the profile",
+              (unsigned long long)total);
+    return -1;
+  }
+  mp_raw_header h = {MP_RAW_MAGIC,         (uint64_t)version, total, 48,
+                     48 + seg_bytes, 48 + seg_bytes + mib_bytes};
+  writer w = {buf, version};
+  put_bytes(&w, &h, sizeof h);
+  put_u64(&w, segs->n);
+  put_bytes(&w, segs->seg, 64 * segs->n);
+  put_u64(&w, s.n);
+  rt_mib_for_each(mib_cb, &w);
+  w.p = buf + h.stack_offset; /* padding is already zero */
+  put_u64(&w, s.n);
+  rt_mib_for_each(stack_cb, &w);
+  int r = rt_output_write(buf, total);
+  rt_munmap(buf, total);
+  return r;
+}
+
+static int write_text(void) {
+  rt_buf b = {0};
+  rt_text_profile(&b, rt_flags.print_terse);
+  int r = b.failed ? -1 : rt_output_write(b.p, b.len);
+  rt_buf_free(&b);
+  return r;
+}
+
+/* ---- the dump ----------------------------------------------------------- */
+
+static int lock_for_dump(int from_signal) {
+  if (!from_signal) {
+    rt_mutex_lock(&dump_mu);
+    rt_mib_lock_all();
+    return 1;
+  }
+  if (!rt_mutex_trylock(&dump_mu))
+    return 0;
+  if (!rt_mib_trylock_all()) {
+    rt_mutex_unlock(&dump_mu);
+    return 0;
+  }
+  return 1;
+}
+
+int rt_dump(int from_signal) {
+  if (!mp_inited)
+    return -1;
+  size_t seg_cap = MAX_SEGS * sizeof(mp_raw_segment);
+  seg_list segs = {rt_mmap_anon(seg_cap, 0), 0, 0};
+  if (!segs.seg)
+    return -1;
+  /* Before our locks: a thread inside dlopen may be waiting for them. */
+  dl_iterate_phdr(segment_cb, &segs);
+  rt_nonblocking = from_signal;
+  int r = -1;
+  if (lock_for_dump(from_signal)) {
+    rt_mib_add_all_live();
+    r = rt_flags.print_text ? write_text() : write_raw(&segs);
+    rt_mib_clear();
+    rt_mib_unlock_all();
+    rt_mutex_unlock(&dump_mu);
+  }
+  rt_nonblocking = 0;
+  rt_munmap(segs.seg, seg_cap);
+  return r;
+}
+
+MP_HIDDEN void rt_dump_fork_prepare(void) { rt_mutex_lock(&dump_mu); }
+MP_HIDDEN void rt_dump_fork_parent(void) { rt_mutex_unlock(&dump_mu); }
+MP_HIDDEN void rt_dump_fork_child(void) { rt_mutex_reset(&dump_mu); }

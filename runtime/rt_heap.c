@@ -1,0 +1,490 @@
+/* rt_heap.c - the runtime's own allocator: mp_alloc, mp_free,
+ * mp_usable_size, live-block enumeration and allocator statistics.
+ *
+ * Layout (like sanitizer's SizeClassAllocator64): one NORESERVE reservation
+ * split into 4 GiB regions, one per size class.  Every class size is a
+ * multiple of 64 and every region starts 2^32-aligned, so each block starts
+ * 64-aligned and owns its shadow cells alone: counts read at free are exact.
+ * Slot metadata (size, stack id, timestamps, cpu, live flag, free link) sits
+ * out of line in a parallel region, so no header shares a cell with user
+ * data and foreign pointers can be checked without touching them.
+ *
+ * Locking: per-thread caches of free slot indices (initial-exec TLS) serve
+ * most malloc/free calls without locks; they refill/drain in batches from a
+ * per-class central free list under a per-class mutex.  Blocks larger than
+ * the biggest class (or with page-exceeding alignment) are rt_large.c's.
+ *
+ * The live flag of a block is flipped to 0 by the MIB table under its lock
+ * (rt_mib_on_free), which is what makes a concurrent dump see every block
+ * exactly once: either live (walked here) or recorded. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include "rt_core.h"
+#include "rt_lock.h"
+
+#define NCLASS 44
+#define SMALL_CLASSES 16 /* 64 .. 1024 step 64 */
+#define MAX_CLASS_SIZE 131072u
+#define REGION_SHIFT 32
+#define REGION_SIZE (1ULL << REGION_SHIFT)
+#define MAX_USER_SIZE (1ULL << 40)
+#define TC_MAX 32
+#define NO_SLOT 0xFFFFFFFFu
+
+/* 12 bytes per slot, the only per-block overhead besides rounding (it keeps
+ * peak RSS at or below LLVM's even for tiny blocks).  state packs
+ * RT_LIVE_BIT | DIRTY_BIT | alloc cpu (12 bits) | requested size (18 bits). */
+typedef struct slot_meta {
+  uint32_t stack_or_next; /* stack id while live, free-list link while free */
+  uint32_t alloc_ts;
+  uint32_t state;
+} slot_meta;
+_Static_assert(sizeof(slot_meta) == 12, "slot metadata is 12 bytes");
+#define DIRTY_BIT 0x40000000u /* handed out before: calloc must clear it */
+#define SIZE_MASK 0x3FFFFu    /* class sizes are <= 2^17 */
+#define CPU_SHIFT 18
+#define CPU_MASK 0xFFFu
+#define CPU_NONE 0xFFFu /* cpu -1 (before init); larger ids saturate below */
+
+static inline uint32_t pack_cpu(uint32_t cpu) {
+  return cpu == 0xFFFFFFFFu ? CPU_NONE : cpu < CPU_NONE ? cpu : CPU_NONE - 1;
+}
+static inline uint32_t unpack_cpu(uint32_t st) {
+  uint32_t c = (st >> CPU_SHIFT) & CPU_MASK;
+  return c == CPU_NONE ? 0xFFFFFFFFu : c;
+}
+
+typedef struct central {
+  rt_mutex mu;
+  uint32_t free_head;
+  uint64_t bump; /* first never-used slot */
+  uint64_t max_slots;
+  char pad[64 - 24];
+} central;
+
+typedef struct tc_bin {
+  uint32_t n;
+  uint32_t slot[TC_MAX];
+} tc_bin;
+typedef struct heap_counters {
+  uint64_t mallocs, frees, bytes_alloc, bytes_freed;
+} heap_counters;
+
+typedef struct tcache {
+  tc_bin bin[NCLASS];
+  int state; /* 0 fresh, 1 registered for thread exit, 2 thread exiting */
+  heap_counters cnt; /* this thread's share of the statistics */
+  struct tcache *next, **pprev; /* registry of live thread caches */
+} tcache;
+
+static uint32_t class_size[NCLASS];
+static uint32_t tc_cap[NCLASS];
+static uintptr_t heap_base, heap_end;
+static slot_meta *meta_of_class[NCLASS];
+static central centrals[NCLASS];
+static rt_mutex init_mu = RT_MUTEX_INIT;
+static int heap_ready;
+static pthread_key_t tc_key;
+
+
+static __thread tcache tc __attribute__((tls_model("initial-exec")));
+
+/* Statistics: per-thread counters (no shared cache line on the fast path),
+ * folded into `retired` when a thread exits. */
+static heap_counters retired;
+static rt_mutex registry_mu = RT_MUTEX_INIT;
+static tcache *registry;
+
+static void count_event(int is_free, uint64_t size) {
+  heap_counters *c = tc.state == 1 ? &tc.cnt : NULL;
+  if (c) {
+    if (is_free)
+      c->frees++, c->bytes_freed += size;
+    else
+      c->mallocs++, c->bytes_alloc += size;
+    return;
+  }
+  if (is_free) {
+    __atomic_fetch_add(&retired.frees, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&retired.bytes_freed, size, __ATOMIC_RELAXED);
+  } else {
+    __atomic_fetch_add(&retired.mallocs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&retired.bytes_alloc, size, __ATOMIC_RELAXED);
+  }
+}
+
+
+/* ---- size classes ------------------------------------------------------ */
+
+static void init_classes(void) {
+  for (int c = 0; c < SMALL_CLASSES; c++)
+    class_size[c] = 64u * (c + 1);
+  int c = SMALL_CLASSES;
+  for (uint32_t base = 1024; base < MAX_CLASS_SIZE; base *= 2)
+    for (uint32_t q = 5; q <= 8; q++)
+      class_size[c++] = base / 4 * q;
+  for (c = 0; c < NCLASS; c++) {
+    uint32_t cap = 65536 / class_size[c];
+    tc_cap[c] = cap > TC_MAX ? TC_MAX : cap < 2 ? 2 : cap;
+  }
+}
+
+/* Smallest class holding n bytes (n <= MAX_CLASS_SIZE). */
+static inline int class_for(uint64_t n) {
+  if (n <= 1024)
+    return n ? (int)((n + 63) / 64) - 1 : 0;
+  uint64_t m = n - 1;
+  int hb = 63 - __builtin_clzll(m);
+  int q = (int)(m >> (hb - 2));
+  return SMALL_CLASSES + (hb - 10) * 4 + (q - 4);
+}
+
+static int class_for_aligned(uint64_t n, size_t align) {
+  if (n > MAX_CLASS_SIZE)
+    return -1;
+  for (int c = class_for(n); c < NCLASS; c++)
+    if ((class_size[c] & (align - 1)) == 0)
+      return c;
+  return -1;
+}
+
+/* ---- lazy initialisation ----------------------------------------------- */
+
+static void tc_thread_exit(void *arg);
+
+static void heap_init(void) {
+  rt_mutex_lock(&init_mu);
+  if (!heap_ready) {
+    init_classes();
+    uintptr_t base = (uintptr_t)rt_mmap_anon((NCLASS + 1) * REGION_SIZE, 1);
+    uint64_t meta_total = 0;
+    for (int c = 0; c < NCLASS; c++)
+      meta_total += (REGION_SIZE / class_size[c]) * sizeof(slot_meta);
+    char *meta = rt_mmap_anon(meta_total, 1);
+    if (!base || !meta) {
+      rt_report("ERROR: cannot reserve the heap");
+      rt_syscall(231, 1, 0, 0);
+    }
+    /* Each class region and its metadata are touched sparsely: with
+     * hugepages every one of them would cost 2 MiB of RSS up front. */
+    rt_madvise((void *)base, (NCLASS + 1) * REGION_SIZE, MADV_NOHUGEPAGE);
+    rt_madvise(meta, meta_total, MADV_NOHUGEPAGE);
+    heap_base = rt_round_up(base, REGION_SIZE);
+    heap_end = heap_base + NCLASS * REGION_SIZE;
+    for (int c = 0; c < NCLASS; c++) {
+      meta_of_class[c] = (slot_meta *)meta;
+      centrals[c].max_slots = REGION_SIZE / class_size[c];
+      centrals[c].free_head = NO_SLOT;
+      meta += centrals[c].max_slots * sizeof(slot_meta);
+    }
+    pthread_key_create(&tc_key, tc_thread_exit);
+    __atomic_store_n(&heap_ready, 1, __ATOMIC_RELEASE);
+  }
+  rt_mutex_unlock(&init_mu);
+}
+
+static inline void heap_ensure(void) {
+  if (MP_UNLIKELY(!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE)))
+    heap_init();
+}
+
+/* ---- central free lists ------------------------------------------------ */
+
+static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
+  central *ce = &centrals[c];
+  slot_meta *m = meta_of_class[c];
+  uint32_t got = 0;
+  rt_mutex_lock(&ce->mu);
+  while (got < want && ce->free_head != NO_SLOT) {
+    out[got++] = ce->free_head;
+    ce->free_head = m[ce->free_head].stack_or_next;
+  }
+  while (got < want && ce->bump < ce->max_slots)
+    out[got++] = (uint32_t)ce->bump++;
+  rt_mutex_unlock(&ce->mu);
+  return got;
+}
+
+static void central_put(int c, const uint32_t *slots, uint32_t n) {
+  central *ce = &centrals[c];
+  slot_meta *m = meta_of_class[c];
+  rt_mutex_lock(&ce->mu);
+  for (uint32_t i = 0; i < n; i++) {
+    m[slots[i]].stack_or_next = ce->free_head;
+    ce->free_head = slots[i];
+  }
+  rt_mutex_unlock(&ce->mu);
+}
+
+static void tc_register(void) {
+  rt_mutex_lock(&registry_mu);
+  tc.next = registry;
+  tc.pprev = &registry;
+  if (registry)
+    registry->pprev = &tc.next;
+  registry = &tc;
+  rt_mutex_unlock(&registry_mu);
+  tc.state = 1;
+  pthread_setspecific(tc_key, &tc);
+}
+
+static void tc_thread_exit(void *arg) {
+  (void)arg;
+  for (int c = 0; c < NCLASS; c++) {
+    central_put(c, tc.bin[c].slot, tc.bin[c].n);
+    tc.bin[c].n = 0;
+  }
+  rt_mutex_lock(&registry_mu);
+  *tc.pprev = tc.next;
+  if (tc.next)
+    tc.next->pprev = tc.pprev;
+  retired.mallocs += tc.cnt.mallocs;
+  retired.frees += tc.cnt.frees;
+  retired.bytes_alloc += tc.cnt.bytes_alloc;
+  retired.bytes_freed += tc.cnt.bytes_freed;
+  rt_mutex_unlock(&registry_mu);
+  tc.state = 2; /* later frees on this thread bypass the cache */
+}
+
+static uint32_t slot_take(int c) {
+  if (MP_UNLIKELY(tc.state != 1)) {
+    if (tc.state == 2) {
+      uint32_t s;
+      return central_take(c, &s, 1) ? s : NO_SLOT;
+    }
+    tc_register();
+  }
+  tc_bin *b = &tc.bin[c];
+  if (MP_UNLIKELY(b->n == 0)) {
+    b->n = central_take(c, b->slot, tc_cap[c] / 2 ? tc_cap[c] / 2 : 1);
+    if (!b->n)
+      return NO_SLOT;
+  }
+  return b->slot[--b->n];
+}
+
+static void slot_give(int c, uint32_t s) {
+  if (MP_UNLIKELY(tc.state != 1)) {
+    if (tc.state == 2) {
+      central_put(c, &s, 1);
+      return;
+    }
+    tc_register();
+  }
+  tc_bin *b = &tc.bin[c];
+  if (MP_UNLIKELY(b->n == tc_cap[c])) {
+    uint32_t half = tc_cap[c] / 2;
+    central_put(c, b->slot + b->n - half, half);
+    b->n -= half;
+  }
+  b->slot[b->n++] = s;
+}
+
+/* ---- public core API --------------------------------------------------- */
+
+static inline int in_heap(uintptr_t p) { return p >= heap_base && p < heap_end; }
+
+/* Metadata of the class block starting at p, or NULL. */
+static slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
+  int c = (int)((p - heap_base) >> REGION_SHIFT);
+  uint64_t off = p - (heap_base + (uint64_t)c * REGION_SIZE);
+  uint64_t i = off / class_size[c];
+  if (i * class_size[c] != off ||
+      i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED))
+    return NULL;
+  *cls = c;
+  *slot = (uint32_t)i;
+  return &meta_of_class[c][i];
+}
+
+void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
+  heap_ensure();
+  if (MP_UNLIKELY(!mp_inited))
+    mp_init_core();
+  if (align == 0)
+    align = 16;
+  if (size > MAX_USER_SIZE || (align & (align - 1)))
+    return NULL;
+  uint32_t stack_id = mp_inited ? rt_stack_capture(caller) : 0;
+  uint32_t ts = rt_now_ms(), cpu = rt_cpu();
+  uintptr_t p;
+  int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? class_for(size) : -1)
+                      : class_for_aligned(size, align);
+  uint32_t s = c >= 0 ? slot_take(c) : NO_SLOT;
+  if (s != NO_SLOT) {
+    slot_meta *m = &meta_of_class[c][s];
+    p = heap_base + (uint64_t)c * REGION_SIZE + (uint64_t)s * class_size[c];
+    rt_shadow_clear_block(p, size);
+    if (zero && (m->state & DIRTY_BIT))
+      rt_memset((void *)p, 0, size);
+    m->stack_or_next = stack_id;
+    m->alloc_ts = ts;
+    __atomic_store_n(&m->state,
+                     RT_LIVE_BIT | DIRTY_BIT | pack_cpu(cpu) << CPU_SHIFT |
+                         (uint32_t)size,
+                     __ATOMIC_RELEASE);
+  } else {
+    p = rt_large_alloc(size, align, stack_id, ts, cpu);
+    if (!p)
+      return NULL;
+  }
+  count_event(0, size);
+  rt_run_malloc_hooks((void *)p, size);
+  return (void *)p;
+}
+
+/* Record (if profiling) and mark dead; 0 if it was not live. */
+static int retire(uintptr_t p, uint64_t size, uint32_t stack_id, uint32_t ts,
+                  uint32_t cpu, uint32_t *live) {
+  if (__atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE)) {
+    rt_block b = {p, size, stack_id, ts, cpu};
+    return rt_mib_on_free(&b, live);
+  }
+  return rt_claim_live(live);
+}
+
+void mp_free(void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+    return;
+  if (in_heap(p)) {
+    int c;
+    uint32_t s;
+    slot_meta *m = class_meta(p, &c, &s);
+    uint32_t st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
+    if (!(st & RT_LIVE_BIT))
+      return;
+    rt_run_free_hooks(ptr);
+    uint64_t size = st & SIZE_MASK;
+    if (!retire(p, size, m->stack_or_next, m->alloc_ts, unpack_cpu(st), &m->state))
+      return;
+    count_event(1, size);
+    slot_give(c, s);
+    return;
+  }
+  rt_block b;
+  uint32_t *live = rt_large_find(p, &b);
+  if (!live)
+    return;
+  rt_run_free_hooks(ptr);
+  if (!retire(p, b.size, b.stack_id, b.alloc_ts, b.alloc_cpu, live))
+    return;
+  count_event(1, b.size);
+  rt_large_release(p);
+}
+
+size_t mp_usable_size(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+    return 0;
+  if (in_heap(p)) {
+    int c;
+    uint32_t s;
+    slot_meta *m = class_meta(p, &c, &s);
+    uint32_t st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
+    return st & RT_LIVE_BIT ? st & SIZE_MASK : 0;
+  }
+  rt_block b;
+  return rt_large_find(p, &b) ? b.size : 0;
+}
+
+/* ---- enumeration, fork, stats ------------------------------------------ */
+
+void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
+  if (!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+    return;
+  for (int c = 0; c < NCLASS; c++) {
+    uint64_t n = __atomic_load_n(&centrals[c].bump, __ATOMIC_ACQUIRE);
+    slot_meta *m = meta_of_class[c];
+    uintptr_t base = heap_base + (uint64_t)c * REGION_SIZE;
+    for (uint64_t i = 0; i < n; i++) {
+      uint32_t st = __atomic_load_n(&m[i].state, __ATOMIC_ACQUIRE);
+      if (!(st & RT_LIVE_BIT))
+        continue;
+      rt_block b = {base + i * class_size[c], st & SIZE_MASK, m[i].stack_or_next,
+                    m[i].alloc_ts, unpack_cpu(st)};
+      cb(&b, ctx);
+    }
+  }
+  rt_large_for_each_live(cb, ctx);
+}
+
+void rt_heap_fork_prepare(void) {
+  rt_mutex_lock(&init_mu);
+  rt_mutex_lock(&registry_mu);
+  for (int c = 0; c < NCLASS; c++)
+    rt_mutex_lock(&centrals[c].mu);
+  rt_large_fork_prepare();
+}
+
+void rt_heap_fork_parent(void) {
+  rt_large_fork_parent();
+  for (int c = NCLASS - 1; c >= 0; c--)
+    rt_mutex_unlock(&centrals[c].mu);
+  rt_mutex_unlock(&registry_mu);
+  rt_mutex_unlock(&init_mu);
+}
+
+void rt_heap_fork_child(void) {
+  rt_mutex_reset(&registry_mu);
+  rt_large_fork_child();
+  for (int c = 0; c < NCLASS; c++)
+    rt_mutex_reset(&centrals[c].mu);
+  rt_mutex_reset(&init_mu);
+}
+
+void rt_heap_get_stats(rt_heap_stats *s) {
+  heap_counters sum;
+  rt_mutex_lock(&registry_mu);
+  sum = retired;
+  for (tcache *t = registry; t; t = t->next) {
+    sum.mallocs += t->cnt.mallocs;
+    sum.frees += t->cnt.frees;
+    sum.bytes_alloc += t->cnt.bytes_alloc;
+    sum.bytes_freed += t->cnt.bytes_freed;
+  }
+  rt_mutex_unlock(&registry_mu);
+  s->mallocs = sum.mallocs;
+  s->frees = sum.frees;
+  s->allocated = sum.bytes_alloc;
+  s->freed = sum.bytes_freed;
+  s->bytes_live = sum.bytes_alloc - sum.bytes_freed;
+  s->large_mapped = rt_large_mapped();
+  uint64_t mapped = 0;
+  if (heap_ready)
+    for (int c = 0; c < NCLASS; c++)
+      mapped += centrals[c].bump * class_size[c];
+  s->heap_mapped = mapped;
+}
+
+int rt_heap_owns(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+    return 0;
+  if (in_heap(p)) {
+    int c;
+    uint32_t s;
+    slot_meta *m = class_meta(p, &c, &s);
+    return m && (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) & RT_LIVE_BIT);
+  }
+  rt_block b;
+  return rt_large_find(p, &b) != NULL;
+}
+
+const void *rt_heap_block_begin(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+    return NULL;
+  if (in_heap(p)) {
+    int c = (int)((p - heap_base) >> REGION_SHIFT);
+    uintptr_t base = heap_base + (uint64_t)c * REGION_SIZE;
+    uint64_t i = (p - base) / class_size[c];
+    if (i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED) ||
+        !(__atomic_load_n(&meta_of_class[c][i].state, __ATOMIC_ACQUIRE) & RT_LIVE_BIT))
+      return NULL;
+    return (const void *)(base + i * class_size[c]);
+  }
+  return (const void *)rt_large_begin(p);
+}

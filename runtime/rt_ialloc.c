@@ -1,0 +1,85 @@
+/* rt_ialloc.c - memory for the runtime's own data (histogram arrays, MIB
+ * entries, thread start records).  Kept apart from the user heap so that it
+ * is never profiled nor reported as a live block.  Power-of-two buckets
+ * carved from 1 MiB mmap'd chunks with in-band free lists under one lock;
+ * requests above 64 KiB are mmap'd directly.  Callers pass the size back. */
+#include "rt_core.h"
+#include "rt_lock.h"
+
+#define MIN_SHIFT 4
+#define MAX_SHIFT 16
+#define CHUNK (1UL << 20)
+
+typedef struct free_node {
+  struct free_node *next;
+} free_node;
+
+static rt_mutex mu = RT_MUTEX_INIT;
+static free_node *buckets[MAX_SHIFT + 1];
+static char *chunk_cur, *chunk_end;
+
+static int bucket_of(size_t n) {
+  int s = MIN_SHIFT;
+  while (((size_t)1 << s) < n)
+    s++;
+  return s;
+}
+
+void *rt_ialloc(size_t n) {
+  if (!n)
+    return NULL;
+  if (n > ((size_t)1 << MAX_SHIFT))
+    return rt_mmap_anon(rt_round_up(n, RT_PAGE), 0);
+  int b = bucket_of(n);
+  size_t sz = (size_t)1 << b;
+  void *p = NULL;
+  if (rt_nonblocking) {
+    if (!rt_mutex_trylock(&mu))
+      return NULL;
+  } else {
+    rt_mutex_lock(&mu);
+  }
+  if (buckets[b]) {
+    p = buckets[b];
+    buckets[b] = buckets[b]->next;
+    rt_mutex_unlock(&mu);
+    rt_memset(p, 0, sz);
+    return p;
+  }
+  if ((size_t)(chunk_end - chunk_cur) < sz) {
+    char *c = rt_mmap_anon(CHUNK, 0);
+    if (!c) {
+      rt_mutex_unlock(&mu);
+      return NULL;
+    }
+    chunk_cur = c; /* the tail of the old chunk is simply abandoned */
+    chunk_end = c + CHUNK;
+  }
+  p = chunk_cur;
+  chunk_cur += sz;
+  rt_mutex_unlock(&mu);
+  return p; /* fresh mmap memory is zero */
+}
+
+void rt_ifree(void *p, size_t n) {
+  if (!p)
+    return;
+  if (n > ((size_t)1 << MAX_SHIFT)) {
+    rt_munmap(p, rt_round_up(n, RT_PAGE));
+    return;
+  }
+  int b = bucket_of(n);
+  if (rt_nonblocking) {
+    if (!rt_mutex_trylock(&mu))
+      return; /* leaked: only while dying from a signal */
+  } else {
+    rt_mutex_lock(&mu);
+  }
+  ((free_node *)p)->next = buckets[b];
+  buckets[b] = p;
+  rt_mutex_unlock(&mu);
+}
+
+void rt_ialloc_fork_prepare(void) { rt_mutex_lock(&mu); }
+void rt_ialloc_fork_parent(void) { rt_mutex_unlock(&mu); }
+void rt_ialloc_fork_child(void) { rt_mutex_reset(&mu); }

@@ -1,0 +1,59 @@
+/* rt_init.c - core initialisation (mp_init_core) and the init entry points
+ * of the ABI: __memprof_init, __memprof_preinit, the version check symbol,
+ * __memprof_rt_version, and the constructor used when the runtime is a
+ * shared object (LD_PRELOAD) and has no .preinit_array.
+ *
+ * mp_init_core is idempotent and thread-safe, and may run from the first
+ * malloc: it parses options, publishes the shadow and installs the
+ * deadly-signal handlers, none of which allocates.  Registrations that may
+ * allocate (pthread_atfork) wait for a constructor or __memprof_init. */
+#include "rt_core.h"
+
+int mp_inited;
+static int init_state; /* 0 not started, 1 running, 2 done */
+static __thread int init_running_here __attribute__((tls_model("initial-exec")));
+
+void mp_init_core(void) {
+  if (MP_LIKELY(__atomic_load_n(&mp_inited, __ATOMIC_ACQUIRE)))
+    return;
+  if (init_running_here)
+    return; /* re-entered from inside init: carry on uninitialised */
+  int expected = 0;
+  if (!__atomic_compare_exchange_n(&init_state, &expected, 1, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    while (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != 2)
+      rt_sched_yield();
+    return;
+  }
+  init_running_here = 1;
+  rt_flags_init();
+  rt_shadow_init();
+  rt_output_init();
+  rt_signals_install();
+  __atomic_store_n(&rt_recording, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&mp_inited, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+  init_running_here = 0;
+}
+
+MP_EXPORT int __memprof_rt_version = 1;
+
+MP_EXPORT void __memprof_init(void) {
+  mp_init_core();
+  rt_set_epoch(); /* first call only: later calls keep the epoch */
+  rt_lifecycle_install();
+}
+
+MP_EXPORT void __memprof_preinit(void) {
+  mp_init_core();
+  rt_lifecycle_install();
+}
+
+MP_EXPORT void __memprof_version_mismatch_check_v1(void) {}
+
+/* The shared runtime has no .preinit_array slot: initialise as early as a
+ * constructor can (the first malloc may already have done it). */
+__attribute__((constructor(101))) static void rt_constructor(void) {
+  mp_init_core();
+  rt_lifecycle_install();
+}

@@ -1,0 +1,24 @@
+/* rt_intercept.h - what the libc interceptors (rt_intercept_*.c) share.
+ *
+ * An interceptor does the libc function's work itself (or through libc's
+ * internal alias) and counts the user buffers it reads or writes exactly as
+ * LLVM's sanitizer_common interceptors do for memprof: one range record per
+ * COMMON_INTERCEPTOR_READ_RANGE / WRITE_RANGE, with the same lengths.  The
+ * sanitizer flags that shape those lengths are fixed at their defaults:
+ * intercept_* = 1, strict_memcmp = 1, strict_string_checks = 0.
+ */
+#ifndef MEMPROF_RT_INTERCEPT_H
+#define MEMPROF_RT_INTERCEPT_H
+
+#include "rt_internal.h"
+
+/* Count an access to [p, p+n); nothing before init or for n == 0 (LLVM's
+ * range loop does nothing for n == 0 either). */
+static inline void rt_count(const volatile void *p, size_t n) {
+  if (MP_LIKELY(mp_inited) && n)
+    mp_record_range(p, n);
+}
+
+static inline size_t rt_min(size_t a, size_t b) { return a < b ? a : b; }
+
+#endif

@@ -1,0 +1,98 @@
+/* rt_intercept_mem.c - counting interceptors for libc's mem* functions:
+ * memcpy, memmove, memset, memcmp, bcmp, memchr, memrchr, memccpy, memmem.
+ *
+ * Instrumented code never calls these (the compiler routes its memory
+ * intrinsics to __memprof_memcpy & co.); they catch explicit calls through
+ * pointers, calls from uninstrumented code of the executable and calls
+ * from shared libraries bound to the executable's definitions.
+ */
+#include <string.h>
+
+#include "rt_intercept.h"
+
+MP_EXPORT void *memcpy(void *d, const void *s, size_t n) {
+  rt_count(s, n);
+  rt_count(d, n);
+  return rt_memcpy(d, s, n);
+}
+
+MP_EXPORT void *memmove(void *d, const void *s, size_t n) {
+  rt_count(s, n);
+  rt_count(d, n);
+  return rt_memmove(d, s, n);
+}
+
+MP_EXPORT void *memset(void *d, int c, size_t n) {
+  rt_count(d, n);
+  return rt_memset(d, c, n);
+}
+
+/* strict_memcmp=1: both operands are counted over their whole length,
+ * whatever the position of the first difference. */
+MP_EXPORT int memcmp(const void *a, const void *b, size_t n) {
+  rt_count(a, n);
+  rt_count(b, n);
+  return rt_memcmp(a, b, n);
+}
+
+MP_EXPORT int bcmp(const void *a, const void *b, size_t n) {
+  rt_count(a, n);
+  rt_count(b, n);
+  return rt_memcmp(a, b, n);
+}
+
+MP_EXPORT void *memchr(const void *s, int c, size_t n) {
+  const unsigned char *p = s;
+  size_t i = 0;
+  while (i < n && p[i] != (unsigned char)c)
+    i++;
+  void *res = i < n ? (void *)(p + i) : NULL;
+  rt_count(s, res ? i + 1 : n);
+  return res;
+}
+
+MP_EXPORT void *memrchr(const void *s, int c, size_t n) {
+  const unsigned char *p = s;
+  rt_count(s, n);
+  while (n--)
+    if (p[n] == (unsigned char)c)
+      return (void *)(p + n);
+  return NULL;
+}
+
+/* LLVM 22 does not intercept memccpy (it is uncounted there); upstream
+ * later counts the bytes copied, terminator included, on both sides. */
+MP_EXPORT void *memccpy(void *d, const void *s, int c, size_t n) {
+  unsigned char *dp = d;
+  const unsigned char *sp = s;
+  size_t i = 0;
+  void *res = NULL;
+  while (i < n) {
+    dp[i] = sp[i];
+    if (sp[i++] == (unsigned char)c) {
+      res = dp + i;
+      break;
+    }
+  }
+  rt_count(s, i);
+  rt_count(d, i);
+  return res;
+}
+
+MP_EXPORT void *memmem(const void *hay, size_t hn, const void *needle,
+                       size_t nn) {
+  const unsigned char *h = hay, *nd = needle;
+  void *res = NULL;
+  if (nn == 0) {
+    res = (void *)h;
+  } else {
+    for (size_t i = 0; nn <= hn && i <= hn - nn; i++)
+      if (h[i] == nd[0] && !rt_memcmp(h + i, nd, nn)) {
+        res = (void *)(h + i);
+        break;
+      }
+  }
+  rt_count(hay, hn);
+  rt_count(needle, nn);
+  return res;
+}

@@ -1,0 +1,245 @@
+/* rt_malloc.c - the C allocation API (malloc family, glibc extras, strdup).
+ *
+ * Every entry point captures MP_CALLER() itself and calls the allocation
+ * core directly, so the recorded stack starts at the user's call site and
+ * no entry point ever calls another public one.
+ *
+ * Semantic choices (glibc behaviour unless LLVM's runtime says otherwise):
+ *  - Failure returns NULL with errno ENOMEM; LLVM's runtime would report
+ *    and exit unless allocator_may_return_null=1.  We always behave as if
+ *    allocator_may_return_null=1: a profiler should not kill a program that
+ *    handles allocation failure.
+ *  - realloc(p, 0) with p != NULL frees p and returns NULL, as LLVM does
+ *    (allocator_frees_and_returns_null_on_realloc_zero=1).  realloc always
+ *    moves the block: new block with the realloc call's stack, copy of
+ *    min(old, new) bytes (not counted as accesses), then the old block is
+ *    freed and its MIB recorded.
+ *  - memalign rounds a non-power-of-two alignment up, as glibc does;
+ *    aligned_alloc and posix_memalign reject it (EINVAL).
+ *  - mallinfo/mallinfo2 return zeros, mallopt accepts glibc's parameters
+ *    (returns 1) and ignores them, malloc_trim returns 0, malloc_stats
+ *    prints the profiler's allocator statistics, as LLVM's does.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "memprof_interface.h"
+#include "rt_internal.h"
+
+#define RT_MIN_ALIGN 16
+
+static size_t page_size(void) {
+  static size_t cached;
+  size_t p = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (!p) {
+    p = getauxval(AT_PAGESZ);
+    if (!p)
+      p = 4096;
+    __atomic_store_n(&cached, p, __ATOMIC_RELAXED);
+  }
+  return p;
+}
+
+static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
+
+/* mp_alloc with the API's failure convention (errno ENOMEM). */
+static void *alloc_or_enomem(size_t n, size_t align, int zero, mp_caller c) {
+  void *p = mp_alloc(n, align, zero, c);
+  if (MP_UNLIKELY(!p))
+    errno = ENOMEM;
+  return p;
+}
+
+MP_EXPORT void *malloc(size_t n) {
+  return alloc_or_enomem(n, 0, 0, MP_CALLER());
+}
+
+MP_EXPORT void *calloc(size_t nmemb, size_t size) {
+  size_t n;
+  if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return alloc_or_enomem(n, 0, 1, MP_CALLER());
+}
+
+static void *realloc_impl(void *old, size_t n, mp_caller c) {
+  if (!old)
+    return alloc_or_enomem(n, 0, 0, c);
+  if (n == 0) {
+    mp_free(old);
+    return NULL;
+  }
+  void *p = alloc_or_enomem(n, 0, 0, c);
+  if (!p)
+    return NULL; /* the old block stays valid, as the standard requires */
+  size_t old_n = mp_usable_size(old);
+  rt_memcpy(p, old, old_n < n ? old_n : n);
+  mp_free(old);
+  return p;
+}
+
+MP_EXPORT void *realloc(void *old, size_t n) {
+  return realloc_impl(old, n, MP_CALLER());
+}
+
+MP_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size) {
+  size_t n;
+  if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return realloc_impl(old, n, MP_CALLER());
+}
+
+MP_EXPORT void free(void *p) { mp_free(p); }
+MP_EXPORT void cfree(void *p) { mp_free(p); }
+
+MP_EXPORT void free_sized(void *p, size_t n) {
+  (void)n;
+  mp_free(p);
+}
+
+MP_EXPORT void free_aligned_sized(void *p, size_t align, size_t n) {
+  (void)align;
+  (void)n;
+  mp_free(p);
+}
+
+/* glibc memalign: alignments below the minimum are raised, others rounded
+ * up to a power of two; only impossible alignments fail (EINVAL). */
+static void *memalign_impl(size_t align, size_t n, mp_caller c) {
+  if (align <= RT_MIN_ALIGN)
+    return alloc_or_enomem(n, 0, 0, c);
+  if (MP_UNLIKELY(align > (SIZE_MAX >> 1) + 1)) {
+    errno = EINVAL;
+    return NULL;
+  }
+  if (!is_pow2(align))
+    align = (size_t)1 << (64 - __builtin_clzll(align));
+  return alloc_or_enomem(n, align, 0, c);
+}
+
+MP_EXPORT void *memalign(size_t align, size_t n) {
+  return memalign_impl(align, n, MP_CALLER());
+}
+
+MP_EXPORT void *__libc_memalign(size_t align, size_t n) {
+  return memalign_impl(align, n, MP_CALLER());
+}
+
+MP_EXPORT void *aligned_alloc(size_t align, size_t n) {
+  if (MP_UNLIKELY(!is_pow2(align))) {
+    errno = EINVAL;
+    return NULL;
+  }
+  return alloc_or_enomem(n, align, 0, MP_CALLER());
+}
+
+MP_EXPORT int posix_memalign(void **out, size_t align, size_t n) {
+  if (MP_UNLIKELY(!is_pow2(align) || align % sizeof(void *)))
+    return EINVAL;
+  void *p = mp_alloc(n, align, 0, MP_CALLER());
+  if (MP_UNLIKELY(!p))
+    return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+MP_EXPORT void *valloc(size_t n) {
+  return alloc_or_enomem(n, page_size(), 0, MP_CALLER());
+}
+
+/* pvalloc allocates whole pages: the recorded size is the rounded one, as
+ * in LLVM's runtime. */
+MP_EXPORT void *pvalloc(size_t n) {
+  size_t ps = page_size();
+  if (MP_UNLIKELY(n > SIZE_MAX - ps)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  n = n ? (n + ps - 1) & ~(ps - 1) : ps;
+  return alloc_or_enomem(n, ps, 0, MP_CALLER());
+}
+
+MP_EXPORT size_t malloc_usable_size(void *p) {
+  return p ? mp_usable_size(p) : 0;
+}
+
+MP_EXPORT struct mallinfo mallinfo(void) {
+  struct mallinfo mi;
+  rt_memset(&mi, 0, sizeof(mi));
+  return mi;
+}
+
+MP_EXPORT struct mallinfo2 mallinfo2(void) {
+  struct mallinfo2 mi;
+  rt_memset(&mi, 0, sizeof(mi));
+  return mi;
+}
+
+MP_EXPORT int mallopt(int param, int value) {
+  (void)value;
+  /* glibc's parameters: M_MXFAST (1) and M_TRIM_THRESHOLD .. M_ARENA_MAX
+   * (-1 .. -8).  Accepted and ignored. */
+  return param == 1 || (param <= -1 && param >= -8);
+}
+
+MP_EXPORT int malloc_trim(size_t pad) {
+  (void)pad;
+  return 0;
+}
+
+/* As in LLVM's runtime: the profiler's allocator statistics. */
+MP_EXPORT void malloc_stats(void) { __memprof_print_accumulated_stats(); }
+
+/* ---- string duplication: allocate through the profiler with their own
+ * stack and count the read of the source, as LLVM's interceptors do. ---- */
+
+/* LLVM's strdup counts the source before allocating, strndup after; the
+ * order matters only when the source shares a shadow cell with the new
+ * block, but costs nothing to keep. */
+static char *dup_impl(const char *s, size_t len, size_t counted,
+                      int count_first, mp_caller c) {
+  if (count_first && mp_inited)
+    mp_record_range(s, counted);
+  char *p = alloc_or_enomem(len + 1, 0, 0, c);
+  if (!count_first && mp_inited)
+    mp_record_range(s, counted);
+  if (p) {
+    rt_memcpy(p, s, len);
+    p[len] = '\0';
+  }
+  return p;
+}
+
+MP_EXPORT char *strdup(const char *s) {
+  size_t len = rt_strlen(s);
+  return dup_impl(s, len, len + 1, 1, MP_CALLER());
+}
+
+MP_EXPORT char *__strdup(const char *s) {
+  size_t len = rt_strlen(s);
+  return dup_impl(s, len, len + 1, 1, MP_CALLER());
+}
+
+static size_t bounded_len(const char *s, size_t max) {
+  size_t i = 0;
+  while (i < max && s[i])
+    i++;
+  return i;
+}
+
+/* LLVM counts min(n, len + 1) bytes of the source for strndup. */
+MP_EXPORT char *strndup(const char *s, size_t n) {
+  size_t len = bounded_len(s, n);
+  return dup_impl(s, len, len + 1 < n ? len + 1 : n, 0, MP_CALLER());
+}
+
+MP_EXPORT char *__strndup(const char *s, size_t n) {
+  size_t len = bounded_len(s, n);
+  return dup_impl(s, len, len + 1 < n ? len + 1 : n, 0, MP_CALLER());
+}

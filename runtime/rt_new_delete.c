@@ -1,0 +1,151 @@
+/* rt_new_delete.c - the 20 replaceable C++ operator new/delete, in C.
+ *
+ * Written in C under their Itanium-mangled names so that the runtime links
+ * into C programs without libstdc++.  Each operator captures MP_CALLER()
+ * itself, so the recorded stack starts at the `new` expression.
+ *
+ * Failure of a throwing form follows [new.delete.single]: call the
+ * new-handler while one is installed and retry; without a handler throw
+ * std::bad_alloc.  libstdc++ is reached through weak references, so in a
+ * program without it a failing throwing `new` prints a message and aborts.
+ * An alignment that is not a power of two is a failure (throwing forms:
+ * bad_alloc, nothrow forms: NULL); LLVM 22 returns NULL or reports instead.
+ */
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt_internal.h"
+
+/* std::bad_alloc, thrown by libstdc++, unwinds through the frames of this
+ * file: runtime/CMakeLists.txt builds it with -funwind-tables although the
+ * rest of the runtime has no unwind tables. */
+
+typedef void (*rt_new_handler)(void);
+
+/* __STDCPP_DEFAULT_NEW_ALIGNMENT__ on x86-64. */
+#define RT_NEW_ALIGN 16
+
+/* std::get_new_handler() and std::__throw_bad_alloc(), if libstdc++ is
+ * linked in. */
+extern rt_new_handler _ZSt15get_new_handlerv(void) __attribute__((weak));
+extern void _ZSt17__throw_bad_allocv(void) __attribute__((weak, noreturn));
+
+static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
+
+static void __attribute__((noreturn)) fail_bad_alloc(void) {
+  if (_ZSt17__throw_bad_allocv)
+    _ZSt17__throw_bad_allocv();
+  static const char msg[] =
+      "memprof: operator new failed and std::bad_alloc is not available\n";
+  /* A raw write: the public write() is one of our interceptors. */
+  syscall(SYS_write, 2, msg, sizeof(msg) - 1);
+  abort();
+}
+
+static void *new_throwing(size_t n, size_t align, mp_caller c) {
+  if (!is_pow2(align))
+    fail_bad_alloc();
+  for (;;) {
+    void *p = mp_alloc(n, align, 0, c);
+    if (MP_LIKELY(p != NULL))
+      return p;
+    rt_new_handler h = _ZSt15get_new_handlerv ? _ZSt15get_new_handlerv() : NULL;
+    if (!h)
+      fail_bad_alloc();
+    h();
+  }
+}
+
+/* The nothrow forms do not run the new-handler: a handler may throw, and
+ * a nothrow operator must not; failure is simply NULL. */
+static void *new_nothrow(size_t n, size_t align, mp_caller c) {
+  if (!is_pow2(align))
+    return NULL;
+  return mp_alloc(n, align, 0, c);
+}
+
+MP_EXPORT void *_Znwm(size_t n) {
+  return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
+}
+MP_EXPORT void *_Znam(size_t n) {
+  return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
+}
+
+MP_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *tag) {
+  (void)tag;
+  return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
+}
+MP_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *tag) {
+  (void)tag;
+  return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
+}
+
+MP_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t align) {
+  return new_throwing(n, align, MP_CALLER());
+}
+MP_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t align) {
+  return new_throwing(n, align, MP_CALLER());
+}
+
+MP_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
+                                                    const void *tag) {
+  (void)tag;
+  return new_nothrow(n, align, MP_CALLER());
+}
+MP_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
+                                                    const void *tag) {
+  (void)tag;
+  return new_nothrow(n, align, MP_CALLER());
+}
+
+/* Every delete form releases the block the same way: sizes and alignments
+ * are implied by the block itself. */
+MP_EXPORT void _ZdlPv(void *p) { mp_free(p); }
+MP_EXPORT void _ZdaPv(void *p) { mp_free(p); }
+MP_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *tag) {
+  (void)tag;
+  mp_free(p);
+}
+MP_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *tag) {
+  (void)tag;
+  mp_free(p);
+}
+MP_EXPORT void _ZdlPvm(void *p, size_t n) {
+  (void)n;
+  mp_free(p);
+}
+MP_EXPORT void _ZdaPvm(void *p, size_t n) {
+  (void)n;
+  mp_free(p);
+}
+MP_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t align) {
+  (void)align;
+  mp_free(p);
+}
+MP_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t align) {
+  (void)align;
+  mp_free(p);
+}
+MP_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
+                                                    const void *tag) {
+  (void)align;
+  (void)tag;
+  mp_free(p);
+}
+MP_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
+                                                    const void *tag) {
+  (void)align;
+  (void)tag;
+  mp_free(p);
+}
+MP_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t align) {
+  (void)n;
+  (void)align;
+  mp_free(p);
+}
+MP_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t align) {
+  (void)n;
+  (void)align;
+  mp_free(p);
+}

@@ -1,0 +1,151 @@
+/* rt_output.c - where profiles go: <prefix>.<pid> (prefix = log_path, else
+ * __memprof_profile_filename, else stderr; "stdout"/"stderr" special).
+ * Opened lazily with O_WRONLY|O_CREAT|O_TRUNC 0660 and kept open so later
+ * dumps append; reopened under the new pid after fork; closed by
+ * __memprof_profile_reset.  Failures are reported once on stderr and the
+ * program carries on (LLVM dies instead). */
+#include <fcntl.h>
+#include <sys/syscall.h>
+
+#include "rt_core.h"
+#include "rt_lock.h"
+
+extern MP_EXPORT char __memprof_profile_filename[];
+
+#define PATH_MAX_LEN 4096
+
+static rt_mutex mu = RT_MUTEX_INIT;
+static int fd = -1, fd_pid, is_file;
+static int error_reported;
+
+static int str_eq(const char *a, const char *b) {
+  while (*a && *a == *b)
+    a++, b++;
+  return *a == *b;
+}
+
+static const char *prefix(void) {
+  if (rt_flags.log_path)
+    return rt_flags.log_path;
+  if (__memprof_profile_filename[0])
+    return __memprof_profile_filename;
+  return NULL;
+}
+
+static void report_once(const char *what, const char *path) {
+  if (error_reported)
+    return;
+  error_reported = 1;
+  rt_report("ERROR: %s: %s (profile not written)", what, path);
+}
+
+static size_t exe_basename(char *out, size_t cap) {
+  char buf[PATH_MAX_LEN];
+  long n = rt_syscall(SYS_readlink, "/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return rt_format(out, cap, "unknown");
+  buf[n] = 0;
+  const char *b = buf;
+  for (const char *p = buf; *p; p++)
+    if (*p == '/')
+      b = p + 1;
+  return rt_format(out, cap, "%s", b);
+}
+
+/* Build the file name; 0 if it does not fit. */
+static int build_path(char *out, size_t cap, const char *pre) {
+  char exe[256] = "";
+  if (rt_flags.log_exe_name)
+    exe_basename(exe, sizeof exe);
+  size_t n = rt_format(out, cap, "%s%s%s.%d%s", pre, exe[0] ? "." : "", exe,
+                       rt_getpid(), rt_flags.log_suffix ? rt_flags.log_suffix : "");
+  return n + 1 < cap;
+}
+
+static void make_parents(char *path) {
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    int r = rt_mkdir(path, 0755);
+    if (r < 0 && r != -17 /* EEXIST */)
+      report_once("Can't create directory", path);
+    *p = '/';
+    if (r < 0 && r != -17)
+      return;
+  }
+}
+
+static int open_output(void) {
+  const char *pre = prefix();
+  is_file = 0;
+  if (rt_flags.log_path_invalid)
+    return -1;
+  if (!pre || str_eq(pre, "stderr"))
+    return fd = 2;
+  if (str_eq(pre, "stdout"))
+    return fd = 1;
+  char path[PATH_MAX_LEN];
+  if (!build_path(path, sizeof path, pre)) {
+    char head[9];
+    rt_format(head, sizeof head, "%s", pre);
+    report_once("Path is too long", head);
+    return -1;
+  }
+  int f = rt_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0660);
+  if (f == -2 /* ENOENT */) {
+    make_parents(path);
+    f = rt_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0660);
+  }
+  if (f < 0) {
+    report_once("Can't open file", path);
+    return -1;
+  }
+  is_file = 1;
+  fd_pid = rt_getpid();
+  return fd = f;
+}
+
+void rt_output_init(void) {
+  /* Names are resolved at first write (the CWD and pid of that moment). */
+}
+
+int rt_output_write(const void *buf, size_t n) {
+  if (rt_nonblocking) {
+    if (!rt_mutex_trylock(&mu))
+      return -1;
+  } else {
+    rt_mutex_lock(&mu);
+  }
+  if (fd >= 0 && is_file && fd_pid != rt_getpid()) {
+    rt_close(fd); /* forked: the child writes its own file */
+    fd = -1;
+  }
+  if (fd < 0)
+    open_output();
+  int ok = -1;
+  if (fd >= 0) {
+    long r = rt_write(fd, buf, n);
+    if (r >= 0)
+      ok = 0;
+    else if (!error_reported) {
+      error_reported = 1;
+      rt_report("ERROR: writing the profile failed (errno %d)", (int)-r);
+    }
+  }
+  rt_mutex_unlock(&mu);
+  return ok;
+}
+
+void rt_output_reset(void) {
+  rt_mutex_lock(&mu);
+  if (fd >= 0 && is_file)
+    rt_close(fd);
+  if (is_file || fd < 0)
+    fd = -1;
+  rt_mutex_unlock(&mu);
+}
+
+void rt_output_fork_child(void) { rt_mutex_reset(&mu); }
+MP_HIDDEN void rt_output_fork_prepare(void) { rt_mutex_lock(&mu); }
+MP_HIDDEN void rt_output_fork_parent(void) { rt_mutex_unlock(&mu); }

@@ -1,0 +1,124 @@
+/* rt_shadow.c - the shadow memory: reservation and publication of its base
+ * B, clearing a block's cells at allocation, reading them at free and dump,
+ * and range recording (mp_record_range).
+ *
+ * One contiguous NORESERVE mapping of 2^44 bytes covers every user address
+ * below 2^47, so B + (a >> 3) is always writable and reads 0 until touched.
+ * Default mode: u64 per 64 bytes at ((a & ~63) >> 3) + B.  Histogram mode:
+ * saturating u8 per 8 bytes at (a >> 3) + B.  For a 64-aligned block both
+ * modes use the same shadow bytes, which is what lets the allocator clear
+ * and release them without knowing the mode. */
+#include <sys/mman.h>
+
+#include "rt_core.h"
+
+#define SHADOW_SIZE (1ULL << 44)
+#define CLEAR_MADVISE_THRESHOLD 0x10000
+
+MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
+
+void rt_shadow_init(void) {
+  if (__memprof_shadow_memory_dynamic_address)
+    return;
+  void *m = rt_mmap_anon(SHADOW_SIZE, 1);
+  if (!m) {
+    rt_report("ERROR: cannot reserve %llu bytes of shadow memory",
+              (unsigned long long)SHADOW_SIZE);
+    rt_syscall(231 /* exit_group */, 1, 0, 0);
+  }
+  /* Hugepages would turn every touched counter into 2 MiB of RSS. */
+  rt_madvise(m, SHADOW_SIZE, MADV_NOHUGEPAGE);
+  rt_madvise(m, SHADOW_SIZE, MADV_DONTDUMP);
+  __atomic_store_n(&__memprof_shadow_memory_dynamic_address, (uintptr_t)m,
+                   __ATOMIC_RELEASE);
+}
+
+static inline unsigned char *shadow_of_block(uintptr_t p) {
+  return (unsigned char *)(__memprof_shadow_memory_dynamic_address + (p >> 3));
+}
+
+static inline uint64_t block_shadow_bytes(uint64_t size) {
+  return ((size + 63) / 64) * 8;
+}
+
+void rt_shadow_clear_block(uintptr_t p, uint64_t size) {
+  if (!__memprof_shadow_memory_dynamic_address)
+    return;
+  unsigned char *s = shadow_of_block(p);
+  uint64_t len = block_shadow_bytes(size);
+  if (len < CLEAR_MADVISE_THRESHOLD) {
+    rt_memset(s, 0, len);
+    return;
+  }
+  uintptr_t lo = rt_round_up((uintptr_t)s, RT_PAGE);
+  uintptr_t hi = rt_round_down((uintptr_t)s + len, RT_PAGE);
+  rt_memset(s, 0, lo - (uintptr_t)s);
+  rt_madvise((void *)lo, hi - lo, MADV_DONTNEED);
+  rt_memset((void *)hi, 0, (uintptr_t)s + len - hi);
+}
+
+void rt_shadow_release_block(uintptr_t p, uint64_t size) {
+  if (!__memprof_shadow_memory_dynamic_address)
+    return;
+  uintptr_t s = (uintptr_t)shadow_of_block(p);
+  uintptr_t lo = rt_round_up(s, RT_PAGE);
+  uintptr_t hi = rt_round_down(s + block_shadow_bytes(size), RT_PAGE);
+  if (hi > lo)
+    rt_madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
+                         uint64_t *hist) {
+  if (!__memprof_shadow_memory_dynamic_address)
+    return 0;
+  uint64_t sum = 0;
+  if (!hist_mode) {
+    const uint64_t *c = (const uint64_t *)shadow_of_block(p);
+    for (uint64_t i = 0, n = (size + 63) / 64; i < n; i++)
+      sum += c[i];
+    return sum;
+  }
+  const unsigned char *g = shadow_of_block(p);
+  for (uint64_t i = 0, n = (size + 7) / 8; i < n; i++) {
+    sum += g[i];
+    if (hist)
+      hist[i] = g[i];
+  }
+  return sum;
+}
+
+/* One count per 8 bytes, like the compiler's range callback.  In default
+ * mode the increments landing in one 64-byte cell are added at once. */
+static void record_range_default(uintptr_t a, uintptr_t end, uintptr_t base) {
+  while (a < end) {
+    uintptr_t cell_end = (a | 63) + 1;
+    uintptr_t lim = cell_end < end ? cell_end : end;
+    uint64_t k = (lim - a + 7) / 8;
+    *(uint64_t *)(((a & ~(uintptr_t)63) >> 3) + base) += k;
+    a += k * 8;
+  }
+}
+
+/* Histogram mode counts each touched 8-byte granule in its own saturating
+ * u8 (LLVM 22 adds to the 64-byte cell's u64 instead, corrupting the
+ * neighbouring histogram bytes: a deliberate fix). */
+static void record_range_hist(uintptr_t a, uintptr_t end, uintptr_t base) {
+  for (; a < end; a += 8) {
+    unsigned char *c = (unsigned char *)((a >> 3) + base);
+    if (*c != 255)
+      (*c)++;
+  }
+}
+
+void mp_record_range(const volatile void *p, size_t n) {
+  uintptr_t base = __memprof_shadow_memory_dynamic_address;
+  if (!base || !n)
+    return;
+  uintptr_t a = (uintptr_t)p, end = a + n;
+  if (end < a)
+    end = UINTPTR_MAX;
+  if (rt_hist_mode())
+    record_range_hist(a, end, base);
+  else
+    record_range_default(a, end, base);
+}

@@ -1,0 +1,272 @@
+/* rt_sys.c - raw syscall wrappers, the futex slow path, time and CPU ids,
+ * the printf-subset formatter and rt_report.  Nothing here allocates or
+ * touches stdio: it runs inside malloc and inside signal handlers. */
+#define _GNU_SOURCE
+#include "rt_sys.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "rt_lock.h"
+
+void *rt_mmap_anon(size_t len, int noreserve) {
+  long flags = MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0);
+  long r = rt_syscall6(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE, flags,
+                       -1, 0);
+  if (r < 0 && r > -4096)
+    return NULL;
+  return (void *)r;
+}
+
+void rt_munmap(void *p, size_t len) { rt_syscall(SYS_munmap, p, len, 0); }
+
+void rt_madvise(void *p, size_t len, int advice) {
+  rt_syscall(SYS_madvise, p, len, advice);
+}
+
+long rt_write(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  size_t done = 0;
+  while (done < n) {
+    long r = rt_syscall(SYS_write, fd, p + done, n - done);
+    if (r == -4 /* EINTR */)
+      continue;
+    if (r < 0)
+      return r;
+    if (r == 0)
+      return -28; /* ENOSPC: no progress */
+    done += (size_t)r;
+  }
+  return (long)done;
+}
+
+int rt_open(const char *path, int flags, int mode) {
+  long r;
+  do
+    r = rt_syscall6(SYS_openat, AT_FDCWD, (long)path, flags | O_CLOEXEC, mode,
+                    0, 0);
+  while (r == -4);
+  return (int)r;
+}
+
+void rt_close(int fd) { rt_syscall(SYS_close, fd, 0, 0); }
+int rt_mkdir(const char *path, int mode) {
+  return (int)rt_syscall(SYS_mkdir, path, mode, 0);
+}
+int rt_getpid(void) { return (int)rt_syscall(SYS_getpid, 0, 0, 0); }
+int rt_gettid(void) { return (int)rt_syscall(SYS_gettid, 0, 0, 0); }
+int rt_futex(int *addr, int op, int val) {
+  return (int)rt_syscall6(SYS_futex, (long)addr, op, val, 0, 0, 0);
+}
+void rt_sched_yield(void) { rt_syscall(SYS_sched_yield, 0, 0, 0); }
+
+void rt_mutex_lock_slow(rt_mutex *m) {
+  for (int i = 0; i < 100; i++) {
+    int c = 0;
+    if (__atomic_compare_exchange_n(&m->v, &c, 1, 0, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED))
+      return;
+    __builtin_ia32_pause();
+  }
+  while (__atomic_exchange_n(&m->v, 2, __ATOMIC_ACQUIRE) != 0)
+    rt_futex(&m->v, 0 /* FUTEX_WAIT */ | 128, 2);
+}
+
+/* ---- time and cpu ------------------------------------------------------ */
+
+static int64_t epoch_sec; /* 0 = not yet recorded */
+
+void rt_set_epoch(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t zero = 0;
+  __atomic_compare_exchange_n(&epoch_sec, &zero, (int64_t)ts.tv_sec, 0,
+                              __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+uint32_t rt_now_ms(void) {
+  int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
+  if (!e)
+    return 0;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint32_t)((ts.tv_sec - e) * 1000 + ts.tv_nsec / 1000000);
+}
+
+uint32_t rt_cpu(void) {
+  if (!mp_inited)
+    return 0xFFFFFFFFu;
+  return (uint32_t)sched_getcpu();
+}
+
+/* ---- formatter --------------------------------------------------------- */
+
+typedef struct out {
+  char *buf;
+  size_t cap, len;
+} out;
+
+static void put(out *o, char c) {
+  if (o->len + 1 < o->cap)
+    o->buf[o->len] = c;
+  o->len++;
+}
+
+static void put_num(out *o, uint64_t v, unsigned base, int width, char pad,
+                    int neg) {
+  char tmp[24];
+  int n = 0;
+  do {
+    unsigned d = (unsigned)(v % base);
+    tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+    v /= base;
+  } while (v);
+  if (neg)
+    tmp[n++] = '-';
+  for (int i = n; i < width; i++)
+    put(o, pad);
+  while (n)
+    put(o, tmp[--n]);
+}
+
+size_t rt_vformat(char *buf, size_t cap, const char *fmt, va_list ap) {
+  out o = {buf, cap, 0};
+  for (const char *f = fmt; *f; f++) {
+    if (*f != '%') {
+      put(&o, *f);
+      continue;
+    }
+    f++;
+    char pad = ' ';
+    int width = 0, lng = 0;
+    if (*f == '0')
+      pad = '0';
+    while (*f >= '0' && *f <= '9')
+      width = width * 10 + (*f++ - '0');
+    while (*f == 'l' || *f == 'z') {
+      lng = 1;
+      f++;
+    }
+    switch (*f) {
+    case 's': {
+      const char *s = va_arg(ap, const char *);
+      if (!s)
+        s = "(null)";
+      size_t n = 0;
+      while (s[n])
+        n++;
+      for (size_t i = n; i < (size_t)width; i++)
+        put(&o, ' ');
+      while (*s)
+        put(&o, *s++);
+      break;
+    }
+    case 'c':
+      put(&o, (char)va_arg(ap, int));
+      break;
+    case 'd': {
+      int64_t v = lng ? va_arg(ap, int64_t) : va_arg(ap, int);
+      put_num(&o, v < 0 ? (uint64_t)-v : (uint64_t)v, 10, width, pad, v < 0);
+      break;
+    }
+    case 'u':
+      put_num(&o, lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned), 10, width,
+              pad, 0);
+      break;
+    case 'x':
+      put_num(&o, lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned), 16, width,
+              pad, 0);
+      break;
+    case 'p':
+      put(&o, '0');
+      put(&o, 'x');
+      put_num(&o, (uintptr_t)va_arg(ap, void *), 16, width, pad, 0);
+      break;
+    case '%':
+      put(&o, '%');
+      break;
+    case 0:
+      f--;
+      break;
+    default:
+      put(&o, '%');
+      put(&o, *f);
+    }
+  }
+  if (cap)
+    buf[o.len < cap ? o.len : cap - 1] = 0;
+  return o.len < cap ? o.len : (cap ? cap - 1 : 0);
+}
+
+size_t rt_format(char *buf, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  size_t n = rt_vformat(buf, cap, fmt, ap);
+  va_end(ap);
+  return n;
+}
+
+static int buf_reserve(rt_buf *b, size_t more) {
+  if (b->failed)
+    return 0;
+  if (b->len + more <= b->cap)
+    return 1;
+  size_t cap = b->cap ? b->cap : 65536;
+  while (cap < b->len + more)
+    cap *= 2;
+  char *p = rt_mmap_anon(cap, 0);
+  if (!p) {
+    b->failed = 1;
+    return 0;
+  }
+  if (b->p) {
+    rt_memcpy(p, b->p, b->len);
+    rt_munmap(b->p, b->cap);
+  }
+  b->p = p;
+  b->cap = cap;
+  return 1;
+}
+
+void rt_buf_printf(rt_buf *b, const char *fmt, ...) {
+  char tmp[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  size_t n = rt_vformat(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (!buf_reserve(b, n))
+    return;
+  rt_memcpy(b->p + b->len, tmp, n);
+  b->len += n;
+}
+
+void rt_buf_free(rt_buf *b) {
+  if (b->p)
+    rt_munmap(b->p, b->cap);
+  b->p = NULL;
+  b->len = b->cap = 0;
+}
+
+void rt_printf_fd(int fd, const char *fmt, ...) {
+  char tmp[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  size_t n = rt_vformat(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  rt_write(fd, tmp, n);
+}
+
+void rt_report(const char *fmt, ...) {
+  char tmp[1024];
+  size_t n = rt_format(tmp, sizeof tmp, "MemProfiler: ");
+  va_list ap;
+  va_start(ap, fmt);
+  n += rt_vformat(tmp + n, sizeof tmp - n, fmt, ap);
+  va_end(ap);
+  if (n && tmp[n - 1] != '\n' && n + 1 < sizeof tmp)
+    tmp[n++] = '\n';
+  rt_write(2, tmp, n);
+}

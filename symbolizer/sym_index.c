@@ -1,0 +1,231 @@
+/* sym_index.c - sorted address-range indexes over DWARF.
+ *
+ * Clang emits no .debug_aranges, and elfutils 0.188's dwarf_addrdie then
+ * finds nothing, while a linear dwarf_haspc scan over all CUs costs
+ * O(#CUs) per address.  So each module gets one table of CU ranges (from
+ * the CU DIEs' DW_AT_low_pc/high_pc/ranges).  Each CU, on first use, gets
+ * the tree of its subprogram and inlined_subroutine DIEs with code, and a
+ * table from address to the innermost of them, in the manner of LLVM's
+ * DWARFUnit address-to-DIE map and heaptrack's dwarfdiecache.  A lookup is
+ * then two binary searches plus a walk up the parent links: no DIE-tree
+ * search per address (dwarf_getscopes walks the whole CU every time).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_internal.h"
+
+void sym_ranges_add(sym_range_index *ix, uint64_t lo, uint64_t hi,
+                    uint64_t key) {
+  /* Empty ranges and the linkers' tombstones for discarded code cover
+   * nothing; LLVM skips them too. */
+  if (lo >= hi || lo == (uint64_t)-1)
+    return;
+  if (ix->n == ix->cap) {
+    ix->cap = ix->cap ? 2 * ix->cap : 16;
+    ix->r = sym_xrealloc(ix->r, ix->cap * sizeof *ix->r);
+  }
+  ix->r[ix->n++] = (sym_range){lo, hi, key};
+}
+
+static int range_cmp(const void *a, const void *b) {
+  const sym_range *x = a, *y = b;
+  if (x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  /* Same start: the outer range first, so the inner one is pushed later
+   * and wins; on equal ranges, the later DIE (the child) wins. */
+  if (x->hi != y->hi)
+    return x->hi > y->hi ? -1 : 1;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void emit(sym_range *out, size_t *n, uint64_t lo, uint64_t hi,
+                 uint64_t key) {
+  if (lo < hi)
+    out[(*n)++] = (sym_range){lo, hi, key};
+}
+
+/* Sweep over the sorted ranges with a stack of the open ones: each point
+ * belongs to the range on top of the stack, i.e. the innermost. */
+void sym_ranges_finish(sym_range_index *ix) {
+  if (!ix->n)
+    return;
+  qsort(ix->r, ix->n, sizeof *ix->r, range_cmp);
+  sym_range *out = sym_xmalloc((2 * ix->n + 1) * sizeof *out);
+  sym_range *stack = sym_xmalloc(ix->n * sizeof *stack);
+  size_t nout = 0, sp = 0;
+  uint64_t cur = 0;
+  for (size_t i = 0; i <= ix->n; i++) {
+    uint64_t lo = i < ix->n ? ix->r[i].lo : UINT64_MAX;
+    while (sp && stack[sp - 1].hi <= lo) {
+      sym_range top = stack[--sp];
+      if (top.hi > cur) {
+        emit(out, &nout, cur, top.hi, top.key);
+        cur = top.hi;
+      }
+    }
+    if (i == ix->n)
+      break;
+    if (sp)
+      emit(out, &nout, cur, lo, stack[sp - 1].key);
+    if (lo > cur)
+      cur = lo;
+    stack[sp++] = ix->r[i];
+  }
+  free(stack);
+  free(ix->r);
+  ix->r = out;
+  ix->n = ix->cap = nout;
+}
+
+const sym_range *sym_ranges_find(const sym_range_index *ix, uint64_t addr) {
+  size_t lo = 0, hi = ix->n; /* first segment with lo > addr */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ix->r[mid].lo <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo && addr < ix->r[lo - 1].hi)
+    return &ix->r[lo - 1];
+  return NULL;
+}
+
+void sym_ranges_free(sym_range_index *ix) {
+  free(ix->r);
+  memset(ix, 0, sizeof *ix);
+}
+
+/* Adds every [start, end) of `die` (low/high pc or DW_AT_ranges); returns
+ * how many non-empty ranges were added. */
+static size_t add_die_ranges(sym_range_index *ix, Dwarf_Die *die,
+                             uint64_t key) {
+  Dwarf_Addr base, start, end;
+  ptrdiff_t off = 0;
+  size_t before = ix->n;
+  while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+    sym_ranges_add(ix, start, end, key);
+  return ix->n - before;
+}
+
+static uint32_t push_node(sym_cu *cu, Dwarf_Die *die, uint32_t parent,
+                          int is_subprogram) {
+  if (cu->nnodes == cu->capnodes) {
+    cu->capnodes = cu->capnodes ? 2 * cu->capnodes : 256;
+    cu->nodes = sym_xrealloc(cu->nodes, cu->capnodes * sizeof *cu->nodes);
+  }
+  sym_node *n = &cu->nodes[cu->nnodes];
+  memset(n, 0, sizeof *n);
+  n->off = dwarf_dieoffset(die);
+  n->parent = parent;
+  n->is_subprogram = (uint8_t)is_subprogram;
+  return (uint32_t)cu->nnodes++;
+}
+
+/* DIEs whose children may hold code.  Skipping the rest (types,
+ * variables, parameters) halves the work: without DW_AT_sibling (clang
+ * emits none) dwarf_siblingof parses a skipped subtree once, a visited one
+ * twice. */
+static int may_hold_code(int tag) {
+  switch (tag) {
+  case DW_TAG_subprogram:
+  case DW_TAG_inlined_subroutine:
+  case DW_TAG_lexical_block:
+  case DW_TAG_namespace:
+  case DW_TAG_module:
+  case DW_TAG_try_block:
+  case DW_TAG_catch_block:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* One pass over the CU's DIEs.  Subroutines without code (declarations,
+ * abstract instances) get no node. */
+static void walk(sym_cu *cu, Dwarf_Die *parent_die, uint32_t parent) {
+  Dwarf_Die child;
+  if (dwarf_child(parent_die, &child) != 0)
+    return;
+  do {
+    int tag = dwarf_tag(&child);
+    uint32_t here = parent;
+    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+      uint32_t idx = push_node(cu, &child, parent, tag == DW_TAG_subprogram);
+      if (add_die_ranges(&cu->code, &child, idx))
+        here = idx;
+      else
+        cu->nnodes--;
+    }
+    if (may_hold_code(tag))
+      walk(cu, &child, here);
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+void sym_cu_build_code(sym_cu *cu) {
+  if (cu->code_ready)
+    return;
+  walk(cu, &cu->die, SYM_NO_PARENT);
+  sym_ranges_finish(&cu->code);
+  cu->code_ready = 1;
+}
+
+static sym_cu *push_cu(sym_dwarf *d, size_t *cap, Dwarf_Die *die) {
+  if (d->ncus == *cap) {
+    *cap = *cap ? 2 * *cap : 64;
+    d->cus = sym_xrealloc(d->cus, *cap * sizeof *d->cus);
+  }
+  sym_cu *cu = &d->cus[d->ncus++];
+  memset(cu, 0, sizeof *cu);
+  cu->die = *die;
+  return cu;
+}
+
+/* A CU without ranges of its own is covered by its functions (LLVM's
+ * DWARFUnit::collectAddressRanges does the same). */
+static void add_cu_from_functions(sym_dwarf *d, sym_cu *cu, uint64_t key) {
+  sym_cu_build_code(cu);
+  for (size_t i = 0; i < cu->code.n; i++)
+    sym_ranges_add(&d->cu_ranges, cu->code.r[i].lo, cu->code.r[i].hi, key);
+}
+
+int sym_dwarf_index(sym_dwarf *d) {
+  if (d->ready)
+    return 0;
+  Dwarf_CU *unit = NULL;
+  Dwarf_Half version;
+  uint8_t type;
+  Dwarf_Die cudie, subdie;
+  size_t cap = 0;
+  while (dwarf_get_units(d->dw, unit, &unit, &version, &type, &cudie,
+                         &subdie) == 0) {
+    /* Type units hold no code; split (.dwo) units are not supported. */
+    if (type != DW_UT_compile && type != DW_UT_partial)
+      continue;
+    sym_cu *cu = push_cu(d, &cap, &cudie);
+    uint64_t key = d->ncus - 1;
+    if (add_die_ranges(&d->cu_ranges, &cu->die, key) == 0)
+      add_cu_from_functions(d, cu, key);
+  }
+  sym_ranges_finish(&d->cu_ranges);
+  d->ready = 1;
+  return 0;
+}
+
+void sym_dwarf_free(sym_dwarf *d) {
+  for (size_t i = 0; i < d->ncus; i++) {
+    sym_cu *cu = &d->cus[i];
+    sym_ranges_free(&cu->code);
+    free(cu->nodes);
+    for (size_t k = 0; cu->paths && k < cu->nfiles; k++)
+      free(cu->paths[k]);
+    free(cu->paths);
+  }
+  free(d->cus);
+  free(d->chain);
+  sym_ranges_free(&d->cu_ranges);
+  if (d->dw)
+    dwarf_end(d->dw);
+  memset(d, 0, sizeof *d);
+}

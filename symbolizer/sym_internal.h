@@ -1,0 +1,166 @@
+/* sym_internal.h - the symbolizer's private types, shared by its files.
+ *
+ *   symbolizer.c  public API: context, modules, msym_symbolize
+ *   sym_elf.c     opening an ELF file, its build id and PT_LOADs, finding
+ *                 its separate debug file
+ *   sym_index.c   sorted address-range indexes: CUs of a module, and the
+ *                 subprogram/inlined_subroutine tree of a CU (built once
+ *                 per CU, searched by bisection)
+ *   sym_dwarf.c   one address -> inline frames, LLVM's rules
+ *   sym_cache.c   (module, vaddr) -> frames memo and the frame arena
+ *
+ * Errors: -1 plus a message in msym_err, as in symbolizer.h.  Running out
+ * of memory is fatal (sym_xmalloc prints and exits), like the rest of the
+ * project.
+ */
+#ifndef MEMPROF_SYM_INTERNAL_H
+#define MEMPROF_SYM_INTERNAL_H
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolizer.h"
+
+/* ---- memory and errors ---- */
+void *sym_xmalloc(size_t n);
+void *sym_xcalloc(size_t n, size_t size);
+void *sym_xrealloc(void *p, size_t n);
+char *sym_xstrdup(const char *s);
+int sym_fail(msym_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- address ranges ---- */
+typedef struct sym_range {
+  uint64_t lo, hi; /* [lo, hi) */
+  uint64_t key;    /* what the range maps to: CU number or node number */
+} sym_range;
+
+/* Ranges are added in any order; sym_ranges_finish turns them into sorted,
+ * disjoint segments where an inner range overrides the ranges containing
+ * it (on equal ranges the larger key wins), which is LLVM's address-to-DIE
+ * map with children added after their parents. */
+typedef struct sym_range_index {
+  sym_range *r;
+  size_t n, cap;
+} sym_range_index;
+
+void sym_ranges_add(sym_range_index *ix, uint64_t lo, uint64_t hi,
+                    uint64_t key);
+void sym_ranges_finish(sym_range_index *ix);
+const sym_range *sym_ranges_find(const sym_range_index *ix, uint64_t addr);
+void sym_ranges_free(sym_range_index *ix);
+
+/* ---- DWARF per compile unit, built lazily ---- */
+
+enum { SYM_NO_PARENT = UINT32_MAX };
+
+/* A subprogram or inlined_subroutine DIE with code.  parent is the nearest
+ * enclosing such node (lexical blocks are transparent).  The attributes
+ * frames need are read once, on first use. */
+typedef struct sym_node {
+  Dwarf_Off off;
+  uint32_t parent;
+  uint8_t is_subprogram;
+  uint8_t attrs_ready;
+  uint32_t decl_line;
+  const char *name;      /* NULL: the DIE has no name at all */
+  const char *call_file; /* inlined_subroutine: DW_AT_call_* */
+  uint32_t call_line, call_column, call_discriminator;
+} sym_node;
+
+typedef struct sym_cu {
+  Dwarf_Die die;  /* the CU DIE */
+  int code_ready; /* nodes and code built */
+  sym_node *nodes;
+  size_t nnodes, capnodes;
+  sym_range_index code; /* innermost node for each address */
+  int lines_ready;      /* lines/files fetched (or failed: NULL) */
+  Dwarf_Lines *lines;
+  size_t nlines;
+  Dwarf_Files *files;
+  size_t nfiles;
+  char **paths; /* file index -> path as LLVM prints it, lazy */
+} sym_cu;
+
+typedef struct sym_dwarf {
+  Dwarf *dw;
+  int ready; /* cus/cu_ranges built */
+  sym_cu *cus;
+  size_t ncus;
+  sym_range_index cu_ranges; /* key = index into cus */
+  uint32_t *chain;           /* scratch: node chain of one address */
+  size_t chain_cap;
+} sym_dwarf;
+
+int sym_dwarf_index(sym_dwarf *d);
+void sym_dwarf_free(sym_dwarf *d);
+void sym_cu_build_code(sym_cu *cu);
+
+/* Frames for `addr`, innermost first, written to `out` (grown with
+ * sym_xrealloc).  Returns the number of frames, 0 when no DWARF subprogram
+ * covers the address. */
+size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
+                        size_t *cap);
+
+/* ---- per-module memo of symbolized addresses ---- */
+typedef struct sym_cache_slot {
+  uint64_t vaddr;
+  const msym_frame *frames;
+  uint32_t n;
+  uint32_t used;
+} sym_cache_slot;
+
+typedef struct sym_arena_chunk {
+  struct sym_arena_chunk *next;
+  size_t used, cap;
+  msym_frame frames[];
+} sym_arena_chunk;
+
+typedef struct sym_cache {
+  sym_cache_slot *slots;
+  size_t nslots, count;
+  sym_arena_chunk *chunks;
+} sym_cache;
+
+/* Returns the slot for vaddr, or NULL if it was never stored. */
+const sym_cache_slot *sym_cache_get(const sym_cache *c, uint64_t vaddr);
+/* Copies frames into the arena; returns the stable copy. */
+const sym_cache_slot *sym_cache_put(sym_cache *c, uint64_t vaddr,
+                                    const msym_frame *frames, size_t n);
+void sym_cache_free(sym_cache *c);
+
+/* ---- ELF files ---- */
+typedef struct sym_elf_file {
+  int fd;
+  Elf *elf;
+  char *path;
+} sym_elf_file;
+
+/* Opens and validates an ELF64 x86-64 file. */
+int sym_elf_open(sym_elf_file *f, const char *path, msym_err *err);
+void sym_elf_close(sym_elf_file *f);
+int sym_elf_has_section(Elf *elf, const char *name);
+size_t sym_elf_build_id(Elf *elf, uint8_t *out, size_t cap);
+/* -1 with a message if a .debug_* section uses a compression libdw
+ * cannot undo (zstd, for libdw before 0.189). */
+int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err);
+void sym_elf_exec_segments(Elf *elf, msym_module *m);
+/* Finds and opens the separate debug file of `bin` (build id, then
+ * .gnu_debuglink); returns 0 and fills *dbg, or -1 when there is none. */
+int sym_elf_find_debug(const sym_elf_file *bin, const uint8_t *id,
+                       size_t id_len, char *const *dirs, size_t ndirs,
+                       sym_elf_file *dbg);
+
+/* ---- the module as the context owns it ---- */
+typedef struct sym_module {
+  msym_module pub; /* first: msym_module* converts back */
+  sym_elf_file bin;
+  sym_elf_file dbg; /* fd -1 when debug info is in bin or absent */
+  sym_dwarf dwarf;  /* dw NULL when there is no debug info */
+  sym_cache cache;
+} sym_module;
+
+#endif

@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""make_damaged.py - derive the damaged-profile corpus from real files.
+
+    make_damaged.py [OUTDIR [CASES]]   (default: files/ and cases.txt next
+                                        to this script)
+
+Inputs, next to this script: base-v5.profraw and base-v3.profraw (raw
+profiles of test/fuzz/seedprog.c, recorded with LLVM 22's runtime; v3 is
+the LLVM 19 v4 file converted), base-llvm22.indexed (llvm-profdata-22 merge
+of base-v5) and base.yaml (llvm-profdata-22 show --memory of base-v5).
+
+Writes one file per case into OUTDIR and the list of cases to CASES:
+one line per case, tab-separated: file name, the substring memprof-profdata's
+error message must contain, the exit status.  The messages are pdraw's and
+pdidx's wording (profdata/raw.c, raw_build.c, indexed_read.c,
+memprof_read.c, radix.c, odhash.c, yaml_read.c) with concrete offsets, so a
+message that loses its offset or its numbers fails the test.
+"""
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NOT_A_PROFILE = "not a memory profile (neither raw, indexed nor YAML"
+
+
+def u64(b, o):
+    return struct.unpack_from("<Q", b, o)[0]
+
+
+def u32(b, o):
+    return struct.unpack_from("<I", b, o)[0]
+
+
+def put64(b, o, v):
+    b = bytearray(b)
+    struct.pack_into("<Q", b, o, v & (2**64 - 1))
+    return bytes(b)
+
+
+def put32(b, o, v):
+    b = bytearray(b)
+    struct.pack_into("<I", b, o, v & (2**32 - 1))
+    return bytes(b)
+
+
+# ---- raw ------------------------------------------------------------------
+
+class Raw:
+    """Section offsets of a one-dump raw file."""
+
+    def __init__(self, data):
+        self.d = data
+        (_, self.version, self.total, self.seg, self.mib,
+         self.stk) = struct.unpack_from("<6Q", data, 0)
+        self.nseg = u64(data, self.seg)
+        self.nmib = u64(data, self.mib)
+        self.nstk = u64(data, self.stk)
+        self.mib_fixed = 8 + (132 if self.version == 3 else 144)
+        self.stack_entries = []  # (offset, id, k)
+        p = self.stk + 8
+        for _ in range(self.nstk):
+            sid, k = struct.unpack_from("<2Q", data, p)
+            self.stack_entries.append((p, sid, k))
+            p += 16 + 8 * k
+
+
+def raw_cases(v5, v3):
+    r = Raw(v5)
+    n = len(v5)
+    c = []
+    add = lambda name, data, msg: c.append((name, data, msg))
+
+    add("raw-empty.profraw", b"", NOT_A_PROFILE)
+    add("raw-magic-half.profraw", v5[:4], NOT_A_PROFILE)
+    add("raw-bad-magic.profraw", b"\x80" + v5[1:], NOT_A_PROFILE)
+    for cut in (8, 47):
+        add(f"raw-trunc-{cut}.profraw", v5[:cut],
+            f"truncated dump header at offset 0x0: needs 48 bytes, {cut} remain")
+    # Every section boundary, and one byte short of the end.
+    for cut in (48, r.seg + 8, r.mib, r.mib + 8, r.stk, r.stk + 8, n - 1):
+        add(f"raw-trunc-{cut}.profraw", v5[:cut],
+            f"dump at offset 0x0: TotalSize {r.total} does not fit the {cut} "
+            "bytes left in the file (truncated file?)")
+    # Truncated inside the stack table with TotalSize made to agree.
+    cut = r.stk + 8 + 16 + 8
+    p0, id0, k0 = r.stack_entries[0]
+    add("raw-trunc-in-stack-consistent.profraw",
+        put64(put64(v5[:cut], 16, cut), r.stk, 1),
+        f"stack 0 (id 0x{id0:016x}) at offset 0x{p0:x}: {k0} PCs do not fit in "
+        f"the 8 bytes left in the dump")
+    for v in (2, 6, 2**64 - 1):
+        add(f"raw-version-{v}.profraw", put64(v5, 8, v),
+            f"unsupported raw profile version {v} in dump at offset 0x0 "
+            "(supported: 3, 4, 5)")
+    for name, tot in (("0", 0), ("huge", 2**63)):
+        add(f"raw-totalsize-{name}.profraw", put64(v5, 16, tot),
+            f"dump at offset 0x0: TotalSize {tot} does not fit the {n} bytes left")
+    order = "section offsets out of order or outside the dump"
+    add("raw-segoff-past-end.profraw", put64(v5, 24, 0x10000), order)
+    add("raw-miboff-past-end.profraw", put64(v5, 32, n + 8), order)
+    add("raw-stackoff-past-end.profraw", put64(v5, 40, 2**64 - 8), order)
+    add("raw-overlap-stack-on-mib.profraw", put64(v5, 40, r.mib), order)
+    add("raw-overlap-mib-before-seg.profraw", put64(v5, 32, 16), order)
+    # MIB table starting inside the segment table.
+    mib_in = r.seg + 8 + 64 * 3
+    add("raw-overlap-mib-in-segments.profraw", put64(v5, 32, mib_in),
+        f"segment table at offset 0x{r.seg:x}: {r.nseg} entries of 64 bytes do "
+        f"not fit in the {mib_in - r.seg - 8} bytes before the MIB table")
+    # Stack table starting inside the MIB table.
+    stk_in = r.mib + 8 + 2 * (r.mib_fixed)
+    add("raw-overlap-stack-in-mibs.profraw", put64(v5, 40, stk_in),
+        f"MIB table at offset 0x{r.mib:x}: {r.nmib} entries cannot fit in the "
+        f"{stk_in - r.mib - 8} bytes before the stack table (at least "
+        f"{r.mib_fixed} bytes each)")
+    add("raw-seg-count-huge.profraw", put64(v5, r.seg, 2**40),
+        f"segment table at offset 0x{r.seg:x}: {2**40} entries of 64 bytes do "
+        f"not fit in the {r.mib - r.seg - 8} bytes before the MIB table")
+    add("raw-mib-count-huge.profraw", put64(v5, r.mib, 2**64 - 1),
+        f"MIB table at offset 0x{r.mib:x}: {2**64 - 1} entries cannot fit")
+    add("raw-stack-count-huge.profraw", put64(v5, r.stk, 2**62),
+        f"stack table at offset 0x{r.stk:x}: {2**62} entries cannot fit in the "
+        f"{r.total - r.stk - 8} bytes left in the dump")
+    add("raw-pc-count-huge.profraw", put64(v5, p0 + 8, 2**61),
+        f"stack 0 (id 0x{id0:016x}) at offset 0x{p0:x}: {2**61} PCs do not fit")
+    hs_at = r.mib + 8 + 8 + 132
+    add("raw-histogram-huge.profraw", put32(v5, hs_at, 0xffffffff),
+        f"MIB 0 at offset 0x{r.mib + 8:x}: AccessHistogramSize 4294967295 needs "
+        f"{r.mib_fixed + 2 * 0xffffffff} bytes")
+    seg0 = r.seg + 8
+    add("raw-buildid-size-33.profraw", put64(v5, seg0 + 24, 33),
+        f"segment 0 at offset 0x{seg0:x}: BuildIdSize 33 exceeds 32")
+    start = u64(v5, seg0)
+    add("raw-segment-start-above-end.profraw", put64(v5, seg0 + 8, start - 1),
+        f"segment 0 at offset 0x{seg0:x}: Start 0x{start:x} is above End "
+        f"0x{start - 1:x}")
+    # A stack id listed twice with different PCs, in one dump and across two.
+    p2 = r.stack_entries[2][0]
+    add("raw-stack-id-repeated.profraw", put64(v5, p2, id0),
+        f"stack at offset 0x{p2:x}: got different call stack for same id "
+        f"0x{id0:016x} (first seen at offset 0x{p0:x})")
+    second = put64(v5, p0 + 16 + 8, u64(v5, p0 + 16 + 8) + 8)
+    add("raw-2dumps-stack-differs.profraw", v5 + second,
+        f"stack at offset 0x{n + p0:x}: got different call stack for same id "
+        f"0x{id0:016x} (first seen at offset 0x{p0:x})")
+    add("raw-mib-unknown-stack.profraw", put64(v5, r.mib + 8, 0x63),
+        f"MIB 0 at offset 0x{r.mib + 8:x}: stack id 0x{0x63:016x} is in no "
+        "stack table")
+    bid = bytearray(v5)
+    for i in range(seg0 + 32, seg0 + 32 + 20):
+        bid[i] ^= 0xff
+    add("raw-buildid-matches-no-binary.profraw", bytes(bid),
+        "no profiled binary matches the profile; its segments have build ids "
+        + bytes(bid[seg0 + 32:seg0 + 52]).hex())
+    nopc = bytearray(v5)
+    for p, _, k in r.stack_entries:
+        nopc[p + 16:p + 16 + 8 * k] = bytes(8 * k)
+    add("raw-no-symbolizable-pc.profraw", bytes(nopc),
+        f"none of the {r.nmib} allocation contexts has a symbolizable frame")
+    add("raw-trailing-garbage.profraw", v5 + b"\1" * 5,
+        f"truncated dump header at offset 0x{n:x}: needs 48 bytes, 5 remain")
+    add("raw-second-dump-bad-magic.profraw", v5 + bytes(48),
+        f"bad magic 0x0000000000000000 at offset 0x{n:x}")
+    # A v3 file claiming v4: its 140-byte MIB entries read as 152.
+    r3 = Raw(v3)
+    add("raw-v3-claims-v4.profraw", put64(v3, 8, 4),
+        f"MIB table at offset 0x{r3.mib:x}: {r3.nmib} entries cannot fit in the "
+        f"{r3.stk - r3.mib - 8} bytes before the stack table (at least 152 "
+        "bytes each)")
+    return c
+
+
+# ---- indexed ----------------------------------------------------------------
+
+class Indexed:
+    """Offsets in an llvm-profdata-22 indexed file (memprof v3)."""
+
+    def __init__(self, d):
+        self.d = d
+        self.version = u64(d, 8) & 0xffffffff
+        self.mp = u64(d, 40)
+        assert u64(d, self.mp) == 3, "base must carry memprof v3"
+        self.cspo, self.rpo, self.rto = (u64(d, self.mp + 8 * i) for i in (1, 2, 3))
+        self.schema_at = self.mp + 32
+        nschema = u64(d, self.schema_at)
+        self.frames_at = self.schema_at + 8 + 8 * nschema
+        self.nframes = (self.cspo - self.frames_at) // 17
+        self.nradix = (self.rpo - self.cspo) // 4
+        self.first_alloc = self.find_first_alloc(nschema)
+
+    def find_first_alloc(self, nschema):
+        """(offset of the u32 call stack id, its value, offset of the alloc
+        count) of the first record with an alloc site, walking the payload
+        in order (u16 bucket count; per item u64 hash, u64 key length, u64
+        data length, key, data)."""
+        d = self.d
+        schema = [u64(d, self.schema_at + 8 + 8 * i) for i in range(nschema)]
+        mib = sum(4 if t in (1, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 21,
+                             22, 24, 25, 26) else 8 for t in schema)
+        assert mib
+        p = self.rpo
+        while p < self.rto:
+            n = struct.unpack_from("<H", d, p)[0]
+            p += 2
+            for _ in range(n):
+                kl, dl = u64(d, p + 8), u64(d, p + 16)
+                data = p + 24 + kl
+                if u64(d, data) > 0:
+                    return data + 8, u32(d, data + 8), data
+                p = data + dl
+        raise AssertionError("no alloc site")
+
+
+def indexed_cases(ix):
+    d = ix.d
+    n = len(d)
+    c = []
+    add = lambda name, data, msg: c.append((name, data, msg))
+    hw = 9 if ix.version >= 12 else 8
+    add("idx-bad-magic.indexed", b"\0" + d[1:], NOT_A_PROFILE)
+    add("idx-trunc-8.indexed", d[:8], "truncated indexed header")
+    add("idx-trunc-40.indexed", d[:40],
+        f"truncated indexed header: version {ix.version} needs {8 * hw} bytes, "
+        "file has 40")
+    add(f"idx-trunc-{ix.mp}.indexed", d[:ix.mp],
+        f"memprof section offset 0x{ix.mp:x} is outside the file (header ends "
+        f"at 0x{8 * hw:x}, size 0x{ix.mp:x})")
+    cut = ix.mp + 16
+    add(f"idx-trunc-{cut}.indexed", d[:cut],
+        f"truncated memprof header: needs 32 bytes at offset 0x{ix.mp:x}, file "
+        f"has 0x{cut:x}")
+    order = f"memprof v3 header at offset 0x{ix.mp:x}: offsets out of order or outside the file"
+    for cut in (ix.frames_at + 20, ix.cspo + 8, ix.rpo + 10, ix.rto - 1):
+        add(f"idx-trunc-{cut}.indexed", d[:cut], order)
+    # llvm-profdata-22 refuses this one ("truncated profile data").
+    add(f"idx-trunc-{n - 1}.indexed", d[:n - 1], "truncated")
+    for v in (7, 14):
+        add(f"idx-version-{v}.indexed", put64(d, 8, (u64(d, 8) & ~0xffffffff) | v),
+            f"indexed profile version {v} is not supported (8..13 carry a "
+            "memory profile)")
+    add("idx-no-memprof-variant.indexed", put64(d, 8, ix.version),
+        "indexed profile has no memory profile (variant flags 0x0 lack bit 62)")
+    add("idx-memprof-offset-past-end.indexed", put64(d, 40, n + 64),
+        f"memprof section offset 0x{n + 64:x} is outside the file")
+    add("idx-memprof-version-5.indexed", put64(d, ix.mp, 5),
+        f"memprof section at offset 0x{ix.mp:x} has version 5 (2, 3 and 4 are "
+        "supported)")
+    add("idx-schema-huge.indexed", put64(d, ix.schema_at, 2**32),
+        f"memprof schema at offset 0x{ix.schema_at:x} has {2**32} fields")
+    add("idx-schema-bad-tag.indexed", put64(d, ix.schema_at + 8, 99),
+        f"memprof schema at offset 0x{ix.schema_at:x}: field tag 99 is not a "
+        "MemInfoBlock field")
+    swapped = put64(put64(d, ix.mp + 8, ix.rpo), ix.mp + 16, ix.cspo)
+    add("idx-offsets-out-of-order.indexed", swapped, order)
+    # Radix tree: the first alloc site's call stack at element L.
+    at, lin, count_at = ix.first_alloc
+    el = lambda i: ix.cspo + 4 * i
+    add("idx-radix-id-outside.indexed", put32(d, at, 0xfffffff0),
+        f"call stack id {0xfffffff0} is outside the radix array ({ix.nradix} "
+        "elements)")
+    add("idx-radix-length-huge.indexed", put32(d, el(lin), 0x7fffffff),
+        f"call stack {lin}: length 2147483647 exceeds the radix array")
+    add("idx-radix-jump-leaves.indexed", put32(d, el(lin + 1), -1000000),
+        f"call stack {lin}: jump at element {lin + 1} leaves the radix array")
+    add("idx-radix-jump-intmin.indexed", put32(d, el(lin + 1), 0x80000000),
+        f"call stack {lin}: jump at element {lin + 1} leaves the radix array")
+    loop = put32(put32(d, el(lin + 1), -1), el(lin + 2), -1)
+    add("idx-radix-jump-to-jump.indexed", loop,
+        f"call stack {lin}: jump at element {lin + 1} lands on another jump")
+    add("idx-radix-bad-frame.indexed", put32(d, el(lin + 1), 0x7ffffff0),
+        f"call stack {lin}: frame id {0x7ffffff0} at element {lin + 1} is not in "
+        f"the frame array ({ix.nframes} frames)")
+    add("idx-record-count-huge.indexed", put64(d, count_at, 2**60),
+        f"memprof record at offset 0x{count_at:x}: count {2**60} does not fit in "
+        "the record")
+    add("idx-record-table-buckets-huge.indexed", put64(d, ix.rto, 2**40),
+        f"memprof record table at offset 0x{ix.rto:x}: {2**40} buckets do not "
+        "fit in the file")
+    add("idx-record-table-buckets-not-pow2.indexed", put64(d, ix.rto, 3),
+        f"memprof record table at offset 0x{ix.rto:x}: bucket count 3 is not a "
+        "power of two")
+    return c
+
+
+# ---- YAML ---------------------------------------------------------------------
+
+def yaml_cases(y):
+    c = []
+    add = lambda name, data, msg: c.append((name, data, msg))
+    text = y.decode()
+    add("yaml-no-document-marker.yaml", text.replace("---\n", "").encode(),
+        NOT_A_PROFILE)
+    cut = text.index("AllocCount:")
+    add("yaml-truncated.yaml", text[:cut + 5].encode(),
+        "26:11: MemInfoBlock must be a mapping, found a scalar")
+    guid = text.index("GUID:") + len("GUID:")
+    add("yaml-guid-not-a-number.yaml",
+        (text[:guid] + " 0xzz\n" + text[guid:].split("\n", 1)[1]).encode(),
+        "11:11: GUID '0xzz': invalid hex64 number")
+    big = text.replace("TotalSize:       72\n",
+                       "TotalSize:       72\n          AccessHistogramSize: 4294967295\n", 1)
+    add("yaml-histogram-size-huge.yaml", big.encode(),
+        "AccessHistogramSize 4294967295 is larger than")
+    add("yaml-alias.yaml", b"---\nHeapProfileRecords: &a\n  - *a\n",
+        "YAML aliases (*a) are not supported")
+    add("yaml-deep-nesting.yaml",
+        b"---\nHeapProfileRecords:\n  - GUID: 0x1\n    AllocSites: " + b"[" * 100000 + b"\n",
+        "4:18: an alloc site must be a mapping, found a sequence")
+    return c
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "files")
+    os.makedirs(out, exist_ok=True)
+    rd = lambda n: open(os.path.join(HERE, n), "rb").read()
+    cases = (raw_cases(rd("base-v5.profraw"), rd("base-v3.profraw")) +
+             indexed_cases(Indexed(rd("base-llvm22.indexed"))) +
+             yaml_cases(rd("base.yaml")))
+    names = set()
+    lines = ["# file\texpected stderr substring\texit status "
+             "(generated by make_damaged.py)"]
+    for name, data, msg in cases:
+        assert name not in names, name
+        names.add(name)
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+        lines.append(f"{name}\t{msg}\t1")
+    cases_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "cases.txt")
+    with open(cases_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(cases)} cases in {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+/* fuzz_common.h - what every profdata fuzz target does after a parser
+ * accepted its input: write the profile in both output formats and read
+ * each back.  Whatever we accept we must be able to write, and whatever we
+ * write we must be able to read; a failure aborts, so libFuzzer keeps the
+ * input as a crash.
+ */
+#ifndef MEMPROF_FUZZ_COMMON_H
+#define MEMPROF_FUZZ_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "indexed.h"
+#include "io.h"
+#include "model.h"
+#include "yaml_io.h"
+
+static void fuzz_die(const char *what, const mp_err *e) {
+  fprintf(stderr, "fuzz invariant broken: %s: %s\n", what, e ? e->msg : "");
+  abort();
+}
+
+/* A failing parser must say why. */
+static void fuzz_check_refusal(const mp_err *e) {
+  if (!e->msg[0]) fuzz_die("parser failed without a message", e);
+}
+
+static void fuzz_roundtrip(const mp_profile *p) {
+  mp_index_opts o = MP_INDEX_OPTS_DEFAULT;
+  mp_buf b = {0};
+  mp_err e = {{0}};
+  if (mp_write_indexed(p, &o, &b, &e) != 0)
+    fuzz_die("cannot write an accepted profile as indexed", &e);
+  mp_profile *q = mp_profile_new();
+  if (mp_read_indexed(q, b.data, b.len, &e) != 0)
+    fuzz_die("cannot read back our own indexed output", &e);
+  if (mp_profile_num_contexts(q) != mp_profile_num_contexts(p))
+    fuzz_die("indexed round trip changed the number of contexts", NULL);
+  mp_profile_free(q);
+  mp_buf_free(&b);
+
+  mp_write_yaml(p, 1, &b);
+  q = mp_profile_new();
+  if (mp_read_yaml(q, b.data, b.len, &e) != 0)
+    fuzz_die("cannot read back our own YAML output", &e);
+  if (mp_profile_num_contexts(q) != mp_profile_num_contexts(p))
+    fuzz_die("YAML round trip changed the number of contexts", NULL);
+  mp_profile_free(q);
+  mp_buf_free(&b);
+}
+
+#endif

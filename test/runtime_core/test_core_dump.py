@@ -1,0 +1,174 @@
+"""Runtime core: explicit dumps, profile reset, text formats, output naming
+and options.  Every expected count is derived from the program text
+(-O0: one instrumented access per source-level load/store of heap data)."""
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from core_raw import read_raw  # noqa: E402
+
+DUMP_SRC = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <sanitizer/memprof_interface.h>
+int main(int argc, char **argv) {
+  char *freed = malloc(100);
+  for (int i = 0; i < 100; i++) freed[i] = 1;   /* 100 stores */
+  free(freed);
+  char *live = malloc(40);
+  for (int i = 0; i < 10; i++) live[i] = 2;     /* 10 stores before dump */
+  __memprof_profile_dump();
+  for (int i = 0; i < 5; i++) live[i] = 3;      /* 5 more before exit */
+  if (argc > 2) {
+    rename(argv[1], argv[2]);
+    __memprof_profile_reset();
+  }
+  return 0;
+}
+"""
+
+
+def by_size(prof):
+    return {m["TotalSize"] // m["AllocCount"]: m for m in prof["mibs"].values()}
+
+
+class DumpTest(harness.ProfTest):
+    def build(self, src=DUMP_SRC, **kw):
+        return harness.compile_program(self.scratch, self.scratch.write("p.c", src), **kw)
+
+    def test_explicit_dump_then_exit_dump(self):
+        exe = self.build()
+        _, profs = harness.run_program(self.scratch, exe)
+        self.assertEqual(len(profs), 1)
+        dumps = read_raw(profs[0])
+        self.assertEqual(len(dumps), 2)  # explicit dump + exit dump, appended
+        first, second = by_size(dumps[0]), by_size(dumps[1])
+        self.assertEqual(first[100]["TotalAccessCount"], 100)
+        self.assertEqual(first[40]["TotalAccessCount"], 10)
+        # The table is emptied by a dump: the freed block is not repeated,
+        # the live one is reported again with its accesses so far.
+        self.assertNotIn(100, second)
+        self.assertEqual(second[40]["TotalAccessCount"], 15)
+        self.assertEqual(second[40]["AllocCount"], 1)
+        # Same stack id for the live block in both dumps, same PCs.
+        lid = [i for i, m in dumps[0]["mibs"].items() if m["TotalSize"] == 40][0]
+        self.assertIn(lid, dumps[1]["mibs"])
+        self.assertEqual(dumps[0]["stacks"][lid], dumps[1]["stacks"][lid])
+        # llvm-profdata merges both dumps of the live block.
+        sites = harness.llvm_show_raw(profs[0], exe)
+        live = harness.site_by_line(sites, "main", 4)
+        self.assertEqual(live["mib"]["AllocCount"], 2)
+        self.assertEqual(live["mib"]["TotalAccessCount"], 25)
+        freed = harness.site_by_line(sites, "main", 1)
+        self.assertEqual(freed["mib"]["TotalAccessCount"], 100)
+        self.assertEqual(freed["mib"]["TotalSize"], 100)
+
+    def test_reset_starts_new_file(self):
+        exe = self.build()
+        prefix = self.scratch.path("out")
+        moved = self.scratch.path("first.raw")
+        # `exec` keeps the shell's pid, so the program knows its file name.
+        harness.run(["sh", "-c", f'exec "{exe}" "{prefix}.$$" "{moved}"'],
+                    env=dict(os.environ, MEMPROF_OPTIONS=f"log_path={prefix}"))
+        first = read_raw(moved)
+        self.assertEqual(len(first), 1)
+        self.assertEqual(by_size(first[0])[40]["TotalAccessCount"], 10)
+        newer = glob.glob(prefix + ".*")
+        self.assertEqual(len(newer), 1)
+        second = read_raw(newer[0])
+        self.assertEqual(len(second), 1)  # truncated and started afresh
+        self.assertEqual(by_size(second[0])[40]["TotalAccessCount"], 15)
+
+    def test_text_format(self):
+        exe = self.build()
+        r, profs = harness.run_program(
+            self.scratch, exe, env={"MEMPROF_OPTIONS": "print_text=1:log_path=stdout"})
+        self.assertEqual(profs, [])
+        out = r.stdout.decode()
+        self.assertEqual(out.count("Recorded MIBs (incl. live on exit):\n"), 2)
+        blocks = re.findall(
+            r"Memory allocation stack id = (\d+)\n"
+            r"\talloc_count (\d+), size \(ave/min/max\) ([\d.]+) / (\d+) / (\d+)\n"
+            r"\taccess_count \(ave/min/max\): ([\d.]+) / (\d+) / (\d+)\n"
+            r"\tlifetime \(ave/min/max\): \d+\.\d\d / \d+ / \d+\n"
+            r"\tnum migrated: \d+, num lifetime overlaps: 0, num same alloc cpu: 0, "
+            r"num same dealloc_cpu: 0\n"
+            r"AccessCountHistogram\[0\]: \n", out)
+        got = [b[1:] for b in blocks]
+        self.assertEqual(got, [("1", "100.00", "100", "100", "100.00", "100", "100"),
+                               ("1", "40.00", "40", "40", "10.00", "10", "10"),
+                               ("1", "40.00", "40", "40", "15.00", "15", "15")])
+        for sid in {b[0] for b in blocks}:
+            self.assertRegex(out, rf"Stack for id {sid}:\n    #0 0x[0-9a-f]+ in main "
+                                  rf"\(\S+\+0x[0-9a-f]+\)\n")
+
+    def test_terse_format(self):
+        exe = self.build()
+        r, _ = harness.run_program(
+            self.scratch, exe,
+            env={"MEMPROF_OPTIONS": "print_text=1,print_terse=1,log_path=stdout"})
+        out = r.stdout.decode()
+        self.assertNotIn("Recorded MIBs", out)
+        lines = re.findall(r"^MIB:(\d+)/(.*)$", out, re.M)
+        self.assertEqual(len(lines), 3)
+        pat = r"1/{s}.00/{s}/{s}/{a}.00/{a}/{a}/\d+\.\d\d/\d+/\d+/\d+/0/0/0"
+        self.assertRegex(lines[0][1], pat.format(s=100, a=100))
+        self.assertRegex(lines[1][1], pat.format(s=40, a=10))
+        self.assertRegex(lines[2][1], pat.format(s=40, a=15))
+
+    def test_dump_at_exit_off_and_unknown_option(self):
+        exe = self.build()
+        r, profs = harness.run_program(
+            self.scratch, exe,
+            env={"MEMPROF_OPTIONS": "dump_at_exit=0 bogus_flag=1 bogus_flag=2"})
+        self.assertEqual(len(profs), 1)
+        self.assertEqual(len(read_raw(profs[0])), 1)  # only the explicit dump
+        err = r.stderr.decode()
+        self.assertEqual(err.count("unknown option 'bogus_flag'"), 2)  # once per use
+        self.assertEqual(err.count("MemProfiler"), 2)
+
+    def test_default_options_and_env_precedence(self):
+        src = DUMP_SRC.replace(
+            "int main(", 'const char *__memprof_default_options(void) {\n'
+            '  return "print_text=1:log_path=stdout";\n}\nint main(')
+        exe = self.build(src)
+        r, profs = harness.run_program(self.scratch, exe)
+        self.assertEqual(profs, [])
+        self.assertEqual(r.stdout.decode().count("Recorded MIBs"), 2)
+        # MEMPROF_OPTIONS is parsed after the defaults and wins.
+        r, profs = harness.run_program(self.scratch, exe,
+                                       env={"MEMPROF_OPTIONS": "print_text=0:log_path="})
+        self.assertEqual(len(profs), 1)
+        self.assertEqual(len(read_raw(profs[0])), 2)
+
+    def test_output_naming(self):
+        exe = self.build()
+        pre = self.scratch.path("sub", "dir", "prof")
+        harness.run_program(self.scratch, exe, env={
+            "MEMPROF_OPTIONS": f"log_path={pre}:log_exe_name=1:log_suffix=.raw"})
+        files = glob.glob(pre + ".*")
+        self.assertEqual(len(files), 1)
+        self.assertRegex(os.path.basename(files[0]), r"^prof\.prog\.\d+\.raw$")
+        self.assertEqual(oct(os.stat(files[0]).st_mode & 0o777), oct(0o660 & ~self.umask()))
+        self.assertEqual(len(read_raw(files[0])), 2)
+
+    def test_unwritable_output_keeps_exit_code(self):
+        src = DUMP_SRC.replace("return 0;\n}", "return 7;\n}")
+        exe = self.build(src)
+        r, _ = harness.run_program(self.scratch, exe, check=False,
+                                   env={"MEMPROF_OPTIONS": "log_path=/dev/null/x/y"})
+        self.assertEqual(r.returncode, 7)
+        self.assertEqual(r.stderr.decode().count("Can't open file"), 1)
+
+    @staticmethod
+    def umask():
+        m = os.umask(0)
+        os.umask(m)
+        return m
+
+
+if __name__ == "__main__":
+    harness.main()

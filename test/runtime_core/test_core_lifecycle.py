@@ -1,0 +1,235 @@
+"""Runtime core: process lifecycle and stacks - fork, deadly signals, exit
+ordering (atexit handlers run before the exit dump), large live blocks
+(reported, unlike LLVM 22), thread stacks and malloc_context_size."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from core_raw import read_raw  # noqa: E402
+
+FORK_SRC = r"""
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void) {
+  char *keep = malloc(256);
+  keep[0] = 1;
+  char *pre = malloc(128);
+  pre[0] = 1; pre[1] = 1;
+  free(pre);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char *c = malloc(96);
+    c[0] = 1; c[1] = 1; c[2] = 1;
+    free(c);
+    keep[1] = 1;
+    exit(0);
+  }
+  waitpid(pid, 0, 0);
+  return 0;
+}
+"""
+
+SIGNAL_SRC = r"""
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  char *p = malloc(64);
+  p[0] = 1; p[1] = 2; p[2] = 3;
+  if (argv[1][0] == 's') { volatile int *z = 0; *z = 1; }
+  if (argv[1][0] == 'a') abort();
+  return 3;
+}
+"""
+
+EXIT_SRC = r"""
+#include <stdlib.h>
+static char *g;
+static void bye(void) { g[1] = 5; g[2] = 6; free(g); }
+__attribute__((destructor)) static void dtor(void) { g = malloc(24); g[0] = 1; }
+int main(void) {
+  g = malloc(50);
+  g[0] = 1;
+  atexit(bye);
+  return 0;
+}
+"""
+
+LARGE_SRC = r"""
+#include <malloc.h>
+#include <stdlib.h>
+int main(void) {
+  char *big = malloc(1 << 20);
+  for (int i = 0; i < (1 << 20); i += 64) big[i] = 1;       /* 16384 */
+  char *al = memalign(1 << 16, 300000);
+  for (int i = 0; i < 300000; i += 100) al[i] = 1;          /* 3000 */
+  char *gone = malloc(200000);
+  for (int i = 0; i < 200000; i += 1000) gone[i] = 1;       /* 200 */
+  free(gone);
+  return ((unsigned long)al & 0xffff) != 0;
+}
+"""
+
+THREAD_SRC = r"""
+#include <pthread.h>
+#include <stdlib.h>
+__attribute__((noinline)) char *deep(int n, size_t sz) {
+  if (n == 0) return malloc(sz);
+  char *r = deep(n - 1, sz);
+  return r;
+}
+void *worker(void *arg) {
+  for (int i = 0; i < 100; i++) {
+    char *p = deep(3, 100);
+    for (int j = 0; j < 100; j++) p[j] = (char)j;
+    free(p);
+  }
+  return arg;
+}
+int main(void) {
+  pthread_t t[4];
+  for (long i = 0; i < 4; i++) pthread_create(&t[i], 0, worker, (void *)i);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+  char *d = deep(40, 64);
+  d[0] = 1;
+  free(d);
+  return 0;
+}
+"""
+
+STRESS_SRC = r"""
+#include <pthread.h>
+#include <stdlib.h>
+#include <sanitizer/memprof_interface.h>
+#define N 20000
+void *worker(void *arg) {
+  for (int i = 0; i < N; i++) {
+    char *p = malloc(16 + (i % 7) * 100);
+    p[0] = 1; p[1] = 1; p[2] = 1;
+    free(p);
+  }
+  return arg;
+}
+int main(void) {
+  pthread_t t[4];
+  for (long i = 0; i < 4; i++) pthread_create(&t[i], 0, worker, 0);
+  for (int i = 0; i < 20; i++) __memprof_profile_dump();
+  for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+  return 0;
+}
+"""
+
+
+def sizes(prof):
+    return {m["TotalSize"] // m["AllocCount"]: m for m in prof["mibs"].values()}
+
+
+class LifecycleTest(harness.ProfTest):
+    def build(self, src, name="p"):
+        return harness.compile_program(self.scratch, self.scratch.write(name + ".c", src))
+
+    def test_fork_child_writes_own_records(self):
+        exe = self.build(FORK_SRC)
+        _, profs = harness.run_program(self.scratch, exe)
+        self.assertEqual(len(profs), 2)
+        by_kind = {}
+        for f in profs:
+            (d,) = read_raw(f)
+            by_kind["child" if 96 in sizes(d) else "parent"] = sizes(d)
+        parent, child = by_kind["parent"], by_kind["child"]
+        self.assertEqual(parent[256]["TotalAccessCount"], 1)
+        self.assertEqual(parent[128]["TotalAccessCount"], 2)
+        self.assertNotIn(96, parent)
+        # The child drops the parent's records but keeps inherited blocks.
+        self.assertNotIn(128, child)
+        self.assertEqual(child[96]["TotalAccessCount"], 3)
+        self.assertEqual(child[256]["TotalAccessCount"], 2)
+
+    def test_segv_dumps_and_dies_by_signal(self):
+        exe = self.build(SIGNAL_SRC)
+        r, profs = harness.run_program(self.scratch, exe, ["s"], check=False)
+        self.assertEqual(r.returncode, -11)
+        self.assertIn(b"MemProfiler:DEADLYSIGNAL", r.stderr)
+        self.assertEqual(len(profs), 1)
+        (d,) = read_raw(profs[0])
+        self.assertEqual(sizes(d)[64]["TotalAccessCount"], 3)
+
+    def test_abort_only_with_handle_abort(self):
+        exe = self.build(SIGNAL_SRC)
+        r, profs = harness.run_program(self.scratch, exe, ["a"], check=False)
+        self.assertEqual(r.returncode, -6)
+        self.assertEqual(profs, [])
+        r, profs = harness.run_program(self.scratch, exe, ["a"], check=False,
+                                       env={"MEMPROF_OPTIONS": "handle_abort=1"})
+        self.assertEqual(r.returncode, -6)
+        self.assertEqual(len(profs), 1)
+        (d,) = read_raw(profs[0])
+        self.assertEqual(sizes(d)[64]["TotalAccessCount"], 3)
+
+    def test_normal_exit_code_kept(self):
+        exe = self.build(SIGNAL_SRC)
+        r, profs = harness.run_program(self.scratch, exe, ["x"], check=False)
+        self.assertEqual(r.returncode, 3)
+        self.assertEqual(len(profs), 1)
+
+    def test_exit_dump_after_atexit_and_destructors(self):
+        exe = self.build(EXIT_SRC)
+        _, profs = harness.run_program(self.scratch, exe)
+        (d,) = read_raw(profs[0])
+        s = sizes(d)
+        # bye() ran before the dump: the block was freed with 3 accesses.
+        self.assertEqual(s[50]["TotalAccessCount"], 3)
+        # The program's destructor also ran first: its block is live.
+        self.assertEqual(s[24]["TotalAccessCount"], 1)
+
+    def test_large_live_blocks_reported(self):
+        exe = self.build(LARGE_SRC)
+        _, profs = harness.run_program(self.scratch, exe)
+        (d,) = read_raw(profs[0])
+        s = sizes(d)
+        self.assertEqual(s[1 << 20]["TotalAccessCount"], 16384)
+        self.assertEqual(s[300000]["TotalAccessCount"], 3000)
+        self.assertEqual(s[200000]["TotalAccessCount"], 200)
+        sites = harness.llvm_show_raw(profs[0], exe)
+        self.assertEqual(harness.site_by_line(sites, "main", 1)["mib"]["TotalSize"], 1 << 20)
+
+    def test_thread_stacks_and_depth(self):
+        exe = self.build(THREAD_SRC)
+        _, profs = harness.run_program(self.scratch, exe)
+        sites = harness.llvm_show_raw(profs[0], exe)
+        workers = [s for s in sites if s["stack"][-1][0] == "worker"]
+        self.assertEqual(len(workers), 1)
+        w = workers[0]
+        self.assertEqual([f[0] for f in w["stack"]], ["deep"] * 4 + ["worker"])
+        self.assertEqual(w["mib"]["AllocCount"], 400)
+        self.assertEqual(w["mib"]["TotalAccessCount"], 40000)
+        (d,) = read_raw(profs[0])
+        deep = [i for i, m in d["mibs"].items() if m["TotalSize"] == 64]
+        self.assertEqual(len(d["stacks"][deep[0]]), 30)  # malloc_context_size
+        _, profs = harness.run_program(self.scratch, exe,
+                                       env={"MEMPROF_OPTIONS": "malloc_context_size=5"})
+        (d,) = read_raw(profs[-1])
+        self.assertEqual({len(s) for s in d["stacks"].values() if len(s) > 1}, {5})
+
+    def test_dumps_concurrent_with_threads(self):
+        exe = self.build(STRESS_SRC)
+        _, profs = harness.run_program(self.scratch, exe)
+        dumps = read_raw(profs[0])
+        self.assertEqual(len(dumps), 21)
+        allocs, accesses = 0, 0
+        for d in dumps:
+            for m in d["mibs"].values():
+                if 16 <= m["MinSize"] and m["MaxSize"] <= 616:
+                    allocs += m["AllocCount"]
+                    accesses += m["TotalAccessCount"]
+                    self.assertLessEqual(m["MaxAccessCount"], 3)
+        # Every freed block is recorded exactly once; a dump may also see up
+        # to one live block per thread (each counted with <= 3 accesses).
+        self.assertGreaterEqual(allocs, 4 * 20000)
+        self.assertLessEqual(allocs, 4 * 20000 + 4 * 21)
+        self.assertGreaterEqual(accesses, 3 * 4 * 20000)
+        self.assertLessEqual(accesses, 3 * (4 * 20000 + 4 * 21))
+
+
+if __name__ == "__main__":
+    harness.main()

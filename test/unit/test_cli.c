@@ -1,0 +1,93 @@
+/* test_cli.c - memprof-profdata's argument grammar (cli.c): both value
+ * forms, LLVM's single-dash spelling, repeatable options, defaults, and the
+ * messages for bad command lines. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int failures;
+
+#define CHECK(cond)                                              \
+  do {                                                           \
+    if (!(cond)) {                                               \
+      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
+      failures++;                                                \
+    }                                                            \
+  } while (0)
+
+static int parse(cli_opts *o, mp_err *e, int argc, const char **argv) {
+  return cli_parse(argc, (char **)argv, o, e);
+}
+#define PARSE(o, e, ...)                                                   \
+  parse(o, e, (int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(char *)), \
+        (const char *[]){__VA_ARGS__})
+
+static void expect_error(const char *want, int rc, const mp_err *e) {
+  if (rc != -1 || !strstr(e->msg, want)) {
+    printf("FAIL: want error containing \"%s\", got rc %d \"%s\"\n", want, rc,
+           rc ? e->msg : "");
+    failures++;
+  }
+}
+
+int main(void) {
+  cli_opts o;
+  mp_err e;
+
+  CHECK(PARSE(&o, &e, "p", "merge", "a.raw", "--profiled-binary=bin",
+              "--profiled-binary", "lib.so", "-o", "out", "b.raw") == 0);
+  CHECK(o.cmd == CLI_MERGE && o.n_inputs == 2 && o.n_binaries == 2);
+  CHECK(!strcmp(o.inputs[1], "b.raw") && !strcmp(o.binaries[1], "lib.so"));
+  CHECK(!strcmp(o.out, "out"));
+  CHECK(o.index.index_version == 12 && o.index.memprof_version == 3);
+  CHECK(!o.index.full_schema && o.index.symbolized_section);
+  cli_free(&o);
+
+  CHECK(PARSE(&o, &e, "p", "merge", "-profiled-binary=bin", "--index-version",
+              "13", "--memprof-version=4", "--memprof-full-schema",
+              "--no-symbolized-section", "--output=x", "--", "-weird") == 0);
+  CHECK(o.index.index_version == 13 && o.index.memprof_version == 4);
+  CHECK(o.index.full_schema && !o.index.symbolized_section);
+  CHECK(o.n_inputs == 1 && !strcmp(o.inputs[0], "-weird"));
+  CHECK(!strcmp(o.out, "x") && o.n_binaries == 1);
+  cli_free(&o);
+
+  CHECK(PARSE(&o, &e, "p", "show", "--symbolized", "--debug-dir", "/d",
+              "--memory", "f") == 0);
+  CHECK(o.cmd == CLI_SHOW && o.symbolized && o.n_debug_dirs == 1 && !o.out);
+  cli_free(&o);
+
+  CHECK(PARSE(&o, &e, "p", "--version") == 0 && o.version);
+  cli_free(&o);
+  CHECK(PARSE(&o, &e, "p", "merge", "--help") == 0 && o.help &&
+        o.cmd == CLI_MERGE);
+  cli_free(&o);
+
+  expect_error("no command given", PARSE(&o, &e, "p"), &e);
+  cli_free(&o);
+  expect_error("no input files", PARSE(&o, &e, "p", "merge"), &e);
+  cli_free(&o);
+  expect_error("unknown option '--nope'", PARSE(&o, &e, "p", "merge", "--nope"), &e);
+  cli_free(&o);
+  expect_error("invalid value 'x' for --memprof-version",
+               PARSE(&o, &e, "p", "merge", "--memprof-version=x", "a"), &e);
+  cli_free(&o);
+  expect_error("invalid value '10' for --index-version",
+               PARSE(&o, &e, "p", "merge", "--index-version=10", "a"), &e);
+  cli_free(&o);
+  expect_error("needs a value", PARSE(&o, &e, "p", "merge", "a", "--profiled-binary"), &e);
+  cli_free(&o);
+  expect_error("takes no value", PARSE(&o, &e, "p", "merge", "a", "--memprof-full-schema=1"), &e);
+  cli_free(&o);
+  expect_error("not valid for show", PARSE(&o, &e, "p", "show", "--index-version=12", "a"), &e);
+  cli_free(&o);
+  expect_error("not valid before a command", PARSE(&o, &e, "p", "-o", "x", "merge", "a"), &e);
+  cli_free(&o);
+  expect_error("unknown command 'mrge'", PARSE(&o, &e, "p", "mrge", "a"), &e);
+  cli_free(&o);
+
+  if (failures) return 1;
+  printf("test_cli: all passed\n");
+  return 0;
+}
