@@ -75,7 +75,7 @@ static void load_block(uint32_t w[16], const unsigned char *p, size_t n) {
 }
 
 static pending chunk(const unsigned char *p, size_t n, uint64_t index) {
-  pending o;
+  pending o = {0};
   memcpy(o.cv, IV, 32);
   size_t blocks = n ? (n + BLOCK_LEN - 1) / BLOCK_LEN : 1;
   for (size_t b = 0; b < blocks; b++) {
@@ -98,7 +98,7 @@ static void chaining_value(const pending *o, uint32_t out[8]) {
 }
 
 static pending parent(const uint32_t left[8], const uint32_t right[8]) {
-  pending o;
+  pending o = {0};
   memcpy(o.cv, IV, 32);
   memcpy(o.block, left, 32);
   memcpy(o.block + 8, right, 32);

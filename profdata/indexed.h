@@ -23,13 +23,21 @@ typedef struct mp_index_opts {
 
 int mp_is_indexed(const void *data, size_t len);
 
-/* Serialize `p`; returns -1 (with a message) for option combinations LLVM
- * cannot read (e.g. memprof v4 with index version < 12). */
+/* Serialize `p` into the empty buffer `out` (offsets in the file are
+ * absolute, so the file must start at out->data).  With the same record
+ * insertion order the bytes equal llvm-profdata-22's (BLAKE3 ids, LLVM's
+ * table order).  Returns -1 (with a message) for option combinations LLVM
+ * cannot read (memprof v4 with index version < 12) and unknown versions. */
 int mp_write_indexed(const mp_profile *p, const mp_index_opts *o, mp_buf *out,
                      mp_err *err);
 
-/* Read an indexed file (ours or llvm-profdata's, memprof v2-v4) into `p`,
- * including our symbolized section when present. */
+/* Read an indexed file (index versions 8-13, memprof v2-v4, any schema;
+ * ours or llvm-profdata's) into `p`, attaching the symbol info of our
+ * symbolized section when its trailer is present.  Records are added in the
+ * file's hash-table order.  Untrusted input: every offset and count is
+ * checked; failures say what is wrong and at which file offset.  Not kept:
+ * AccessHistogramSize (the model stores it only with histogram contents,
+ * which indexed files never have) and a v4 data-access profile. */
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err);
 
 #endif

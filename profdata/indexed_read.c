@@ -74,7 +74,7 @@ static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
 
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
   const unsigned char *d = data;
-  uint64_t memprof;
+  uint64_t memprof = 0;
   if (read_header(d, len, &memprof, err)) return -1;
 
   mp_symsec sec = {0};

@@ -88,13 +88,24 @@ static int write_all(int fd, const unsigned char *p, size_t n) {
   return 0;
 }
 
+/* Devices and pipes (-o /dev/null, a FIFO) are written in place: renaming
+ * a temporary file over them would replace the node itself. */
+static int write_in_place(const char *path, const void *data, size_t len,
+                          mp_err *err) {
+  int fd = strcmp(path, "-") == 0 ? 1 : open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return mp_fail(err, "cannot open: %s", strerror(errno));
+  int rc = write_all(fd, data, len);
+  int e = errno;
+  if (fd != 1) close(fd);
+  return rc ? mp_fail(err, "cannot write: %s", strerror(e)) : 0;
+}
+
 int mp_write_atomic(const char *path, const void *data, size_t len,
                     mp_err *err) {
-  if (strcmp(path, "-") == 0) {
-    if (write_all(1, data, len) != 0)
-      return mp_fail(err, "cannot write to stdout: %s", strerror(errno));
-    return 0;
-  }
+  struct stat st;
+  if (strcmp(path, "-") == 0 ||
+      (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+    return write_in_place(path, data, len, err);
   size_t n = strlen(path);
   char *tmp = mp_xmalloc(n + 32);
   snprintf(tmp, n + 32, "%s.tmp.%ld.XXXXXX", path, (long)getpid());

@@ -49,7 +49,7 @@ void mp_buf_printf(mp_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Write `len` bytes to `path` through a temporary file and rename.
- * path "-" writes to stdout. */
+ * "-" means stdout; an existing device or FIFO is written in place. */
 int mp_write_atomic(const char *path, const void *data, size_t len,
                     mp_err *err);
 

@@ -91,21 +91,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
   return p;
 }
 
-/* Devices and pipes (-o /dev/null, -o /dev/stdout) are written in place:
- * renaming a temporary file over them would replace the device node. */
-static int write_special(const char *path, const mp_buf *b) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return report(path, strerror(errno));
-  size_t n = fwrite(b->data, 1, b->len, f);
-  int bad = n != b->len || ferror(f);
-  if (fclose(f) != 0) bad = 1;
-  return bad ? report(path, "write failed") : 0;
-}
-
 static int write_output(const char *path, const mp_buf *b) {
-  struct stat st;
-  if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-    return write_special(path, b);
   mp_err err;
   if (mp_write_atomic(path, b->data, b->len, &err) != 0)
     return report(path, err.msg);

@@ -15,6 +15,7 @@
 #include "radix.h"
 
 #define NONE UINT32_MAX
+#define MAX_CALLEES 65536u
 
 typedef struct rd {
   mp_profile *p;
@@ -255,7 +256,7 @@ static int take(cursor *c, uint64_t n, const unsigned char **p, mp_err *err) {
 }
 
 static int stack_ref(rd *r, cursor *c, uint32_t *stack, mp_err *err) {
-  const unsigned char *b;
+  const unsigned char *b = NULL;
   if (r->version == 2) {
     if (take(c, 8, &b, err)) return -1;
     *stack = mp_frame_keys_find(&r->v2_stacks, rd64(b));
@@ -272,7 +273,7 @@ static int stack_ref(rd *r, cursor *c, uint32_t *stack, mp_err *err) {
 
 /* A count followed by at least `each` bytes per element. */
 static int count(cursor *c, uint64_t each, uint64_t *n, mp_err *err) {
-  const unsigned char *b;
+  const unsigned char *b = NULL;
   if (take(c, 8, &b, err)) return -1;
   *n = rd64(b);
   if (*n > (c->end - c->pos) / each)
@@ -284,7 +285,7 @@ static int count(cursor *c, uint64_t each, uint64_t *n, mp_err *err) {
 
 static int read_record(rd *r, uint64_t guid, cursor *c, mp_err *err) {
   uint64_t id = r->version == 2 ? 8 : 4, n;
-  const unsigned char *b;
+  const unsigned char *b = NULL;
   mp_record_get(r->p, guid);
   if (count(c, id + r->mib_size, &n, err)) return -1;
   for (uint64_t i = 0; i < n; i++) {
@@ -303,6 +304,14 @@ static int read_record(rd *r, uint64_t guid, cursor *c, mp_err *err) {
     if (stack_ref(r, c, &stack, err)) goto fail;
     if (r->version >= 4) {
       if (count(c, 8, &nc, err) || take(c, 8 * nc, &b, err)) goto fail;
+      /* the model deduplicates callees pairwise; real profiles have a few */
+      if (nc > MAX_CALLEES) {
+        mp_fail(err, "memprof record at offset 0x%llx: call site lists %llu "
+                "callee GUIDs (at most %u are accepted)",
+                (unsigned long long)(c->pos - 8 * nc - 8),
+                (unsigned long long)nc, MAX_CALLEES);
+        goto fail;
+      }
       callees = mp_xrealloc(callees, (nc + 1) * 8);
       memcpy(callees, b, 8 * nc);
     }

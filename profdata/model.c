@@ -266,6 +266,13 @@ static mp_slot *site_slot(mp_profile *p, const mp_record *r, int is_call,
   return table_probe(p->site_index, p, *hash, *key, NULL, NULL);
 }
 
+/* Histogram contents may be absent (indexed files keep only the size), so
+ * a site's `hist` is NULL or holds exactly AccessHistogramSize entries. */
+static void hist_resize(mp_alloc_site *a, uint32_t old, uint32_t n) {
+  a->hist = mp_xrealloc(a->hist, (size_t)n * 8);
+  memset(a->hist + old, 0, (size_t)(n - old) * 8);
+}
+
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
                        const mp_mib *mib, const uint64_t *hist) {
   mp_record *r = mp_record_get(p, guid);
@@ -282,24 +289,25 @@ void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
     if (nh && hist) {
       a->hist = mp_xmalloc((size_t)nh * 8);
       memcpy(a->hist, hist, (size_t)nh * 8);
-    } else {
-      a->mib.AccessHistogramSize = 0;
     }
     table_insert(p->site_index, s, hash, key, (uint32_t)r->n_allocs++);
     return;
   }
   mp_alloc_site *a = &r->allocs[s->val];
   uint32_t old = a->mib.AccessHistogramSize;
+  uint32_t size = nh > old ? nh : old;
   mp_mib_merge(&a->mib, mib);
-  if (nh && hist) {
-    if (nh > old) {
-      a->hist = mp_xrealloc(a->hist, (size_t)nh * 8);
-      memset(a->hist + old, 0, (size_t)(nh - old) * 8);
-      old = nh;
+  if (hist && nh) {
+    if (!a->hist) {
+      a->hist = mp_xcalloc(size, 8);
+    } else if (size > old) {
+      hist_resize(a, old, size);
     }
-    mp_hist_add(a->hist, old, hist, nh);
+    mp_hist_add(a->hist, size, hist, nh);
+  } else if (a->hist && size > old) {
+    hist_resize(a, old, size);
   }
-  a->mib.AccessHistogramSize = old;
+  a->mib.AccessHistogramSize = size;
   a->mib.AccessHistogram = 0;
 }
 

@@ -52,7 +52,8 @@ typedef struct mp_stack {
 typedef struct mp_alloc_site {
   uint32_t stack;
   mp_mib mib;     /* AccessHistogram (the pointer field) is always 0 */
-  uint64_t *hist; /* mib.AccessHistogramSize entries, or NULL */
+  uint64_t *hist; /* mib.AccessHistogramSize entries, or NULL when only the
+                     size is known (indexed input) */
 } mp_alloc_site;
 
 typedef struct mp_call_site {
@@ -117,8 +118,8 @@ mp_record *mp_record_get(mp_profile *p, uint64_t guid);
 mp_record *mp_record_find(const mp_profile *p, uint64_t guid);
 
 /* Add (or merge into) the alloc site of `stack` in record `guid`.
- * `hist` has mib->AccessHistogramSize entries (may be NULL when 0); it is
- * copied. */
+ * `hist` has mib->AccessHistogramSize entries, or is NULL when only the
+ * size is known; it is copied. */
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
                        const mp_mib *mib, const uint64_t *hist);
 /* Add (or union into) the call site of `stack` in record `guid`. */

@@ -292,7 +292,7 @@ static int parse_file(raw_file *f, mp_err *err) {
   if (f->len == 0) return mp_fail(err, "empty file");
   size_t at = 0;
   while (at < f->len) {
-    dump_hdr h;
+    dump_hdr h = {0};
     if (check_header(f, at, &h, err) != 0) return -1;
     f->dumps = mp_xrealloc(f->dumps, (f->n_dumps + 1) * sizeof *f->dumps);
     raw_dump *d = &f->dumps[f->n_dumps];

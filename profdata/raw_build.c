@@ -114,7 +114,9 @@ static int resolve_segments(builder *b, mp_err *err) {
       memcpy(&s, rd->segs + i * sizeof s, sizeof s);
       if (!s.build_id_size) continue;
       const msym_module *m =
-          msym_find_build_id(b->sym, s.build_id, (size_t)s.build_id_size);
+          b->sym ? msym_find_build_id(b->sym, s.build_id,
+                                      (size_t)s.build_id_size)
+                 : NULL;
       size_t mi = m ? module_index(b, m) : SIZE_MAX;
       if (mi == SIZE_MAX) continue;
       b->segs[d][b->n_segs[d]++] = (seg_ref){s.start, s.end, mi};
@@ -228,7 +230,7 @@ static int build_stack(builder *b, raw_stack *s, mp_err *err) {
   size_t n_cs = 0;
   int first = 1;
   for (uint64_t i = 0; i < s->n_pcs; i++) {
-    uint32_t idx;
+    uint32_t idx = PC_DROPPED;
     if (resolve_pc(b, s->dump, raw_u64(s->pcs + i * 8), &idx, err) != 0)
       return -1;
     if (idx == PC_DROPPED) continue;

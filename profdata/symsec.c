@@ -302,8 +302,8 @@ static void sb_put(strbuf *b, const void *p, size_t n) {
 /* Append the string id's text plus NUL; returns its storage offset. */
 static int add_name(const sec *s, uint32_t id, strbuf *b, uint64_t *at,
                     mp_err *err) {
-  const unsigned char *p;
-  uint32_t n;
+  const unsigned char *p = NULL;
+  uint32_t n = 0;
   if (id >= s->n_strings)
     return mp_fail(err, "symbolized section: name string %u out of range "
                    "(%u strings)", id, s->n_strings);
@@ -334,8 +334,8 @@ static int add_path(const sec *s, uint32_t node, strbuf *b, uint64_t *at,
   *at = b->n;
   for (uint32_t k = depth; k-- > 0;) {
     uint32_t comp = rd32(s->d + s->nodes_off + (uint64_t)chain[k] * NODE_SIZE);
-    const unsigned char *p;
-    uint32_t n;
+    const unsigned char *p = NULL;
+    uint32_t n = 0;
     if (comp >= s->n_strings)
       return mp_fail(err, "symbolized section: path node %u names string %u "
                      "out of range", chain[k], comp);

@@ -246,7 +246,7 @@ static int read_frame(yreader *r) {
   int empty, inl = 0;
   if (begin_map(r, "a frame", 0, &empty)) return -1;
   while (r->ev.type != YAML_MAPPING_END_EVENT) {
-    size_t k;
+    size_t k = 0;
     if (map_key(r, "a frame", keys, 4, &seen, &k)) return -1;
     int rc = k == 0   ? read_guid(r, "Function", &f.guid)
              : k == 1 ? read_uint(r, "LineOffset", UINT32_MAX, &line)
@@ -306,7 +306,7 @@ static int read_mib(yreader *r, mp_mib *m) {
   memset(m, 0, sizeof *m);
   if (begin_map(r, "MemInfoBlock", 0, &empty)) return -1;
   while (r->ev.type != YAML_MAPPING_END_EVENT) {
-    size_t k;
+    size_t k = 0;
     uint64_t v;
     if (map_key(r, "MemInfoBlock", mib_names, N_MIB_NAMES, &seen, &k))
       return -1;
@@ -332,7 +332,7 @@ static int read_alloc_site(yreader *r) {
   memset(&a, 0, sizeof a);
   if (begin_map(r, "an alloc site", 0, &empty)) return -1;
   while (r->ev.type != YAML_MAPPING_END_EVENT) {
-    size_t k;
+    size_t k = 0;
     if (map_key(r, "an alloc site", keys, 2, &seen, &k)) return -1;
     if (k == 0 ? read_stack(r, "Callstack", &a.stack) : read_mib(r, &a.mib))
       return -1;
@@ -365,7 +365,7 @@ static int read_call_site(yreader *r) {
   int empty;
   if (begin_map(r, "a call site", 0, &empty)) return -1;
   while (r->ev.type != YAML_MAPPING_END_EVENT) {
-    size_t k;
+    size_t k = 0;
     if (map_key(r, "a call site", keys, 2, &seen, &k)) return -1;
     if (k == 0 ? read_stack(r, "Frames", &c.stack) : read_callees(r, &c))
       return -1;
@@ -411,7 +411,7 @@ static int read_record(yreader *r) {
   r->n_allocs = r->n_calls = r->n_callees = 0;
   if (begin_map(r, "a heap profile record", 0, &empty)) return -1;
   while (r->ev.type != YAML_MAPPING_END_EVENT) {
-    size_t k;
+    size_t k = 0;
     if (map_key(r, "a heap profile record", keys, 3, &seen, &k)) return -1;
     int rc = k == 0   ? read_guid(r, "GUID", &guid)
              : k == 1 ? read_site_list(r, "AllocSites", read_alloc_site)
@@ -436,7 +436,7 @@ static int skip_data_access(yreader *r) {
   int empty;
   if (begin_map(r, "DataAccessProfiles", 1, &empty)) return -1;
   while (!empty && r->ev.type != YAML_MAPPING_END_EVENT) {
-    size_t k;
+    size_t k = 0;
     int seq_empty;
     if (map_key(r, "DataAccessProfiles", keys, 3, &seen, &k)) return -1;
     if (begin_seq(r, keys[k], &seq_empty)) return -1;
@@ -454,7 +454,7 @@ static int read_root(yreader *r) {
   int empty;
   if (begin_map(r, "the document", 0, &empty)) return -1;
   while (r->ev.type != YAML_MAPPING_END_EVENT) {
-    size_t k;
+    size_t k = 0;
     if (map_key(r, "the document", keys, 2, &seen, &k)) return -1;
     int rc = k == 0 ? read_site_list(r, "HeapProfileRecords", read_record)
                     : skip_data_access(r);

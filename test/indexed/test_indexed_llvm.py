@@ -267,15 +267,17 @@ class IndexedVsLLVM(unittest.TestCase):
                 self.assertTrue(r.stderr.strip(), f"cut {cut}")
         # memprof offset, record table offset, schema count, radix entry
         mo = struct.unpack_from("<Q", data, 0x28)[0]
+        # what we damage -> (where, bytes, words the message must contain)
         cases = {
-            "memprof offset": (0x28, struct.pack("<Q", len(data) + 8)),
-            "record table": (mo + 24, struct.pack("<Q", 3)),
-            "schema count": (mo + 32, struct.pack("<Q", 29)),
-            "schema tag": (mo + 40, struct.pack("<Q", 0)),
+            "memprof offset": (0x28, struct.pack("<Q", len(data) + 8),
+                               "memprof section offset"),
+            "record table": (mo + 24, struct.pack("<Q", 3), "record table"),
+            "schema count": (mo + 32, struct.pack("<Q", 29), "29 fields"),
+            "schema tag": (mo + 40, struct.pack("<Q", 0), "field tag 0"),
             "radix length": (struct.unpack_from("<Q", data, mo + 8)[0],
-                             struct.pack("<I", 0xfffffff0)),
+                             struct.pack("<I", 0xfffffff0), "exceeds the radix"),
         }
-        for what, (off, b) in cases.items():
+        for what, (off, b, msg) in cases.items():
             with self.subTest(what=what):
                 d = bytearray(data)
                 d[off:off + len(b)] = b
@@ -283,7 +285,7 @@ class IndexedVsLLVM(unittest.TestCase):
                     f.write(d)
                 r = conv("check", bad, check=False)
                 self.assertEqual(r.returncode, 1, what)
-                self.assertIn("offset", r.stderr + "offset" * (what == "radix length"))
+                self.assertIn(msg, r.stderr)
 
 
 PROGRAM = r"""#include <cstdio>

@@ -4,11 +4,9 @@ and options.  Every expected count is derived from the program text
 import glob
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
-from core_raw import read_raw  # noqa: E402
+import harness
+from harness import read_raw
 
 DUMP_SRC = r"""
 #include <stdio.h>
@@ -31,9 +29,6 @@ int main(int argc, char **argv) {
 """
 
 
-def by_size(prof):
-    return {m["TotalSize"] // m["AllocCount"]: m for m in prof["mibs"].values()}
-
 
 class DumpTest(harness.ProfTest):
     def build(self, src=DUMP_SRC, **kw):
@@ -45,7 +40,7 @@ class DumpTest(harness.ProfTest):
         self.assertEqual(len(profs), 1)
         dumps = read_raw(profs[0])
         self.assertEqual(len(dumps), 2)  # explicit dump + exit dump, appended
-        first, second = by_size(dumps[0]), by_size(dumps[1])
+        first, second = harness.mibs_by_size(dumps[0]), harness.mibs_by_size(dumps[1])
         self.assertEqual(first[100]["TotalAccessCount"], 100)
         self.assertEqual(first[40]["TotalAccessCount"], 10)
         # The table is emptied by a dump: the freed block is not repeated,
@@ -75,12 +70,12 @@ class DumpTest(harness.ProfTest):
                     env=dict(os.environ, MEMPROF_OPTIONS=f"log_path={prefix}"))
         first = read_raw(moved)
         self.assertEqual(len(first), 1)
-        self.assertEqual(by_size(first[0])[40]["TotalAccessCount"], 10)
+        self.assertEqual(harness.mibs_by_size(first[0])[40]["TotalAccessCount"], 10)
         newer = glob.glob(prefix + ".*")
         self.assertEqual(len(newer), 1)
         second = read_raw(newer[0])
         self.assertEqual(len(second), 1)  # truncated and started afresh
-        self.assertEqual(by_size(second[0])[40]["TotalAccessCount"], 15)
+        self.assertEqual(harness.mibs_by_size(second[0])[40]["TotalAccessCount"], 15)
 
     def test_text_format(self):
         exe = self.build()

@@ -3,11 +3,9 @@ and, for 3/4, by llvm-profdata 19 on clang-19 binaries), histogram mode
 (u8 granule counters, saturation, v5 u16 encoding, region padding), and
 agreement with LLVM's own runtime where LLVM's counts are exact."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
-from core_raw import read_raw  # noqa: E402
+import harness
+from harness import read_raw
 
 BASIC_SRC = r"""
 #include <stdlib.h>
@@ -62,9 +60,6 @@ def encode_v5(c):
         m, e = (m + 1) >> 1, e + 1
     return (e << 12) | m
 
-
-def decode_v5(v):
-    return (v & 0xFFF) << (v >> 12)
 
 
 class FormatTest(harness.ProfTest):
@@ -128,7 +123,7 @@ class FormatTest(harness.ProfTest):
             self.assertEqual(by[100]["TotalAccessCount"], sum(want100))
             self.assertEqual(by[20]["AllocCount"], 100)
             self.assertEqual(by[20]["TotalAccessCount"], merged20)
-            first = merged20 if v == 4 else decode_v5(encode_v5(merged20))
+            first = merged20 if v == 4 else harness.decode_v5(encode_v5(merged20))
             self.assertEqual(by[20]["hist"], [first, 0, 0])
             # Long histograms (built outside the small-block fast path),
             # merged across two frees, and a live block at exit.

@@ -2,13 +2,10 @@
 queries, malloc/free hooks (weak definitions and installed pairs),
 allocator statistics (atexit=1 and __memprof_print_accumulated_stats),
 help=1, and the access-recording entry points with exact shadow effects."""
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
-from core_raw import read_raw  # noqa: E402
+import harness
+from harness import read_raw
 
 IFACE_SRC = r"""
 #include <stdio.h>

@@ -118,21 +118,27 @@ static int run_threads(void) {
 
 /* ---- background allocators for fork / exit scenarios -------------------- */
 static volatile int bg_stop;
+static int bg_started;
 
 static void *bg(void *arg) {
   (void)arg;
+  int first = 1;
   while (!bg_stop) {
     void *p = site_bg(40);
     touch(p, 40);
     free(p);
+    if (first) __atomic_add_fetch(&bg_started, 1, __ATOMIC_SEQ_CST);
+    first = 0;
   }
   return NULL;
 }
 
 #define BG_THREADS 4
 
+/* Returns once every thread has freed a block, so site_bg is never empty. */
 static void start_bg(pthread_t *t) {
   for (int i = 0; i < BG_THREADS; i++) pthread_create(&t[i], NULL, bg, NULL);
+  while (__atomic_load_n(&bg_started, __ATOMIC_SEQ_CST) < BG_THREADS) usleep(100);
 }
 
 static void stop_bg(pthread_t *t) {
@@ -153,7 +159,6 @@ static int run_fork(void) {
   pthread_t t[BG_THREADS];
   start_bg(t);
   alloc_free_n(site_prefork, 10, 24);
-  usleep(2000);
   pid_t pid = fork();
   if (pid == 0) {
     alloc_free_n(site_child, 7, 56);
@@ -171,7 +176,6 @@ static int run_fork(void) {
 static int run_exit(void) {
   pthread_t t[BG_THREADS];
   start_bg(t);
-  usleep(2000);
   alloc_free_n(site_main, 9, 88);
   exit(0);
 }
