@@ -132,6 +132,7 @@ static int read_schema(rd *r, uint64_t *pos, mp_err *err) {
                      (unsigned long long)*pos, (unsigned long long)tag,
                      MP_MIB_NUM_FIELDS);
     r->schema.tags[i] = (uint8_t)tag;
+    r->p->mib_fields |= 1u << tag;
   }
   r->mib_size = mp_schema_mib_size(&r->schema);
   *pos += 8 + 8 * n;

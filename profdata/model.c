@@ -343,6 +343,7 @@ static uint32_t copy_string(mp_profile *dst, const mp_profile *src,
 }
 
 void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
+  dst->mib_fields |= src->mib_fields;
   uint32_t *fmap = mp_xmalloc((src->n_frames + 1) * 4);
   for (size_t i = 0; i < src->n_frames; i++) {
     fmap[i] = mp_intern_frame(dst, &src->frames[i]);

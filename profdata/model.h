@@ -43,6 +43,7 @@ typedef struct mp_frame_sym {
 } mp_frame_sym;
 
 #define MP_NO_STRING UINT32_MAX
+#define MP_MIB_ALL_FIELDS (((1u << (MP_MIB_NUM_FIELDS + 1)) - 1) & ~1u)
 
 typedef struct mp_stack {
   uint32_t off; /* into mp_profile.stack_frames */
@@ -89,6 +90,11 @@ typedef struct mp_profile {
   size_t n_strings_bytes, cap_strings_bytes;
   uint32_t *string_off;
   size_t n_strings, cap_strings;
+
+  /* Bit (1u << tag) for every MIB field some input carried (raw and YAML:
+   * all; indexed: its schema).  Writers of text show only
+   * these, as llvm-profdata does; 0 means all. */
+  uint32_t mib_fields;
 
   mp_table *frame_index, *stack_index, *record_index, *site_index,
       *string_index;

@@ -318,6 +318,7 @@ int mp_read_raw(mp_profile *p, const char *name, const void *data, size_t len,
   raw_map_init(&f.stack_index);
   int rc = parse_file(&f, err);
   if (rc == 0) rc = raw_build(&f, p, sym, err);
+  if (rc == 0) p->mib_fields |= MP_MIB_ALL_FIELDS;
   raw_map_free(&f.stack_index);
   free(f.dumps);
   free(f.stacks);

@@ -318,6 +318,7 @@ static int read_mib(yreader *r, mp_mib *m) {
                      (uint32_t)v, MAX_HIST_ENTRIES);
     mib_set(m, mib_tags[k], v);
   }
+  r->p->mib_fields = MP_MIB_ALL_FIELDS; /* missing fields are 0, as LLVM's */
   return next(r);
 }
 

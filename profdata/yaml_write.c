@@ -132,12 +132,17 @@ static void write_stack(ywriter *w, size_t indent, const char *key,
   for (uint32_t i = 0; i < s->len; i++) write_frame(w, indent + 4, frames[i]);
 }
 
+/* Only the fields the inputs carried (an indexed file's schema), as
+ * llvm-profdata shows them. */
 static void write_mib(ywriter *w, size_t indent, const mp_mib *m) {
+  uint32_t mask = w->p->mib_fields ? w->p->mib_fields : MP_MIB_ALL_FIELDS;
 #define MIB_FIELD(Tag, Name, CType, Merge) \
-  put_spaces(w, indent);                   \
-  padded_key(w, #Name);                    \
-  put_u64(w, (uint64_t)m->Name);           \
-  put(w, "\n");
+  if (mask & (1u << Tag)) {                \
+    put_spaces(w, indent);                 \
+    padded_key(w, #Name);                  \
+    put_u64(w, (uint64_t)m->Name);         \
+    put(w, "\n");                          \
+  }
 #include "MIBDef.inc"
 #undef MIB_FIELD
 }
