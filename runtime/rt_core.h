@@ -147,10 +147,24 @@ MP_HIDDEN void rt_output_reset(void);
 MP_HIDDEN void rt_output_fork_child(void);
 MP_HIDDEN void rt_output_fork_prepare(void);
 MP_HIDDEN void rt_output_fork_parent(void);
-MP_HIDDEN void rt_text_profile(rt_buf *b, int terse);
+/* The text profile in two steps: the MIB part while the table is locked
+ * (noting the stack ids it lists), then the stacks once the table is
+ * unlocked, since naming frames takes the dynamic loader's lock and a
+ * thread inside dlopen may be waiting for the table (to record a free). */
+typedef struct rt_text {
+  rt_buf b;
+  uint32_t *ids; /* mmap'd */
+  size_t n, cap;
+} rt_text;
+MP_HIDDEN void rt_text_mibs(rt_text *t, int terse); /* table locked */
+MP_HIDDEN void rt_text_stacks(rt_text *t);          /* table unlocked */
+MP_HIDDEN void rt_text_free(rt_text *t);
 /* Function name of pc (NULL if unknown) and its module/offset (rt_symtab.c). */
 MP_HIDDEN const char *rt_symbolize(uintptr_t pc, const char **module_name,
                                    uintptr_t *offset);
+MP_HIDDEN void rt_symtab_fork_prepare(void);
+MP_HIDDEN void rt_symtab_fork_parent(void);
+MP_HIDDEN void rt_symtab_fork_child(void);
 MP_HIDDEN void rt_print_stats(void);
 
 /* ---- lifecycle (rt_lifecycle.c, rt_signal.c) ----------------------------- */

@@ -14,6 +14,10 @@
 __thread int rt_nonblocking;
 
 static rt_mutex dump_mu = RT_MUTEX_INIT;
+/* Held around dl_iterate_phdr, and across fork: glibc's fork does not
+ * reset the loader lock dl_iterate_phdr takes, so a child forked while a
+ * dump was listing modules would hang in its own first dump. */
+static rt_mutex modules_mu = RT_MUTEX_INIT;
 
 /* ---- segments ---------------------------------------------------------- */
 
@@ -159,11 +163,11 @@ static int write_raw(const seg_list *segs) {
   return r;
 }
 
-static int write_text(void) {
-  rt_buf b = {0};
-  rt_text_profile(&b, rt_flags.print_terse);
-  int r = b.failed ? -1 : rt_output_write(b.p, b.len);
-  rt_buf_free(&b);
+/* Second half of a text dump, after the table is unlocked. */
+static int write_text(rt_text *t) {
+  rt_text_stacks(t);
+  int r = t->b.failed ? -1 : rt_output_write(t->b.p, t->b.len);
+  rt_text_free(t);
   return r;
 }
 
@@ -192,14 +196,24 @@ int rt_dump(int from_signal) {
   if (!segs.seg)
     return -1;
   /* Before our locks: a thread inside dlopen may be waiting for them. */
+  if (!from_signal) /* dying: fork no longer matters */
+    rt_mutex_lock(&modules_mu);
   dl_iterate_phdr(segment_cb, &segs);
+  if (!from_signal)
+    rt_mutex_unlock(&modules_mu);
   rt_nonblocking = from_signal;
   int r = -1;
   if (lock_for_dump(from_signal)) {
     rt_mib_add_all_live();
-    r = rt_flags.print_text ? write_text() : write_raw(&segs);
+    rt_text text = {0};
+    if (rt_flags.print_text)
+      rt_text_mibs(&text, rt_flags.print_terse);
+    else
+      r = write_raw(&segs);
     rt_mib_clear();
     rt_mib_unlock_all();
+    if (rt_flags.print_text)
+      r = write_text(&text); /* dump_mu still orders whole profiles */
     rt_mutex_unlock(&dump_mu);
   }
   rt_nonblocking = 0;
@@ -207,6 +221,16 @@ int rt_dump(int from_signal) {
   return r;
 }
 
-MP_HIDDEN void rt_dump_fork_prepare(void) { rt_mutex_lock(&dump_mu); }
-MP_HIDDEN void rt_dump_fork_parent(void) { rt_mutex_unlock(&dump_mu); }
-MP_HIDDEN void rt_dump_fork_child(void) { rt_mutex_reset(&dump_mu); }
+/* modules_mu and dump_mu are never held together: any order works. */
+MP_HIDDEN void rt_dump_fork_prepare(void) {
+  rt_mutex_lock(&modules_mu);
+  rt_mutex_lock(&dump_mu);
+}
+MP_HIDDEN void rt_dump_fork_parent(void) {
+  rt_mutex_unlock(&dump_mu);
+  rt_mutex_unlock(&modules_mu);
+}
+MP_HIDDEN void rt_dump_fork_child(void) {
+  rt_mutex_reset(&dump_mu);
+  rt_mutex_reset(&modules_mu);
+}

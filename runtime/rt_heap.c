@@ -97,6 +97,13 @@ static heap_counters retired;
 static rt_mutex registry_mu = RT_MUTEX_INIT;
 static tcache *registry;
 
+static void counters_add(heap_counters *to, const heap_counters *from) {
+  to->mallocs += from->mallocs;
+  to->frees += from->frees;
+  to->bytes_alloc += from->bytes_alloc;
+  to->bytes_freed += from->bytes_freed;
+}
+
 static void count_event(int is_free, uint64_t size) {
   heap_counters *c = tc.state == 1 ? &tc.cnt : NULL;
   if (c) {
@@ -240,10 +247,7 @@ static void tc_thread_exit(void *arg) {
   *tc.pprev = tc.next;
   if (tc.next)
     tc.next->pprev = tc.pprev;
-  retired.mallocs += tc.cnt.mallocs;
-  retired.frees += tc.cnt.frees;
-  retired.bytes_alloc += tc.cnt.bytes_alloc;
-  retired.bytes_freed += tc.cnt.bytes_freed;
+  counters_add(&retired, &tc.cnt);
   rt_mutex_unlock(&registry_mu);
   tc.state = 2; /* later frees on this thread bypass the cache */
 }
@@ -286,6 +290,11 @@ static void slot_give(int c, uint32_t s) {
 
 static inline int in_heap(uintptr_t p) { return p >= heap_base && p < heap_end; }
 
+/* p could be ours: non-null and the heap exists. */
+static inline int heap_may_own(uintptr_t p) {
+  return p && __atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE);
+}
+
 /* Metadata of the class block starting at p, or NULL. */
 static slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
   int c = (int)((p - heap_base) >> REGION_SHIFT);
@@ -297,6 +306,15 @@ static slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
   *cls = c;
   *slot = (uint32_t)i;
   return &meta_of_class[c][i];
+}
+
+/* Metadata of the live class block starting at p (its state word in
+ * *st), or NULL. */
+static slot_meta *live_class_meta(uintptr_t p, int *cls, uint32_t *slot,
+                                  uint32_t *st) {
+  slot_meta *m = class_meta(p, cls, slot);
+  *st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
+  return *st & RT_LIVE_BIT ? m : NULL;
 }
 
 void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
@@ -347,14 +365,13 @@ static int retire(uintptr_t p, uint64_t size, uint32_t stack_id, uint32_t ts,
 
 void mp_free(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
-  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+  if (!heap_may_own(p))
     return;
   if (in_heap(p)) {
     int c;
-    uint32_t s;
-    slot_meta *m = class_meta(p, &c, &s);
-    uint32_t st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
-    if (!(st & RT_LIVE_BIT))
+    uint32_t s, st;
+    slot_meta *m = live_class_meta(p, &c, &s, &st);
+    if (!m)
       return;
     rt_run_free_hooks(ptr);
     uint64_t size = st & SIZE_MASK;
@@ -375,19 +392,28 @@ void mp_free(void *ptr) {
   rt_large_release(p);
 }
 
-size_t mp_usable_size(const void *ptr) {
-  uintptr_t p = (uintptr_t)ptr;
-  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+/* 1 if p starts a live block of ours; its requested size in *size. */
+static int live_block(uintptr_t p, uint64_t *size) {
+  if (!heap_may_own(p))
     return 0;
   if (in_heap(p)) {
     int c;
-    uint32_t s;
-    slot_meta *m = class_meta(p, &c, &s);
-    uint32_t st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
-    return st & RT_LIVE_BIT ? st & SIZE_MASK : 0;
+    uint32_t s, st;
+    if (!live_class_meta(p, &c, &s, &st))
+      return 0;
+    *size = st & SIZE_MASK;
+    return 1;
   }
   rt_block b;
-  return rt_large_find(p, &b) ? b.size : 0;
+  if (!rt_large_find(p, &b))
+    return 0;
+  *size = b.size;
+  return 1;
+}
+
+size_t mp_usable_size(const void *ptr) {
+  uint64_t n;
+  return live_block((uintptr_t)ptr, &n) ? n : 0;
 }
 
 /* ---- enumeration, fork, stats ------------------------------------------ */
@@ -439,12 +465,8 @@ void rt_heap_get_stats(rt_heap_stats *s) {
   heap_counters sum;
   rt_mutex_lock(&registry_mu);
   sum = retired;
-  for (tcache *t = registry; t; t = t->next) {
-    sum.mallocs += t->cnt.mallocs;
-    sum.frees += t->cnt.frees;
-    sum.bytes_alloc += t->cnt.bytes_alloc;
-    sum.bytes_freed += t->cnt.bytes_freed;
-  }
+  for (tcache *t = registry; t; t = t->next)
+    counters_add(&sum, &t->cnt);
   rt_mutex_unlock(&registry_mu);
   s->mallocs = sum.mallocs;
   s->frees = sum.frees;
@@ -460,22 +482,13 @@ void rt_heap_get_stats(rt_heap_stats *s) {
 }
 
 int rt_heap_owns(const void *ptr) {
-  uintptr_t p = (uintptr_t)ptr;
-  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
-    return 0;
-  if (in_heap(p)) {
-    int c;
-    uint32_t s;
-    slot_meta *m = class_meta(p, &c, &s);
-    return m && (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) & RT_LIVE_BIT);
-  }
-  rt_block b;
-  return rt_large_find(p, &b) != NULL;
+  uint64_t n;
+  return live_block((uintptr_t)ptr, &n);
 }
 
 const void *rt_heap_block_begin(const void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
-  if (!p || !__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+  if (!heap_may_own(p))
     return NULL;
   if (in_heap(p)) {
     int c = (int)((p - heap_base) >> REGION_SHIFT);

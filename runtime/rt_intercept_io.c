@@ -42,12 +42,6 @@ MP_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
   return r;
 }
 
-MP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) {
-  ssize_t r = __pread64(fd, buf, n, off);
-  if (r > 0)
-    rt_count(buf, (size_t)r);
-  return r;
-}
 
 MP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) {
   ssize_t r = __pread64(fd, buf, n, off);
@@ -56,12 +50,6 @@ MP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) {
   return r;
 }
 
-MP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
-  ssize_t r = __pwrite64(fd, buf, n, off);
-  if (r > 0)
-    rt_count(buf, (size_t)r);
-  return r;
-}
 
 MP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) {
   ssize_t r = __pwrite64(fd, buf, n, off);
@@ -69,6 +57,11 @@ MP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) {
     rt_count(buf, (size_t)r);
   return r;
 }
+
+/* off_t is 64-bit on x86-64: the plain names are the same functions. */
+MP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) MP_ALIAS(pread64);
+MP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+    MP_ALIAS(pwrite64);
 
 /* ---- vectored I/O ---- */
 

@@ -35,11 +35,7 @@ MP_EXPORT int memcmp(const void *a, const void *b, size_t n) {
   return rt_memcmp(a, b, n);
 }
 
-MP_EXPORT int bcmp(const void *a, const void *b, size_t n) {
-  rt_count(a, n);
-  rt_count(b, n);
-  return rt_memcmp(a, b, n);
-}
+MP_EXPORT int bcmp(const void *a, const void *b, size_t n) MP_ALIAS(memcmp);
 
 MP_EXPORT void *memchr(const void *s, int c, size_t n) {
   const unsigned char *p = s;

@@ -5,7 +5,8 @@
  * __strtoll_internal, which set errno exactly as strtol does).  Counted as
  * in LLVM: the characters the conversion consumed plus one; when nothing
  * was converted, the leading blanks and sign it had to skip plus one; an
- * invalid base counts nothing.  strtol's store to *endptr is counted too.
+ * invalid base counts nothing and, as in glibc, leaves *endptr alone.
+ * strtol's store to *endptr is counted too.
  */
 /* No <stdlib.h>: with optimisation it defines atoi/atol/atoll as extern
  * inline functions, which would hide our definitions' visibility. */
@@ -20,9 +21,7 @@ static int is_space(char c) {
 }
 
 /* Bytes of `s` counted for a conversion that stopped at `end`. */
-static size_t consumed(const char *s, const char *end, int base) {
-  if (base != 0 && (base < 2 || base > 36))
-    return 0;
+static size_t consumed(const char *s, const char *end) {
   if (end == s) {
     while (is_space(*end))
       end++;
@@ -34,22 +33,26 @@ static size_t consumed(const char *s, const char *end, int base) {
 
 static void count_conversion(const char *s, char **endptr, char *end,
                              int base) {
+  /* glibc fails an invalid base with EINVAL before reading s or setting
+   * the end pointer: leave the caller's *endptr alone too. */
+  if (base != 0 && (base < 2 || base > 36))
+    return;
   if (endptr) {
     *endptr = end;
     rt_count(endptr, sizeof(*endptr));
   }
-  rt_count(s, consumed(s, end, base));
+  rt_count(s, consumed(s, end));
 }
 
 MP_EXPORT long strtol(const char *s, char **endptr, int base) {
-  char *end;
+  char *end = (char *)s;
   long r = __strtol_internal(s, &end, base, 0);
   count_conversion(s, endptr, end, base);
   return r;
 }
 
 MP_EXPORT long long strtoll(const char *s, char **endptr, int base) {
-  char *end;
+  char *end = (char *)s;
   long long r = __strtoll_internal(s, &end, base, 0);
   count_conversion(s, endptr, end, base);
   return r;
@@ -57,22 +60,22 @@ MP_EXPORT long long strtoll(const char *s, char **endptr, int base) {
 
 /* atoi truncates strtol's long, as LLVM's interceptor and glibc do. */
 MP_EXPORT int atoi(const char *s) {
-  char *end;
+  char *end = (char *)s;
   int r = (int)__strtol_internal(s, &end, 10, 0);
-  rt_count(s, consumed(s, end, 10));
+  rt_count(s, consumed(s, end));
   return r;
 }
 
 MP_EXPORT long atol(const char *s) {
-  char *end;
+  char *end = (char *)s;
   long r = __strtol_internal(s, &end, 10, 0);
-  rt_count(s, consumed(s, end, 10));
+  rt_count(s, consumed(s, end));
   return r;
 }
 
 MP_EXPORT long long atoll(const char *s) {
-  char *end;
+  char *end = (char *)s;
   long long r = __strtoll_internal(s, &end, 10, 0);
-  rt_count(s, consumed(s, end, 10));
+  rt_count(s, consumed(s, end));
   return r;
 }

@@ -10,13 +10,6 @@
 
 #include "rt_intercept.h"
 
-static size_t bounded_len(const char *s, size_t max) {
-  size_t i = 0;
-  while (i < max && s[i])
-    i++;
-  return i;
-}
-
 static int fold(unsigned char c) {
   return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
 }
@@ -50,37 +43,34 @@ MP_EXPORT size_t strlen(const char *s) {
 }
 
 MP_EXPORT size_t strnlen(const char *s, size_t max) {
-  size_t n = bounded_len(s, max);
+  size_t n = rt_strnlen(s, max);
   rt_count(s, rt_min(n + 1, max));
   return n;
 }
 
+/* strcmp & co: both strings up to the first difference (or the common
+ * terminator), one past it, never beyond n. */
+static int compare(const char *s1, const char *s2, size_t n, int ci) {
+  size_t i = common_prefix(s1, s2, n, ci);
+  rt_count(s1, rt_min(i + 1, n));
+  rt_count(s2, rt_min(i + 1, n));
+  return diff_at(s1, s2, i, n, ci);
+}
+
 MP_EXPORT int strcmp(const char *s1, const char *s2) {
-  size_t i = common_prefix(s1, s2, SIZE_MAX, 0);
-  rt_count(s1, i + 1);
-  rt_count(s2, i + 1);
-  return diff_at(s1, s2, i, SIZE_MAX, 0);
+  return compare(s1, s2, SIZE_MAX, 0);
 }
 
 MP_EXPORT int strncmp(const char *s1, const char *s2, size_t n) {
-  size_t i = common_prefix(s1, s2, n, 0);
-  rt_count(s1, rt_min(i + 1, n));
-  rt_count(s2, rt_min(i + 1, n));
-  return diff_at(s1, s2, i, n, 0);
+  return compare(s1, s2, n, 0);
 }
 
 MP_EXPORT int strcasecmp(const char *s1, const char *s2) {
-  size_t i = common_prefix(s1, s2, SIZE_MAX, 1);
-  rt_count(s1, i + 1);
-  rt_count(s2, i + 1);
-  return diff_at(s1, s2, i, SIZE_MAX, 1);
+  return compare(s1, s2, SIZE_MAX, 1);
 }
 
 MP_EXPORT int strncasecmp(const char *s1, const char *s2, size_t n) {
-  size_t i = common_prefix(s1, s2, n, 1);
-  rt_count(s1, rt_min(i + 1, n));
-  rt_count(s2, rt_min(i + 1, n));
-  return diff_at(s1, s2, i, n, 1);
+  return compare(s1, s2, n, 1);
 }
 
 /* Index of the first `c` in s, or of its terminator. */
@@ -93,17 +83,11 @@ static size_t find_char(const char *s, int c) {
 
 MP_EXPORT char *strchr(const char *s, int c) {
   size_t i = find_char(s, c);
-  char *res = s[i] == (char)c ? (char *)s + i : NULL;
-  rt_count(s, (res ? i : rt_strlen(s)) + 1);
-  return res;
+  rt_count(s, i + 1); /* up to the match, else the whole string */
+  return s[i] == (char)c ? (char *)s + i : NULL;
 }
 
-MP_EXPORT char *index(const char *s, int c) {
-  size_t i = find_char(s, c);
-  char *res = s[i] == (char)c ? (char *)s + i : NULL;
-  rt_count(s, (res ? i : rt_strlen(s)) + 1);
-  return res;
-}
+MP_EXPORT char *index(const char *s, int c) MP_ALIAS(strchr);
 
 MP_EXPORT char *strchrnul(const char *s, int c) {
   size_t i = find_char(s, c);
@@ -165,18 +149,20 @@ static size_t span(const char *s, const char *set, int accept) {
   return i;
 }
 
-MP_EXPORT size_t strspn(const char *s, const char *set) {
-  size_t r = span(s, set, 1);
+/* strspn/strcspn: the whole set, and s up to the span's end plus one. */
+static size_t span_counted(const char *s, const char *set, int accept) {
+  size_t r = span(s, set, accept);
   rt_count(set, rt_strlen(set) + 1);
   rt_count(s, r + 1);
   return r;
 }
 
+MP_EXPORT size_t strspn(const char *s, const char *set) {
+  return span_counted(s, set, 1);
+}
+
 MP_EXPORT size_t strcspn(const char *s, const char *set) {
-  size_t r = span(s, set, 0);
-  rt_count(set, rt_strlen(set) + 1);
-  rt_count(s, r + 1);
-  return r;
+  return span_counted(s, set, 0);
 }
 
 MP_EXPORT char *strpbrk(const char *s, const char *set) {
@@ -187,25 +173,27 @@ MP_EXPORT char *strpbrk(const char *s, const char *set) {
   return res;
 }
 
-MP_EXPORT char *strcpy(char *to, const char *from) {
+/* strcpy/stpcpy: the source with its terminator, read and written. */
+static size_t copy_string(char *to, const char *from) {
   size_t n = rt_strlen(from) + 1;
   rt_count(from, n);
   rt_count(to, n);
   rt_memmove(to, from, n);
+  return n;
+}
+
+MP_EXPORT char *strcpy(char *to, const char *from) {
+  copy_string(to, from);
   return to;
 }
 
 MP_EXPORT char *stpcpy(char *to, const char *from) {
-  size_t n = rt_strlen(from) + 1;
-  rt_count(from, n);
-  rt_count(to, n);
-  rt_memmove(to, from, n);
-  return to + n - 1;
+  return to + copy_string(to, from) - 1;
 }
 
 /* strncpy writes exactly n bytes (zero padding included). */
 MP_EXPORT char *strncpy(char *to, const char *from, size_t n) {
-  size_t len = bounded_len(from, n);
+  size_t len = rt_strnlen(from, n);
   rt_count(from, rt_min(n, len + 1));
   rt_count(to, n);
   rt_memmove(to, from, len);
@@ -224,7 +212,7 @@ MP_EXPORT char *strcat(char *to, const char *from) {
 
 /* LLVM counts fl + 1 written bytes even when only n are appended. */
 MP_EXPORT char *strncat(char *to, const char *from, size_t n) {
-  size_t fl = bounded_len(from, n), tl = rt_strlen(to);
+  size_t fl = rt_strnlen(from, n), tl = rt_strlen(to);
   rt_count(from, rt_min(n, fl + 1));
   rt_count(to, tl);
   rt_count(to + tl, fl + 1);

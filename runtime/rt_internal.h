@@ -19,6 +19,14 @@
 
 #define MP_EXPORT __attribute__((visibility("default")))
 #define MP_HIDDEN __attribute__((visibility("hidden")))
+/* A second ABI name for an entry point of the same file (same code, so
+ * MP_CALLER in it still sees the caller's frame). */
+#if defined(__GNUC__) && !defined(__clang__)
+/* gcc wants the alias to carry the attributes libc's headers give the target. */
+#define MP_ALIAS(target) __attribute__((alias(#target), copy(target)))
+#else
+#define MP_ALIAS(target) __attribute__((alias(#target)))
+#endif
 #define MP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -62,5 +70,6 @@ MP_HIDDEN void *rt_memmove(void *d, const void *s, size_t n);
 MP_HIDDEN void *rt_memset(void *d, int c, size_t n);
 MP_HIDDEN int rt_memcmp(const void *a, const void *b, size_t n);
 MP_HIDDEN size_t rt_strlen(const char *s);
+MP_HIDDEN size_t rt_strnlen(const char *s, size_t max);
 
 #endif

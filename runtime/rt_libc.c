@@ -1,4 +1,4 @@
-/* rt_libc.c - the runtime's own memcpy/memmove/memset/memcmp/strlen.
+/* rt_libc.c - the runtime's own memcpy/memmove/memset/memcmp/strlen/strnlen.
  *
  * The runtime defines the public memcpy, strlen, ... as counting
  * interceptors, so it cannot call them for its own work: these helpers are
@@ -107,4 +107,11 @@ size_t rt_strlen(const char *s) {
   while (*p)
     p++;
   return (size_t)(p - s);
+}
+
+size_t rt_strnlen(const char *s, size_t max) {
+  size_t i = 0;
+  while (i < max && s[i])
+    i++;
+  return i;
 }

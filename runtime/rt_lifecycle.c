@@ -17,9 +17,11 @@ static void fork_prepare(void) {
   rt_stack_fork_prepare();
   rt_heap_fork_prepare();
   rt_ialloc_fork_prepare();
+  rt_symtab_fork_prepare(); /* a leaf: nothing is locked while it is held */
 }
 
 static void fork_parent(void) {
+  rt_symtab_fork_parent();
   rt_ialloc_fork_parent();
   rt_heap_fork_parent();
   rt_stack_fork_parent();
@@ -29,6 +31,7 @@ static void fork_parent(void) {
 }
 
 static void fork_child(void) {
+  rt_symtab_fork_child();
   rt_ialloc_fork_child();
   rt_heap_fork_child();
   rt_stack_fork_child();

@@ -96,7 +96,7 @@ MP_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size) {
 }
 
 MP_EXPORT void free(void *p) { mp_free(p); }
-MP_EXPORT void cfree(void *p) { mp_free(p); }
+MP_EXPORT void cfree(void *p) MP_ALIAS(free);
 
 MP_EXPORT void free_sized(void *p, size_t n) {
   (void)n;
@@ -127,9 +127,7 @@ MP_EXPORT void *memalign(size_t align, size_t n) {
   return memalign_impl(align, n, MP_CALLER());
 }
 
-MP_EXPORT void *__libc_memalign(size_t align, size_t n) {
-  return memalign_impl(align, n, MP_CALLER());
-}
+MP_EXPORT void *__libc_memalign(size_t align, size_t n) MP_ALIAS(memalign);
 
 MP_EXPORT void *aligned_alloc(size_t align, size_t n) {
   if (MP_UNLIKELY(!is_pow2(align))) {
@@ -221,25 +219,12 @@ MP_EXPORT char *strdup(const char *s) {
   return dup_impl(s, len, len + 1, 1, MP_CALLER());
 }
 
-MP_EXPORT char *__strdup(const char *s) {
-  size_t len = rt_strlen(s);
-  return dup_impl(s, len, len + 1, 1, MP_CALLER());
-}
-
-static size_t bounded_len(const char *s, size_t max) {
-  size_t i = 0;
-  while (i < max && s[i])
-    i++;
-  return i;
-}
+MP_EXPORT char *__strdup(const char *s) MP_ALIAS(strdup);
 
 /* LLVM counts min(n, len + 1) bytes of the source for strndup. */
 MP_EXPORT char *strndup(const char *s, size_t n) {
-  size_t len = bounded_len(s, n);
+  size_t len = rt_strnlen(s, n);
   return dup_impl(s, len, len + 1 < n ? len + 1 : n, 0, MP_CALLER());
 }
 
-MP_EXPORT char *__strndup(const char *s, size_t n) {
-  size_t len = bounded_len(s, n);
-  return dup_impl(s, len, len + 1 < n ? len + 1 : n, 0, MP_CALLER());
-}
+MP_EXPORT char *__strndup(const char *s, size_t n) MP_ALIAS(strndup);

@@ -65,28 +65,25 @@ static void *new_nothrow(size_t n, size_t align, mp_caller c) {
   return mp_alloc(n, align, 0, c);
 }
 
+/* new[] and delete[] forms are the same functions as their scalar twins:
+ * the block carries everything its release needs. */
 MP_EXPORT void *_Znwm(size_t n) {
   return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
 }
-MP_EXPORT void *_Znam(size_t n) {
-  return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
-}
+MP_EXPORT void *_Znam(size_t n) MP_ALIAS(_Znwm);
 
 MP_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *tag) {
   (void)tag;
   return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
 }
-MP_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *tag) {
-  (void)tag;
-  return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
-}
+MP_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *tag)
+    MP_ALIAS(_ZnwmRKSt9nothrow_t);
 
 MP_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t align) {
   return new_throwing(n, align, MP_CALLER());
 }
-MP_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t align) {
-  return new_throwing(n, align, MP_CALLER());
-}
+MP_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t align)
+    MP_ALIAS(_ZnwmSt11align_val_t);
 
 MP_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
                                                     const void *tag) {
@@ -94,39 +91,30 @@ MP_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
   return new_nothrow(n, align, MP_CALLER());
 }
 MP_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
-                                                    const void *tag) {
-  (void)tag;
-  return new_nothrow(n, align, MP_CALLER());
-}
+                                                    const void *tag)
+    MP_ALIAS(_ZnwmSt11align_val_tRKSt9nothrow_t);
 
 /* Every delete form releases the block the same way: sizes and alignments
  * are implied by the block itself. */
 MP_EXPORT void _ZdlPv(void *p) { mp_free(p); }
-MP_EXPORT void _ZdaPv(void *p) { mp_free(p); }
+MP_EXPORT void _ZdaPv(void *p) MP_ALIAS(_ZdlPv);
 MP_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *tag) {
   (void)tag;
   mp_free(p);
 }
-MP_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *tag) {
-  (void)tag;
-  mp_free(p);
-}
+MP_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *tag)
+    MP_ALIAS(_ZdlPvRKSt9nothrow_t);
 MP_EXPORT void _ZdlPvm(void *p, size_t n) {
   (void)n;
   mp_free(p);
 }
-MP_EXPORT void _ZdaPvm(void *p, size_t n) {
-  (void)n;
-  mp_free(p);
-}
+MP_EXPORT void _ZdaPvm(void *p, size_t n) MP_ALIAS(_ZdlPvm);
 MP_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t align) {
   (void)align;
   mp_free(p);
 }
-MP_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t align) {
-  (void)align;
-  mp_free(p);
-}
+MP_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t align)
+    MP_ALIAS(_ZdlPvSt11align_val_t);
 MP_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
                                                     const void *tag) {
   (void)align;
@@ -134,18 +122,12 @@ MP_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
   mp_free(p);
 }
 MP_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
-                                                    const void *tag) {
-  (void)align;
-  (void)tag;
-  mp_free(p);
-}
+                                                    const void *tag)
+    MP_ALIAS(_ZdlPvSt11align_val_tRKSt9nothrow_t);
 MP_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t align) {
   (void)n;
   (void)align;
   mp_free(p);
 }
-MP_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t align) {
-  (void)n;
-  (void)align;
-  mp_free(p);
-}
+MP_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t align)
+    MP_ALIAS(_ZdlPvmSt11align_val_t);

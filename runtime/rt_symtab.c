@@ -111,3 +111,7 @@ const char *rt_symbolize(uintptr_t pc, const char **module_name, uintptr_t *offs
   rt_mutex_unlock(&mu);
   return name;
 }
+
+void rt_symtab_fork_prepare(void) { rt_mutex_lock(&mu); }
+void rt_symtab_fork_parent(void) { rt_mutex_unlock(&mu); }
+void rt_symtab_fork_child(void) { rt_mutex_reset(&mu); }

@@ -64,9 +64,7 @@ static void put_frame(rt_buf *b, uint32_t i, uintptr_t pc) {
   rt_buf_printf(b, "\n");
 }
 
-static void stack_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
-  (void)e;
-  rt_buf *b = ctx;
+static void print_stack(rt_buf *b, uint32_t id) {
   uint32_t k;
   const uintptr_t *pcs = rt_stack_get(id, &k);
   rt_buf_printf(b, "Stack for id %u:\n", id);
@@ -75,11 +73,46 @@ static void stack_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   rt_buf_printf(b, "\n");
 }
 
-void rt_text_profile(rt_buf *b, int terse) {
+static void count_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
+  (void)id;
+  (void)e;
+  ++*(size_t *)ctx;
+}
+
+static void note_id(uint32_t id, const rt_mib_entry *e, void *ctx) {
+  (void)e;
+  rt_text *t = ctx;
+  if (t->n < t->cap / sizeof(uint32_t))
+    t->ids[t->n++] = id;
+}
+
+void rt_text_mibs(rt_text *t, int terse) {
+  size_t n = 0;
+  rt_mib_for_each(count_cb, &n);
+  t->cap = rt_round_up(n ? n * sizeof(uint32_t) : 1, RT_PAGE);
+  t->ids = rt_mmap_anon(t->cap, 0);
+  if (!t->ids) {
+    t->b.failed = 1;
+    t->cap = 0;
+    return;
+  }
   if (!terse)
-    rt_buf_printf(b, "Recorded MIBs (incl. live on exit):\n");
-  rt_mib_for_each(terse ? mib_terse : mib_full, b);
-  rt_mib_for_each(stack_cb, b);
+    rt_buf_printf(&t->b, "Recorded MIBs (incl. live on exit):\n");
+  rt_mib_for_each(terse ? mib_terse : mib_full, &t->b);
+  rt_mib_for_each(note_id, t);
+}
+
+void rt_text_stacks(rt_text *t) {
+  for (size_t i = 0; i < t->n; i++)
+    print_stack(&t->b, t->ids[i]);
+}
+
+void rt_text_free(rt_text *t) {
+  rt_buf_free(&t->b);
+  if (t->ids)
+    rt_munmap(t->ids, t->cap);
+  t->ids = NULL;
+  t->n = t->cap = 0;
 }
 
 void rt_print_stats(void) {

@@ -5,6 +5,14 @@ import os
 import harness
 
 
+def norm(arg):
+    """Normalize the path inside a flag (pkg-config keeps ${pcfiledir}/../..)."""
+    for pre in ("-Wl,--dynamic-list=", "-I", ""):
+        if arg.startswith(pre + "/"):
+            return pre + os.path.normpath(arg[len(pre):])
+    return arg
+
+
 class InstallTest(harness.ProfTest):
     def test_install_layout_and_pkg_config(self):
         prefix = self.scratch.path("prefix")
@@ -14,14 +22,15 @@ class InstallTest(harness.ProfTest):
         for rel in (f"{libdir}/libmemprof.a", f"{libdir}/libmemprof.so",
                     "bin/memprof-profdata", "include/memprof/memprof_interface.h",
                     "include/memprof/MIBDef.inc", "include/memprof/memprof_format.h",
-                    f"{libdir}/pkgconfig/memprof.pc"):
+                    f"{libdir}/pkgconfig/memprof.pc", f"{libdir}/memprof.syms"):
             self.assertTrue(os.path.isfile(os.path.join(prefix, rel)), rel)
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, libdir, "pkgconfig"))
-        libs = [os.path.normpath(a) if a.startswith("/") else a for a in
+        libs = [norm(a) for a in
                 harness.run(["pkg-config", "--libs", "memprof"], env=env).stdout.split()]
         self.assertEqual(libs, ["-Wl,--whole-archive", f"{prefix}/{libdir}/libmemprof.a",
-                                "-Wl,--no-whole-archive", "-lpthread", "-ldl", "-lm"])
-        cflags = [os.path.normpath(a) if a.startswith("-I/") else a for a in
+                                "-Wl,--no-whole-archive", f"-Wl,--dynamic-list={prefix}/{libdir}/memprof.syms",
+                                "-lpthread", "-ldl", "-lm"])
+        cflags = [norm(a) for a in
                   harness.run(["pkg-config", "--cflags", "memprof"], env=env).stdout.split()]
         self.assertIn("-fmemory-profile", cflags)
         self.assertIn(os.path.normpath(f"-I{prefix}/include/memprof"), cflags)

@@ -10,9 +10,8 @@ stpcpy and memccpy, which LLVM 22 does not intercept (uncounted there).
 Covered: str*, mem*, read/write/pread/pwrite/readv/writev, fread/fwrite/
 fgets/fputs, atoi/atol/atoll/strtol/strtoll.
 """
-import unittest
-
 import harness
+import rt_common
 
 PROG = r"""
 #define _GNU_SOURCE
@@ -172,7 +171,7 @@ def stores(s):
     return len(s) + 1
 
 
-EXPECTED = {
+ACCESSES = {
     "strlen": stores("hello world") + c(12),
     "strnlen": stores("hello world") + c(5),
     "strcmp_a": 22 + c(21), "strcmp_b": 22 + c(21),
@@ -231,32 +230,15 @@ LLVM22_UNCOUNTED = {"stpcpy_src": 28, "stpcpy_dst": 0,
                     "memccpy_src": 39, "memccpy_dst": 0}
 
 
-class Interceptors(harness.ProfTest):
-    def setUp(self):
-        super().setUp()
-        self.src = self.scratch.write("prog.c", PROG)
-        self.marks = harness.marked_sites(PROG)
+def sites_of(accesses):
+    """One 40-byte block (72 where SIZES says) per marker, allocated once."""
+    return {n: (1, SIZES.get(n, 40), a) for n, a in accesses.items()}
 
-    def check(self, sites, override=None):
-        expected = dict(EXPECTED)
-        expected.update(override or {})
-        for name, want in expected.items():
-            with self.subTest(site=name):
-                harness.assert_site(self, sites, self.marks, name, 1,
-                                    SIZES.get(name, 40), want)
 
-    def test_ours(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src)
-        self.check(sites)
-
-    def test_ours_clang19_raw_v4(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, llvm=19,
-                                         env={"MEMPROF_OPTIONS": "raw_version=4"})
-        self.check(sites)
-
-    def test_llvm22_reference(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, runtime="llvm")
-        self.check(sites, LLVM22_UNCOUNTED)
+class Interceptors(rt_common.ThreeRuntimes):
+    PROG = PROG
+    EXPECTED = sites_of(ACCESSES)
+    LLVM22 = sites_of(LLVM22_UNCOUNTED)
 
 
 if __name__ == "__main__":

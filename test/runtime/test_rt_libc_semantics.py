@@ -96,9 +96,11 @@ int main(void) {
     int bases[] = {0, 10, 16, 8, 36, 1, 37};
     for (int b = 0; b < 7; b++) {
       errno = 0;
+      end = t + 100; /* an invalid base leaves it alone */
       long v = strtol(t, &end, bases[b]);
       int e1 = errno;
       errno = 0;
+      end = t + 100;
       long long w = strtoll(t, &end, bases[b]);
       printf("num %zu %d %ld %d %lld %d %ld\n", i, bases[b], v, e1, w, errno, off(t, end));
     }

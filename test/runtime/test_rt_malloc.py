@@ -8,11 +8,8 @@ functions count ceil(bytes/8)).  The same program linked with LLVM 22's
 runtime gives the same numbers except where marked.  A second program checks
 the API semantics (errno, alignment rules, overflow) against our runtime.
 """
-import os
-import subprocess
-import unittest
-
 import harness
+import rt_common
 
 PROG = r"""
 #include <errno.h>
@@ -136,32 +133,10 @@ EXPECTED = {
 LLVM22_MISSING = {"big_live", "strndup"}
 
 
-class MallocFamily(harness.ProfTest):
-    def setUp(self):
-        super().setUp()
-        self.src = self.scratch.write("prog.c", PROG)
-        self.marks = harness.marked_sites(PROG)
-
-    def check(self, sites, missing=()):
-        for name, want in EXPECTED.items():
-            if name in missing:
-                self.assertIsNone(harness.find_marked(sites, self.marks, name),
-                                  f"@{name} should be absent")
-            else:
-                harness.assert_site(self, sites, self.marks, name, *want)
-
-    def test_ours(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src)
-        self.check(sites)
-
-    def test_ours_clang19_raw_v4(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, llvm=19,
-                                         env={"MEMPROF_OPTIONS": "raw_version=4"})
-        self.check(sites)
-
-    def test_llvm22_reference(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, runtime="llvm")
-        self.check(sites, missing=LLVM22_MISSING)
+class MallocFamily(rt_common.ThreeRuntimes):
+    PROG = PROG
+    EXPECTED = EXPECTED
+    LLVM22 = {name: None for name in LLVM22_MISSING}
 
     def test_c_driver_links_without_libstdcxx(self):
         exe = harness.compile_program(self.scratch, self.src)
@@ -210,29 +185,23 @@ GROW_EXPECTED = {
 }
 
 
-class ReallocGrowth(harness.ProfTest):
+class ReallocGrowth(rt_common.MarkedProgram):
     """A realloc chain merged into one site, and secondary-sized blocks:
     calloc zeroing, realloc preserving data, a live aligned 1 MiB block."""
-
-    def run_grow(self, runtime, override=None):
-        src = self.scratch.write("grow.c", GROW)
-        sites, _ = harness.profile_sites(self.scratch, src, runtime=runtime)
-        marks = harness.marked_sites(GROW)
-        expected = dict(GROW_EXPECTED)
-        expected.update(override or {})
-        for name, want in expected.items():
-            with self.subTest(site=name):
-                harness.assert_site(self, sites, marks, name, *want)
+    PROG = GROW
+    SRC_NAME = "grow.c"
+    EXPECTED = GROW_EXPECTED
+    # LLVM 22 reads one shadow cell past a block's end (spec 3.5): the
+    # page-aligned 1 MiB block ends on a 64-byte boundary and the cell
+    # after it holds a stale count left by an earlier (freed) block: run
+    # alone, the same memalign reports 1.
+    LLVM22 = {"big_memalign_live": (1, 1 << 20, 2)}
 
     def test_ours(self):
-        self.run_grow("ours")
+        self.check_run()
 
     def test_llvm22_reference(self):
-        # LLVM 22 reads one shadow cell past a block's end (spec 3.5): the
-        # page-aligned 1 MiB block ends on a 64-byte boundary and the cell
-        # after it holds a stale count left by an earlier (freed) block: run
-        # alone, the same memalign reports 1.
-        self.run_grow("llvm", {"big_memalign_live": (1, 1 << 20, 2)})
+        self.check_run("llvm")
 
 
 SEMANTICS = r"""

@@ -8,9 +8,8 @@
    allocated by main and written/freed by a thread.
 Each is checked against LLVM 22's runtime too where it agrees.
 """
-import unittest
-
 import harness
+import rt_common
 import test_rt_malloc
 
 HIST = r"""
@@ -119,87 +118,58 @@ THREADS_EXPECTED = {
 }
 
 
-class Histogram(harness.ProfTest):
-    def setUp(self):
-        super().setUp()
-        self.src = self.scratch.write("hist.c", HIST)
-        self.marks = harness.marked_sites(HIST)
+HIST_FLAGS = ["-mllvm", "-memprof-histogram"]
 
-    def check(self, sites, override=None):
-        expected = {k: (size, hist, sum(hist)) for k, (size, hist) in HIST_EXPECTED.items()}
-        expected.update(override or {})
-        for name, (size, hist, total) in expected.items():
-            with self.subTest(site=name):
-                harness.assert_site(self, sites, self.marks, name, 1, size, total)
-                self.assertEqual(harness.find_marked(sites, self.marks, name)["hist"],
-                                 hist)
+
+def hist_sites(size_hist):
+    """marker -> (size, histogram[, total]): the total defaults to the sum."""
+    return {n: (1, v[0], v[2] if len(v) > 2 else sum(v[1]), v[1])
+            for n, v in size_hist.items()}
+
+
+class Histogram(rt_common.MarkedProgram):
+    PROG = HIST
+    SRC_NAME = "hist.c"
+    EXPECTED = hist_sites(HIST_EXPECTED)
+    LLVM22 = hist_sites(LLVM22_HIST_DIFF)
 
     def test_ours_inline(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src,
-                                         cflags=["-mllvm", "-memprof-histogram"])
-        self.check(sites)
+        self.check_run(cflags=HIST_FLAGS)
 
     def test_ours_callbacks(self):
-        sites, _ = harness.profile_sites(
-            self.scratch, self.src,
-            cflags=["-mllvm", "-memprof-histogram", "-mllvm", "-memprof-use-callbacks"])
-        self.check(sites)
+        self.check_run(cflags=HIST_FLAGS + rt_common.CALLBACKS)
 
     def test_llvm22_reference(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, runtime="llvm",
-                                         cflags=["-mllvm", "-memprof-histogram"])
-        self.check(sites, LLVM22_HIST_DIFF)
+        self.check_run("llvm", cflags=HIST_FLAGS)
 
     def test_llvm22_reference_callbacks(self):
-        sites, _ = harness.profile_sites(
-            self.scratch, self.src, runtime="llvm",
-            cflags=["-mllvm", "-memprof-histogram", "-mllvm", "-memprof-use-callbacks"])
-        self.check(sites, LLVM22_HIST_DIFF)
+        self.check_run("llvm", cflags=HIST_FLAGS + rt_common.CALLBACKS)
 
 
-class Callbacks(harness.ProfTest):
+class Callbacks(rt_common.MarkedProgram):
     """-memprof-use-callbacks: the malloc-family program of test_rt_malloc
     gives exactly the inline numbers."""
-
-    def run_family(self, runtime):
-        src = self.scratch.write("prog.c", test_rt_malloc.PROG)
-        sites, _ = harness.profile_sites(self.scratch, src, runtime=runtime,
-                                         cflags=["-mllvm", "-memprof-use-callbacks"])
-        return sites, harness.marked_sites(test_rt_malloc.PROG)
+    PROG = test_rt_malloc.PROG
+    EXPECTED = test_rt_malloc.MallocFamily.EXPECTED
+    LLVM22 = test_rt_malloc.MallocFamily.LLVM22
 
     def test_ours(self):
-        sites, marks = self.run_family("ours")
-        for name, want in test_rt_malloc.EXPECTED.items():
-            with self.subTest(site=name):
-                harness.assert_site(self, sites, marks, name, *want)
+        self.check_run(cflags=rt_common.CALLBACKS)
 
     def test_llvm22_reference(self):
-        sites, marks = self.run_family("llvm")
-        for name, want in test_rt_malloc.EXPECTED.items():
-            if name not in test_rt_malloc.LLVM22_MISSING:
-                with self.subTest(site=name):
-                    harness.assert_site(self, sites, marks, name, *want)
+        self.check_run("llvm", cflags=rt_common.CALLBACKS)
 
 
-class Threads(harness.ProfTest):
-    def setUp(self):
-        super().setUp()
-        self.src = self.scratch.write("threads.c", THREADS)
-        self.marks = harness.marked_sites(THREADS)
-
-    def check(self, sites):
-        for name, want in THREADS_EXPECTED.items():
-            with self.subTest(site=name):
-                harness.assert_site(self, sites, self.marks, name, *want)
+class Threads(rt_common.MarkedProgram):
+    PROG = THREADS
+    SRC_NAME = "threads.c"
+    EXPECTED = THREADS_EXPECTED
 
     def test_ours(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src)
-        self.check(sites)
+        self.check_run()
 
     def test_llvm22_reference(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, runtime="llvm")
-        self.check(sites)
-
+        self.check_run("llvm")
 
 if __name__ == "__main__":
     harness.main()

@@ -7,9 +7,8 @@ align_val_t fails (nothrow: NULL, throwing: std::bad_alloc), and a failing
 throwing new runs the new-handler loop before throwing.  The numbers are
 checked against LLVM 22's runtime too (which has the same sites).
 """
-import unittest
-
 import harness
+import rt_common
 
 PROG = r"""
 #include <cstddef>
@@ -67,7 +66,7 @@ int main() {
 }
 """
 
-EXPECTED = {
+SIZE_ACCESSES = {
     "new_arr": (40, 20), "new_one": (4, 3),
     "new_arr_nothrow": (72, 18), "new_one_nothrow": (4, 5),
     "new_aligned": (40, 10), "new_arr_aligned": (104, 26),
@@ -81,6 +80,10 @@ EXPECTED = {
 # nothrow block reuses the chunk of the previous 4-byte block and inherits
 # its 3 stores.
 LLVM22_DIFF = {"new_one_nothrow": (4, 3 + 5)}
+
+
+def sites_of(size_accesses):
+    return {n: (1, size, acc) for n, (size, acc) in size_accesses.items()}
 
 FAILURES = r"""
 #include <cstdint>
@@ -141,36 +144,14 @@ int main(void) {
 """
 
 
-class NewDelete(harness.ProfTest):
-    def setUp(self):
-        super().setUp()
-        self.src = self.scratch.write("prog.cpp", PROG)
-        self.marks = harness.marked_sites(PROG)
-
-    def check(self, sites, override=None):
-        expected = dict(EXPECTED)
-        expected.update(override or {})
-        for name, (size, acc) in expected.items():
-            with self.subTest(site=name):
-                harness.assert_site(self, sites, self.marks, name, 1, size, acc)
-
-    def test_ours(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src)
-        self.check(sites)
+class NewDelete(rt_common.ThreeRuntimes):
+    PROG = PROG
+    SRC_NAME = "prog.cpp"
+    EXPECTED = sites_of(SIZE_ACCESSES)
+    LLVM22 = sites_of(LLVM22_DIFF)
 
     def test_ours_callbacks(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src,
-                                         cflags=["-mllvm", "-memprof-use-callbacks"])
-        self.check(sites)
-
-    def test_ours_clang19_raw_v4(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, llvm=19,
-                                         env={"MEMPROF_OPTIONS": "raw_version=4"})
-        self.check(sites)
-
-    def test_llvm22_reference(self):
-        sites, _ = harness.profile_sites(self.scratch, self.src, runtime="llvm")
-        self.check(sites, LLVM22_DIFF)
+        self.check_run(cflags=rt_common.CALLBACKS)
 
     def test_failures_ours(self):
         src = self.scratch.write("fail.cpp", FAILURES)

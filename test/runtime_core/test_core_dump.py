@@ -77,6 +77,39 @@ class DumpTest(harness.ProfTest):
         self.assertEqual(len(second), 1)  # truncated and started afresh
         self.assertEqual(harness.mibs_by_size(second[0])[40]["TotalAccessCount"], 15)
 
+    def test_reset_without_rename_truncates(self):
+        src = r"""
+#include <stdlib.h>
+#include <sanitizer/memprof_interface.h>
+int main(void) {
+  char *a = malloc(100);
+  for (int i = 0; i < 100; i++) a[i] = 1;   /* 100 */
+  free(a);
+  char *live = malloc(40);
+  for (int i = 0; i < 10; i++) live[i] = 2; /* 10 */
+  __memprof_profile_dump();
+  __memprof_profile_reset();                /* the next write truncates */
+  char *b = malloc(200);
+  for (int i = 0; i < 20; i++) b[i] = 3;    /* 20 */
+  free(b);
+  for (int i = 0; i < 5; i++) live[i] = 4;  /* 5 more */
+  __memprof_profile_dump();
+  return 0;
+}
+"""
+        exe = self.build(src)
+        _, profs = harness.run_program(self.scratch, exe)
+        self.assertEqual(len(profs), 1)
+        # The first dump was truncated away: the second explicit dump and
+        # the exit dump remain.
+        dumps = [{k: m["TotalAccessCount"] for k, m in harness.mibs_by_size(d).items()}
+                 for d in read_raw(profs[0])]
+        self.assertEqual(dumps, [{200: 20, 40: 15}, {40: 15}])
+        sites = harness.llvm_show_raw(profs[0], exe)
+        live = harness.site_by_line(sites, "main", 4)
+        self.assertEqual((live["mib"]["AllocCount"], live["mib"]["TotalAccessCount"]),
+                         (2, 30))
+
     def test_text_format(self):
         exe = self.build()
         r, profs = harness.run_program(

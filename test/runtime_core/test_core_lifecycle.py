@@ -1,6 +1,9 @@
-"""Runtime core: process lifecycle and stacks - fork, deadly signals, exit
-ordering (atexit handlers run before the exit dump), large live blocks
-(reported, unlike LLVM 22), thread stacks and malloc_context_size."""
+"""Runtime core: process lifecycle and stacks - fork (also while other
+threads allocate and dump), deadly signals, exit ordering (atexit handlers
+run before the exit dump), large live blocks (reported, unlike LLVM 22),
+thread stacks and malloc_context_size, dumps concurrent with threads and
+with dlopen."""
+import re
 
 import harness
 from harness import read_raw
@@ -118,6 +121,89 @@ int main(void) {
 
 
 
+DLOPEN_LIB_SRC = r"""
+#include <stdlib.h>
+__attribute__((constructor)) static void init(void) {
+  for (int i = 0; i < 20; i++)
+    free(malloc(16 + i));
+}
+"""
+
+DLOPEN_DUMP_SRC = r"""
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sanitizer/memprof_interface.h>
+static const char *path;
+static void *loader(void *arg) {
+  for (int i = 0; i < 200; i++) {
+    void *h = dlopen(path, RTLD_NOW);
+    if (h)
+      dlclose(h);
+  }
+  return arg;
+}
+int main(int argc, char **argv) {
+  path = argv[1];
+  char *live = malloc(24);
+  live[0] = 1;
+  pthread_t t;
+  pthread_create(&t, 0, loader, 0);
+  for (int i = 0; i < 200; i++)
+    __memprof_profile_dump();
+  pthread_join(t, 0);
+  return 0;
+}
+"""
+
+FORK_THREADS_SRC = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <sanitizer/memprof_interface.h>
+static volatile int stop;
+static void *churn(void *arg) {
+  while (!stop) {
+    char *p = malloc(16 + (rand() % 5000));
+    p[0] = 1;
+    char *s = strdup("churn");
+    free(p);
+    free(s);
+    if ((long)arg == 1)
+      __memprof_profile_dump();
+  }
+  return arg;
+}
+int main(void) {
+  pthread_t t[2];
+  for (long i = 0; i < 2; i++)
+    pthread_create(&t[i], 0, churn, (void *)i);
+  int ok = 0;
+  for (int i = 0; i < 40; i++) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      alarm(5); /* a hung child must not outlive the test */
+      char *c = malloc(6000); /* outside the churn sizes */
+      c[0] = 1;
+      c[1] = 1;
+      free(c);
+      __memprof_profile_dump();
+      _exit(0);
+    }
+    int st;
+    ok += waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  }
+  stop = 1;
+  for (int i = 0; i < 2; i++)
+    pthread_join(t[i], 0);
+  printf("children ok %d\n", ok);
+  return 0;
+}
+"""
+
 class LifecycleTest(harness.ProfTest):
     def build(self, src, name="p"):
         return harness.compile_program(self.scratch, self.scratch.write(name + ".c", src))
@@ -129,7 +215,8 @@ class LifecycleTest(harness.ProfTest):
         by_kind = {}
         for f in profs:
             (d,) = read_raw(f)
-            by_kind["child" if 96 in harness.mibs_by_size(d) else "parent"] = harness.mibs_by_size(d)
+            sizes = harness.mibs_by_size(d)
+            by_kind["child" if 96 in sizes else "parent"] = sizes
         parent, child = by_kind["parent"], by_kind["child"]
         self.assertEqual(parent[256]["TotalAccessCount"], 1)
         self.assertEqual(parent[128]["TotalAccessCount"], 2)
@@ -138,6 +225,23 @@ class LifecycleTest(harness.ProfTest):
         self.assertNotIn(128, child)
         self.assertEqual(child[96]["TotalAccessCount"], 3)
         self.assertEqual(child[256]["TotalAccessCount"], 2)
+
+    def test_fork_while_threads_allocate_and_dump(self):
+        """Every runtime lock is held across fork: children forked while
+        other threads allocate, free and dump can allocate and dump."""
+        exe = self.build(FORK_THREADS_SRC)
+        r, profs = harness.run_program(self.scratch, exe, timeout=60)
+        self.assertEqual(r.stdout.decode(), "children ok 40\n")
+        children = []
+        for f in profs:
+            dumps = [harness.mibs_by_size(d) for d in read_raw(f)]
+            if any(6000 in sizes for sizes in dumps):
+                self.assertEqual(len(dumps), 1)  # the child's one dump
+                children.append(dumps[0])
+        self.assertEqual(len(children), 40)
+        for sizes in children:
+            self.assertEqual((sizes[6000]["AllocCount"], sizes[6000]["TotalAccessCount"]),
+                             (1, 2))
 
     def test_segv_dumps_and_dies_by_signal(self):
         exe = self.build(SIGNAL_SRC)
@@ -228,6 +332,24 @@ class LifecycleTest(harness.ProfTest):
         self.assertGreaterEqual(accesses, 3 * 4 * 20000)
         self.assertLessEqual(accesses, 3 * (4 * 20000 + 4 * 21))
 
+
+    def test_text_dumps_concurrent_with_dlopen(self):
+        """A text dump names frames with dladdr (the loader's lock) while a
+        thread inside dlopen, holding that lock, frees memory from the
+        library's constructor: the dump must not hold the MIB table then."""
+        lib_src = self.scratch.write("ctor.c", DLOPEN_LIB_SRC)
+        lib = self.scratch.path("libctor.so")
+        harness.run(["clang-22", "-shared", "-fPIC", "-O0", lib_src, "-o", lib])
+        exe = harness.compile_program(self.scratch, self.scratch.write("dl.c", DLOPEN_DUMP_SRC),
+                                      ldflags=["-ldl"])
+        r, profs = harness.run_program(
+            self.scratch, exe, [lib], timeout=60,
+            env={"MEMPROF_OPTIONS": "print_text=1:print_terse=1:log_path=stdout"})
+        self.assertEqual(profs, [])
+        out = r.stdout.decode()
+        # 200 explicit dumps + the exit dump, each listing the live block.
+        self.assertEqual(len(re.findall(r"^MIB:\d+/1/24\.00/24/24/", out, re.M)), 201)
+        self.assertEqual(out.count("Stack for id"), out.count("MIB:"))
 
 if __name__ == "__main__":
     harness.main()
