@@ -7,7 +7,9 @@
 Inputs, next to this script: base-v5.profraw and base-v3.profraw (raw
 profiles of test/fuzz/seedprog.c, recorded with LLVM 22's runtime; v3 is
 the LLVM 19 v4 file converted), base-llvm22.indexed (llvm-profdata-22 merge
-of base-v5) and base.yaml (llvm-profdata-22 show --memory of base-v5).
+of base-v5) and base.yaml (llvm-profdata-22 show --memory of base-llvm22.indexed) and
+base-ours.memprofdata (memprof-profdata merge of base-v5, with our
+symbolized section).
 
 Writes one file per case into OUTDIR and the list of cases to CASES:
 one line per case, tab-separated: file name, the substring memprof-profdata's
@@ -125,8 +127,8 @@ def raw_cases(v5, v3):
         f"stack 0 (id 0x{id0:016x}) at offset 0x{p0:x}: {2**61} PCs do not fit")
     hs_at = r.mib + 8 + 8 + 132
     add("raw-histogram-huge.profraw", put32(v5, hs_at, 0xffffffff),
-        f"MIB 0 at offset 0x{r.mib + 8:x}: AccessHistogramSize 4294967295 needs "
-        f"{r.mib_fixed + 2 * 0xffffffff} bytes")
+        f"MIB 0 at offset 0x{r.mib + 8:x}: AccessHistogramSize 4294967295 is larger "
+        f"than 16777216")
     seg0 = r.seg + 8
     add("raw-buildid-size-33.profraw", put64(v5, seg0 + 24, 33),
         f"segment 0 at offset 0x{seg0:x}: BuildIdSize 33 exceeds 32")
@@ -233,7 +235,10 @@ def indexed_cases(ix):
     for cut in (ix.frames_at + 20, ix.cspo + 8, ix.rpo + 10, ix.rto - 1):
         add(f"idx-trunc-{cut}.indexed", d[:cut], order)
     # llvm-profdata-22 refuses this one ("truncated profile data").
-    add(f"idx-trunc-{n - 1}.indexed", d[:n - 1], "truncated")
+    vt = u64(d, 0x40)
+    add(f"idx-trunc-{n - 1}.indexed", d[:n - 1],
+        f"truncated profile data: vtable-names section at offset 0x{vt:x} needs 8 "
+        f"bytes, the file has 0x{n - 1:x}")
     for v in (7, 14):
         add(f"idx-version-{v}.indexed", put64(d, 8, (u64(d, 8) & ~0xffffffff) | v),
             f"indexed profile version {v} is not supported (8..13 carry a "
@@ -282,6 +287,40 @@ def indexed_cases(ix):
     return c
 
 
+# ---- our symbolized section (docs/symbolized-section.md) ----------------------
+
+def symsec_cases(ours):
+    """Damage behind the 40-byte trailer: magic, u32 major, u32 minor, u64
+    section offset, u64 section size, u32 crc32 of the section, u32 pad."""
+    import zlib
+    c = []
+    add = lambda name, data, msg: c.append((name, data, msg))
+    n = len(ours)
+    t = n - 40
+    base, size = u64(ours, t + 16), u64(ours, t + 24)
+
+    def fix_crc(d):
+        return put32(d, t + 32, zlib.crc32(d[base:base + size]))
+
+    add("sym-major-2.memprofdata", put32(ours, t + 8, 2),
+        "symbolized section has version 2.0; this reader understands major "
+        "version 1 only")
+    add("sym-offset-wrong.memprofdata", put64(ours, t + 16, base + 8),
+        f"symbolized section trailer at offset 0x{t:x}: section "
+        f"0x{base + 8:x}+0x{size:x} does not end at the trailer")
+    add("sym-size-huge.memprofdata", put64(ours, t + 24, 2**63),
+        "does not end at the trailer")
+    flipped = bytearray(ours)
+    flipped[base + size // 2] ^= 0x55
+    crc = zlib.crc32(bytes(flipped[base:base + size]))
+    add("sym-crc-mismatch.memprofdata", bytes(flipped),
+        f"symbolized section at offset 0x{base:x} is damaged (crc32 "
+        f"0x{crc:08x}, trailer says 0x{u32(ours, t + 32):08x})")
+    add("sym-header-size-huge.memprofdata", fix_crc(put32(ours, base, 0xffffff)),
+        f"symbolized section at offset 0x{base:x}: bad header size")
+    return c
+
+
 # ---- YAML ---------------------------------------------------------------------
 
 def yaml_cases(y):
@@ -304,7 +343,7 @@ def yaml_cases(y):
     add("yaml-alias.yaml", b"---\nHeapProfileRecords: &a\n  - *a\n",
         "YAML aliases (*a) are not supported")
     add("yaml-deep-nesting.yaml",
-        b"---\nHeapProfileRecords:\n  - GUID: 0x1\n    AllocSites: " + b"[" * 100000 + b"\n",
+        b"---\nHeapProfileRecords:\n  - GUID: 0x1\n    AllocSites: " + b"[" * 10000 + b"\n",
         "4:18: an alloc site must be a mapping, found a sequence")
     return c
 
@@ -315,6 +354,7 @@ def main():
     rd = lambda n: open(os.path.join(HERE, n), "rb").read()
     cases = (raw_cases(rd("base-v5.profraw"), rd("base-v3.profraw")) +
              indexed_cases(Indexed(rd("base-llvm22.indexed"))) +
+             symsec_cases(rd("base-ours.memprofdata")) +
              yaml_cases(rd("base.yaml")))
     names = set()
     lines = ["# file\texpected stderr substring\texit status "

@@ -90,7 +90,7 @@ class DamagedTest(unittest.TestCase):
 
     def test_base_files_are_accepted(self):
         for base in ("base-v5.profraw", "base-v3.profraw", "base-llvm22.indexed",
-                     "base.yaml"):
+                     "base.yaml", "base-ours.memprofdata"):
             with self.subTest(base=base):
                 r = self.run_tool("show", os.path.join(HERE, base),
                                   f"--profiled-binary={self.binary}")
@@ -101,6 +101,84 @@ class DamagedTest(unittest.TestCase):
                                       self.scratch.path("bin", "seedprog19"))
                 self.assertEqual(r.returncode, 0, r.stderr.decode())
                 self.assertIn(b"HeapProfileRecords:", r.stdout)
+
+    def make_bad_binaries(self):
+        """(path, exact message or None) for damaged --profiled-binary files:
+        None = any outcome but a crash (exit 0 or 1)."""
+        with open(self.binary, "rb") as f:
+            elf = f.read()
+        d = self.scratch.path("badbin")
+        os.makedirs(d, exist_ok=True)
+        out = []
+
+        def put(name, data, msg):
+            p = os.path.join(d, name)
+            with open(p, "wb") as f:
+                f.write(data)
+            out.append((p, msg))
+
+        put("text.bin", b"hello\n", "not an ELF file")
+        put("empty.bin", b"", "not an ELF file")
+        put("truncated.bin", elf[:4096], None)
+        shoff = bytearray(elf)
+        shoff[0x28:0x30] = (len(elf) + 100000).to_bytes(8, "little")
+        put("shoff-past-end.bin", bytes(shoff), None)
+        sections = harness.run(["readelf", "-S", "-W", self.binary]).stdout
+        for sec in (".debug_info", ".debug_line", ".debug_abbrev", ".debug_str",
+                    ".debug_addr", ".debug_rnglists", ".debug_str_offsets"):
+            for line in sections.splitlines():
+                parts = line.replace("[ ", "[").split()
+                if sec in parts:
+                    i = parts.index(sec)
+                    off, size = int(parts[i + 3], 16), int(parts[i + 4], 16)
+                    bad = bytearray(elf)
+                    bad[off:off + size] = bytes([0xff]) * size
+                    put(f"ff{sec}.bin", bytes(bad), None)
+                    for k in range(off, off + size, 7):
+                        bad[k] = (k * 131) & 0xff
+                    put(f"mixed{sec}.bin", bytes(bad), None)
+        out.append((d, "not an ELF file (not a regular file)"))
+        out.append((os.path.join(d, "missing.bin"), "no such file"))
+        return out
+
+    def test_bad_profiled_binaries(self):
+        prof = os.path.join(HERE, "base-v5.profraw")
+        bins = self.make_bad_binaries()
+        self.assertGreater(len(bins), 10)
+        for path, msg in bins:
+            for cmd in ("show", "merge"):
+                with self.subTest(binary=os.path.basename(path), cmd=cmd):
+                    out = self.scratch.path("badbin-out")
+                    r = self.run_tool(cmd, prof, f"--profiled-binary={path}", "-o", out)
+                    err = r.stderr.decode(errors="replace")
+                    self.assertGreaterEqual(r.returncode, 0, err)
+                    self.assertNotIn("Sanitizer", err)
+                    self.assertNotIn("runtime error:", err)
+                    if msg is None:
+                        self.assertIn(r.returncode, (0, 1), err)
+                    else:
+                        self.assertEqual(r.returncode, 1, err)
+                        self.assertIn(f"memprof-profdata: error: {path}: ", err)
+                        self.assertIn(msg, err)
+                        self.assertFalse(os.path.exists(out))
+                    if os.path.exists(out):
+                        os.unlink(out)
+
+    def test_special_files_as_input(self):
+        """Devices, folders and FIFOs are refused at once: a FIFO with no
+        writer must not block the tool forever."""
+        fifo = self.scratch.path("fifo")
+        os.mkfifo(fifo)
+        for path in ("/dev/zero", "/dev/null", self.scratch.dir, fifo):
+            with self.subTest(input=path):
+                try:
+                    r = subprocess.run([self.tool, "show", path], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.fail(f"memprof-profdata show {path}: hangs")
+                self.assertEqual(r.returncode, 1)
+                self.assertIn(f"memprof-profdata: error: {path}: not a regular file",
+                              r.stderr.decode())
 
     def test_corpus_is_up_to_date(self):
         gen = self.scratch.path("regen")

@@ -6,6 +6,7 @@
  * MEMPROF_OPTIONS unset.  The runtime's syscall and report helpers are
  * stubbed: the parser's warnings are counted, not printed.
  */
+#define _GNU_SOURCE /* strchrnul, for the runtime's libc table */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,9 +40,13 @@ int rt_open(const char *path, int flags, int mode) {
   return -1;
 }
 void rt_close(int fd) { (void)fd; }
-void *rt_memcpy(void *d, const void *s, size_t n) { return memcpy(d, s, n); }
-int rt_memcmp(const void *a, const void *b, size_t n) { return memcmp(a, b, n); }
-size_t rt_strlen(const char *s) { return strlen(s); }
+/* The runtime's byte/string helpers call through this table (rt_internal.h);
+ * here it points at libc's functions of the same names. */
+rt_libc_fns rt_libc = {
+#define RT_LIBC_FN(name, ret, args) .name = name,
+#include "rt_libc_fns.inc"
+#undef RT_LIBC_FN
+};
 
 static rt_flags_t defaults;
 

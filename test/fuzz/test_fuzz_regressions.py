@@ -1,7 +1,8 @@
 """test_fuzz_regressions.py - inputs the fuzzers (or reviews) found to crash
 or trip a sanitizer, replayed through memprof-profdata `show` and `merge`
 on every build.  Each must end in exit 0 or 1 (never a signal), without a
-sanitizer report, and a refusal must name the file.  The UBSan findings
+sanitizer report, and a refusal must name the file; an accepted input's
+`show --symbolized` output must be readable by `show`.  The UBSan findings
 only fail in the sanitized tier (scripts/test-sanitized.sh); runtime option
 strings (regressions/options/) are replayed by the fuzz build only
 (fuzz.options.regressions).
@@ -55,7 +56,20 @@ class FuzzRegressionTest(unittest.TestCase):
                         self.assertIn(r.returncode, (0, 1), err)
                         if r.returncode:
                             self.assertIn(f"error: {path}: ", err)
+                        elif cmd == "show":
+                            self.check_symbolized_yaml_reads_back(path)
         self.assertGreater(n, 0)
+
+    def check_symbolized_yaml_reads_back(self, path):
+        """What `show --symbolized` writes, `show` must read."""
+        y = self.scratch.path("sym.yaml")
+        r = subprocess.run([self.tool, "show", "--symbolized", path, *self.bins,
+                            "-o", y], stderr=subprocess.PIPE, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        r = subprocess.run([self.tool, "show", y, "-o", self.scratch.path("again")],
+                           stderr=subprocess.PIPE, timeout=60)
+        self.assertEqual(r.returncode, 0, "our own YAML refused: " +
+                         r.stderr.decode(errors="replace"))
 
 
 if __name__ == "__main__":

@@ -122,3 +122,67 @@ def indexed_big_radix(base, path, size=GIB):
         if off:
             struct.pack_into("<Q", tail, at, off + delta)
     _write_sparse(path, rpo + delta + len(tail), [(0, bytes(out)), (rpo + delta, bytes(tail))])
+
+
+def raw_many_stacks(base, path, n):
+    """The base dump's segments with n MIBs, each on its own stack id, all
+    stacks the base's first stack's PCs with one PC varied inside main's
+    code: many distinct ids, few distinct PCs (a table-growth test)."""
+    ver, segs, mibs, stacks = raw_sections(base)
+    assert ver == 5
+    mib0 = mibs[8:8 + 152]
+    k = struct.unpack_from("<Q", stacks, 16)[0]
+    pcs = list(struct.unpack_from(f"<{k}Q", stacks, 24))
+    mib_part = bytearray(struct.pack("<Q", n))
+    stk_part = bytearray(struct.pack("<Q", n))
+    for i in range(n):
+        sid = i + 1
+        mib_part += struct.pack("<Q", sid) + mib0[8:]
+        p = list(pcs)
+        p[-1] = pcs[-1] + (i % 64)  # the libc frame: unsymbolized, distinct
+        stk_part += struct.pack("<QQ", sid, k) + struct.pack(f"<{k}Q", *p) 
+    mib_off = 48 + len(segs)
+    stk_off = mib_off + len(mib_part)
+    total = stk_off + len(stk_part)
+    with open(path, "wb") as f:
+        f.write(_header(ver, total, 48, mib_off, stk_off) + segs + mib_part + stk_part)
+
+
+def indexed_set_hist_sizes(data, value):
+    """Copy of an indexed file (memprof v3/v4 with AccessHistogramSize in
+    its schema) with every non-zero AccessHistogramSize field set to
+    `value`.  Indexed files carry no histogram values, so any value is
+    well-formed."""
+    d = bytearray(data)
+    u64 = lambda o: struct.unpack_from("<Q", d, o)[0]
+    mp = u64(40)
+    v = u64(mp)
+    assert v in (3, 4)
+    rpo, rto = u64(mp + 16), u64(mp + 24)
+    p = mp + 32
+    if v == 4:
+        p += 8
+        nsum = struct.unpack_from("<I", d, p)[0]
+        p += 4 + 8 * nsum
+    schema = [u64(p + 8 + 8 * i) for i in range(u64(p))]
+    u32_tags = {1, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 24, 25, 26}
+    offs, size = {}, 0
+    for t in schema:
+        offs[t] = size
+        size += 4 if t in u32_tags else 8
+    assert 26 in offs, "schema without AccessHistogramSize"
+    q, patched = rpo, 0
+    while q < rto:
+        (n,) = struct.unpack_from("<H", d, q)
+        q += 2
+        for _ in range(n):
+            kl, dl = u64(q + 8), u64(q + 16)
+            data_at = q + 24 + kl
+            for i in range(u64(data_at)):
+                f = data_at + 8 + i * (4 + size) + 4 + offs[26]
+                if struct.unpack_from("<I", d, f)[0]:
+                    struct.pack_into("<I", d, f, value)
+                    patched += 1
+            q = data_at + dl
+    assert patched
+    return bytes(d)

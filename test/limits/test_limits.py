@@ -128,6 +128,29 @@ class LimitsTest(unittest.TestCase):
         finally:
             os.unlink(path)
 
+    def test_indexed_histogram_size_merged_with_raw_histogram(self):
+        """An indexed file stores AccessHistogramSize but no histogram, so
+        4294967295 is well-formed there; merged with a raw profile that has
+        a histogram for the same contexts it must not become a 32 GiB
+        allocation: refuse with a message naming AccessHistogramSize, or
+        merge within 256 MiB."""
+        fuzz = os.path.join(os.path.dirname(HERE), "fuzz", "corpus")
+        with open(os.path.join(fuzz, "indexed", "llvm22-mp4-full-hist.indexed"), "rb") as f:
+            indexed = bigfiles.indexed_set_hist_sizes(f.read(), 0xffffffff)
+        path = self.scratch.path("hist-max.indexed")
+        with open(path, "wb") as f:
+            f.write(indexed)
+        raw = os.path.join(fuzz, "raw", "seed-v5-hist.profraw")
+        out = self.scratch.path("hist-max.out")
+        r = self.run_tool(["merge", path, raw, "--profiled-binary=" +
+                           self.scratch.path("bin", "seedprog22h"), "-o", out],
+                          256 * MIB, 60)
+        err = r.stderr.decode()
+        if r.returncode != 0:
+            self.assertEqual(r.returncode, 1, err)
+            self.assertIn("AccessHistogramSize 4294967295", err)
+            self.assertFalse(os.path.exists(out))
+
     def test_absurd_counts_refused_without_allocating(self):
         files = os.path.join(DAMAGED, "files")
         cases = {}

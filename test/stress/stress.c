@@ -221,6 +221,34 @@ static int run_signal(void) {
   return 0;
 }
 
+/* The same with 4 threads allocating: the signal lands in whichever
+ * thread, often inside malloc or free. */
+#define MT_THREADS 4
+#define MT_LOOPS 50000
+static void *mt_loop(void *arg) {
+  (void)arg;
+  for (int i = 0; i < MT_LOOPS; i++) free(site_loop(16 + (size_t)(i & 7)));
+  return NULL;
+}
+
+static int run_signal_mt(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval it = {{0, 100}, {0, 100}};
+  setitimer(ITIMER_REAL, &it, NULL);
+  pthread_t t[MT_THREADS];
+  for (int i = 0; i < MT_THREADS; i++) pthread_create(&t[i], NULL, mt_loop, NULL);
+  for (int i = 0; i < MT_THREADS; i++) pthread_join(t[i], NULL);
+  struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &off, NULL);
+  signal(SIGALRM, SIG_IGN);
+  printf("timer_hits=%d\n", (int)timer_hits);
+  return 0;
+}
+
 /* ---- dlopen of an instrumented library --------------------------------- */
 static int run_dlopen(const char *lib) {
   void *h = dlopen(lib, RTLD_NOW);
@@ -276,6 +304,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "fork")) return run_fork();
   if (!strcmp(m, "exit")) return run_exit();
   if (!strcmp(m, "signal")) return run_signal();
+  if (!strcmp(m, "signal_mt")) return run_signal_mt();
   if (!strcmp(m, "dlopen") && argc > 2) return run_dlopen(argv[2]);
   if (!strcmp(m, "ctor")) return run_ctor();
   return 2;
