@@ -22,10 +22,12 @@ typedef struct mp_wview {
   size_t n_frames;
   uint32_t *frame_slot; /* model frame id -> view index */
   uint64_t *frame_id;   /* FrameId of each view frame (collision-free) */
-  uint64_t *stack_id;   /* CallStackId of each view stack */
+  uint64_t *stack_id;   /* CallStackId of each view stack; only computed
+                           when asked for (v2 writes them, v3/v4 do not) */
 } mp_wview;
 
-int mp_wview_init(mp_wview *v, const mp_profile *p, mp_err *err);
+int mp_wview_init(mp_wview *v, const mp_profile *p, int want_stack_ids,
+                  mp_err *err);
 void mp_wview_free(mp_wview *v);
 
 /* Write the memprof section at out->len.  sym_key[i] receives the key under

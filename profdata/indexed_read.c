@@ -72,6 +72,32 @@ static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
   return 0;
 }
 
+/* The sections after the memprof one (binary ids from version 9, vtable
+ * names from 12) must fit in the file: a file cut short there is refused,
+ * as llvm-profdata refuses it ("truncated profile data"). */
+static int check_tail_section(const unsigned char *d, size_t end,
+                              unsigned word, const char *what, mp_err *err) {
+  uint64_t off = rd64(d + 8 * word);
+  if (off > end || end - off < 8)
+    return mp_fail(err, "truncated profile data: %s section at offset 0x%llx "
+                   "needs 8 bytes, the file has 0x%zx", what,
+                   (unsigned long long)off, end);
+  uint64_t size = rd64(d + off);
+  if (size > end - off - 8)
+    return mp_fail(err, "truncated profile data: %s section at offset 0x%llx "
+                   "holds %llu bytes, the file has %llu after it", what,
+                   (unsigned long long)off, (unsigned long long)size,
+                   (unsigned long long)(end - off - 8));
+  return 0;
+}
+
+static int check_tail(const unsigned char *d, size_t end, mp_err *err) {
+  unsigned v = (unsigned)(rd64(d + 8) & 0xffffffffu);
+  if (v >= 9 && check_tail_section(d, end, 6, "binary-id", err)) return -1;
+  if (v >= 12 && check_tail_section(d, end, 8, "vtable-names", err)) return -1;
+  return 0;
+}
+
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
   const unsigned char *d = data;
   uint64_t memprof = 0;
@@ -85,6 +111,7 @@ int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
   mp_frame_keys keys = {0};
   unsigned version = 0;
   int rc = mp_read_memprof(p, d, end, memprof, &keys, &version, err);
+  if (rc == 0) rc = check_tail(d, end, err);
   if (rc == 0 && has_sec) rc = attach_syms(p, &sec, version, &keys, err);
   mp_frame_keys_free(&keys);
   mp_symsec_free(&sec);

@@ -77,7 +77,9 @@ static void use_stack(mp_wview *v, uint32_t s) {
   }
 }
 
-static int assign_ids(mp_wview *v, mp_err *err) {
+/* Stack ids cost one BLAKE3 per stack; v3/v4 files do not contain them, so
+ * they are computed (and checked for collisions) only when written. */
+static int assign_ids(mp_wview *v, int want_stack_ids, mp_err *err) {
   const mp_profile *p = v->p;
   uint64_t *buf = NULL;
   size_t cap = 0;
@@ -85,6 +87,10 @@ static int assign_ids(mp_wview *v, mp_err *err) {
     for (size_t i = 0; i < v->n_frames; i++)
       v->frame_id[i] = hash_frame(&p->frames[v->frames[i]], seed);
     if (!all_distinct(v->frame_id, v->n_frames)) continue;
+    if (!want_stack_ids) {
+      free(buf);
+      return 0;
+    }
     for (size_t i = 0; i < v->n_stacks; i++) {
       const mp_stack *s = &p->stacks[v->stacks[i]];
       MP_VEC_RESERVE(buf, cap, (size_t)s->len + 1);
@@ -101,7 +107,8 @@ static int assign_ids(mp_wview *v, mp_err *err) {
   return mp_fail(err, "could not find collision-free frame/stack ids");
 }
 
-int mp_wview_init(mp_wview *v, const mp_profile *p, mp_err *err) {
+int mp_wview_init(mp_wview *v, const mp_profile *p, int want_stack_ids,
+                  mp_err *err) {
   memset(v, 0, sizeof *v);
   v->p = p;
   v->stacks = mp_xmalloc((p->n_stacks + 1) * 4);
@@ -116,8 +123,8 @@ int mp_wview_init(mp_wview *v, const mp_profile *p, mp_err *err) {
     for (size_t j = 0; j < r->n_calls; j++) use_stack(v, r->calls[j].stack);
   }
   v->frame_id = mp_xmalloc((v->n_frames + 1) * 8);
-  v->stack_id = mp_xmalloc((v->n_stacks + 1) * 8);
-  if (assign_ids(v, err)) {
+  v->stack_id = mp_xcalloc(v->n_stacks + 1, 8);
+  if (assign_ids(v, want_stack_ids, err)) {
     mp_wview_free(v);
     return -1;
   }

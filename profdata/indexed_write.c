@@ -90,7 +90,7 @@ int mp_write_indexed(const mp_profile *p, const mp_index_opts *o, mp_buf *out,
                      mp_err *err) {
   if (check_opts(o, err)) return -1;
   mp_wview v;
-  if (mp_wview_init(&v, p, err)) return -1;
+  if (mp_wview_init(&v, p, o->memprof_version == 2, err)) return -1;
   uint64_t *sym_key = mp_xmalloc((v.n_frames + 1) * 8);
   size_t start = out->len;
   int rc = -1;

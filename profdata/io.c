@@ -12,7 +12,8 @@
 
 int mp_file_open(mp_file *f, const char *path, mp_err *err) {
   memset(f, 0, sizeof *f);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO must be refused below, not block the open. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return mp_fail(err, "cannot open: %s", strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -30,7 +31,9 @@ int mp_file_open(mp_file *f, const char *path, mp_err *err) {
     f->data = (const unsigned char *)"";
     return 0;
   }
-  void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  /* every byte is read, so map it whole now: one call instead of a page
+   * fault every few pages */
+  void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   int e = errno;
   close(fd);
   if (m == MAP_FAILED) return mp_fail(err, "cannot map: %s", strerror(e));

@@ -17,6 +17,48 @@
 #define NONE UINT32_MAX
 #define MAX_CALLEES 65536u
 
+/* Radix position -> model stack, for the positions records name: sized by
+ * the records, not by the radix array (which may be huge). */
+typedef struct pos_map {
+  uint32_t *keys, *vals; /* key UINT32_MAX = empty */
+  size_t mask, used;
+} pos_map;
+
+static uint32_t pos_hash(uint32_t k) { return k * 0x9e3779b1u; }
+
+static uint32_t pos_map_get(const pos_map *m, uint32_t k) {
+  if (!m->keys) return UINT32_MAX;
+  for (size_t i = pos_hash(k) & m->mask;; i = (i + 1) & m->mask) {
+    if (m->keys[i] == k) return m->vals[i];
+    if (m->keys[i] == UINT32_MAX) return UINT32_MAX;
+  }
+}
+
+static void pos_map_put(pos_map *m, uint32_t k, uint32_t v);
+
+static void pos_map_grow(pos_map *m) {
+  pos_map old = *m;
+  size_t n = old.keys ? (old.mask + 1) * 2 : 1024;
+  m->keys = mp_xmalloc(n * 4);
+  m->vals = mp_xmalloc(n * 4);
+  memset(m->keys, 0xff, n * 4);
+  m->mask = n - 1;
+  m->used = 0;
+  for (size_t i = 0; old.keys && i <= old.mask; i++)
+    if (old.keys[i] != UINT32_MAX) pos_map_put(m, old.keys[i], old.vals[i]);
+  free(old.keys);
+  free(old.vals);
+}
+
+static void pos_map_put(pos_map *m, uint32_t k, uint32_t v) {
+  if (!m->keys || (m->used + 1) * 4 > (m->mask + 1) * 3) pos_map_grow(m);
+  size_t i = pos_hash(k) & m->mask;
+  while (m->keys[i] != UINT32_MAX && m->keys[i] != k) i = (i + 1) & m->mask;
+  m->used += m->keys[i] == UINT32_MAX;
+  m->keys[i] = k;
+  m->vals[i] = v;
+}
+
 typedef struct rd {
   mp_profile *p;
   const unsigned char *d;
@@ -30,7 +72,7 @@ typedef struct rd {
   uint32_t *frame_map; /* linear frame id -> model frame */
   const unsigned char *radix;
   size_t n_radix;
-  uint32_t *stack_cache; /* radix position -> model stack */
+  pos_map stack_cache;   /* radix position -> model stack */
   uint64_t budget;       /* frames we still agree to decode */
   /* v2 */
   mp_frame_keys v2_frames, v2_stacks; /* FrameId / CSId -> model id */
@@ -160,9 +202,16 @@ static uint32_t linear_frame(rd *r, uint32_t lin) {
 }
 
 static int radix_stack(rd *r, uint32_t at, uint32_t *stack, mp_err *err) {
-  if (at < r->n_radix && r->stack_cache[at] != NONE) {
-    *stack = r->stack_cache[at];
+  uint32_t hit = pos_map_get(&r->stack_cache, at);
+  if (hit != UINT32_MAX) {
+    *stack = hit;
     return 0;
+  }
+  /* Room for the stack's length word (the decoder checks it fits). */
+  if (at < r->n_radix) {
+    uint64_t len = rd32(r->radix + 4 * (uint64_t)at);
+    if (len > r->n_radix) len = r->n_radix;
+    MP_VEC_RESERVE(r->tmp, r->tmp_cap, len + 1);
   }
   long n = mp_radix_decode(r->radix, r->n_radix, at, r->n_frames, r->tmp,
                            r->tmp_cap, err);
@@ -172,7 +221,8 @@ static int radix_stack(rd *r, uint32_t at, uint32_t *stack, mp_err *err) {
                    "(call stack %u)", at);
   r->budget -= (uint64_t)n;
   for (long i = 0; i < n; i++) r->tmp[i] = linear_frame(r, r->tmp[i]);
-  *stack = r->stack_cache[at] = mp_intern_stack(r->p, r->tmp, (uint32_t)n);
+  *stack = mp_intern_stack(r->p, r->tmp, (uint32_t)n);
+  pos_map_put(&r->stack_cache, at, *stack);
   return 0;
 }
 
@@ -295,6 +345,10 @@ static int read_record(rd *r, uint64_t guid, cursor *c, mp_err *err) {
     if (stack_ref(r, c, &stack, err) || take(c, r->mib_size, &b, err))
       return -1;
     mp_mib_read(b, &r->schema, &mib);
+    if (mib.AccessHistogramSize > MP_HIST_MAX_ENTRIES)
+      return mp_fail(err, "record 0x%llx: AccessHistogramSize %u is larger "
+                     "than %u", (unsigned long long)guid,
+                     mib.AccessHistogramSize, MP_HIST_MAX_ENTRIES);
     mp_add_alloc_site(r->p, guid, stack, &mib, NULL);
   }
   if (count(c, id, &n, err)) return -1;
@@ -384,10 +438,6 @@ static int read_v3v4(rd *r, uint64_t off, mp_err *err) {
   r->n_radix = (rpo - cspo) / 4;
   r->frame_map = mp_xmalloc((r->n_frames + 1) * 4);
   memset(r->frame_map, 0xff, (r->n_frames + 1) * 4);
-  r->stack_cache = mp_xmalloc((r->n_radix + 1) * 4);
-  memset(r->stack_cache, 0xff, (r->n_radix + 1) * 4);
-  r->tmp_cap = r->n_radix + 1;
-  r->tmp = mp_xmalloc(r->tmp_cap * 4);
   r->budget = 64 * (uint64_t)r->end + (1u << 20);
   return read_records(r, rpo, rto, err);
 }
@@ -410,7 +460,8 @@ int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,
   *version = r.version;
   int rc = r.version == 2 ? read_v2(&r, off, err) : read_v3v4(&r, off, err);
   free(r.frame_map);
-  free(r.stack_cache);
+  free(r.stack_cache.keys);
+  free(r.stack_cache.vals);
   free(r.tmp);
   mp_frame_keys_free(&r.v2_frames);
   mp_frame_keys_free(&r.v2_stacks);

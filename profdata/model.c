@@ -184,7 +184,8 @@ static int stack_eq(const mp_profile *p, uint32_t id, const void *key) {
   const stack_key *k = key;
   const mp_stack *s = &p->stacks[id];
   return s->len == k->n &&
-         memcmp(p->stack_frames + s->off, k->frames, k->n * 4) == 0;
+         (k->n == 0 ||
+          memcmp(p->stack_frames + s->off, k->frames, k->n * 4) == 0);
 }
 
 uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n) {
@@ -273,6 +274,27 @@ static void hist_resize(mp_alloc_site *a, uint32_t old, uint32_t n) {
   memset(a->hist + old, 0, (size_t)(n - old) * 8);
 }
 
+/* Merge one more MIB (and its histogram) into an existing site. */
+static void merge_alloc(mp_alloc_site *a, const mp_mib *mib,
+                        const uint64_t *hist) {
+  uint32_t nh = mib->AccessHistogramSize;
+  uint32_t old = a->mib.AccessHistogramSize;
+  uint32_t size = nh > old ? nh : old;
+  mp_mib_merge(&a->mib, mib);
+  if (hist && nh) {
+    if (!a->hist) {
+      a->hist = mp_xcalloc(size, 8);
+    } else if (size > old) {
+      hist_resize(a, old, size);
+    }
+    mp_hist_add(a->hist, size, hist, nh);
+  } else if (a->hist && size > old) {
+    hist_resize(a, old, size);
+  }
+  a->mib.AccessHistogramSize = size;
+  a->mib.AccessHistogram = 0;
+}
+
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
                        const mp_mib *mib, const uint64_t *hist) {
   mp_record *r = mp_record_get(p, guid);
@@ -293,22 +315,25 @@ void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
     table_insert(p->site_index, s, hash, key, (uint32_t)r->n_allocs++);
     return;
   }
-  mp_alloc_site *a = &r->allocs[s->val];
-  uint32_t old = a->mib.AccessHistogramSize;
-  uint32_t size = nh > old ? nh : old;
-  mp_mib_merge(&a->mib, mib);
-  if (hist && nh) {
-    if (!a->hist) {
-      a->hist = mp_xcalloc(size, 8);
-    } else if (size > old) {
-      hist_resize(a, old, size);
-    }
-    mp_hist_add(a->hist, size, hist, nh);
-  } else if (a->hist && size > old) {
-    hist_resize(a, old, size);
-  }
-  a->mib.AccessHistogramSize = size;
-  a->mib.AccessHistogram = 0;
+  merge_alloc(&r->allocs[s->val], mib, hist);
+}
+
+int mp_find_alloc_site(const mp_profile *p, uint64_t guid, uint32_t stack,
+                       uint32_t *rec, uint32_t *idx) {
+  mp_record *r = mp_record_find(p, guid);
+  if (!r) return -1;
+  uint64_t key = (uint64_t)(r - p->records) << 33 | stack;
+  mp_slot *s =
+      table_probe(p->site_index, p, mix64(key), key, NULL, NULL);
+  if (s->val == UINT32_MAX) return -1;
+  *rec = (uint32_t)(r - p->records);
+  *idx = s->val;
+  return 0;
+}
+
+void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
+                       const mp_mib *mib, const uint64_t *hist) {
+  merge_alloc(&p->records[rec].allocs[idx], mib, hist);
 }
 
 void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,

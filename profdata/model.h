@@ -43,6 +43,9 @@ typedef struct mp_frame_sym {
 } mp_frame_sym;
 
 #define MP_NO_STRING UINT32_MAX
+/* Largest AccessHistogramSize any reader accepts: one entry per 8 bytes of a
+ * 128 MiB object.  Bigger values are refused rather than allocated. */
+#define MP_HIST_MAX_ENTRIES (1u << 24)
 #define MP_MIB_ALL_FIELDS (((1u << (MP_MIB_NUM_FIELDS + 1)) - 1) & ~1u)
 
 typedef struct mp_stack {
@@ -127,6 +130,13 @@ mp_record *mp_record_find(const mp_profile *p, uint64_t guid);
  * `hist` has mib->AccessHistogramSize entries, or is NULL when only the
  * size is known; it is copied. */
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
+                       const mp_mib *mib, const uint64_t *hist);
+/* Where the alloc site of `stack` in record `guid` lives (record index,
+ * index in its allocs), so that later MIBs of the same context can be merged
+ * with mp_merge_alloc_at without looking it up again.  -1 if absent. */
+int mp_find_alloc_site(const mp_profile *p, uint64_t guid, uint32_t stack,
+                       uint32_t *rec, uint32_t *idx);
+void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
                        const mp_mib *mib, const uint64_t *hist);
 /* Add (or union into) the call site of `stack` in record `guid`. */
 void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,

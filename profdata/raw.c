@@ -74,6 +74,20 @@ void raw_map_put(raw_map *m, uint64_t key, uint32_t val) {
   if (m->used * 4 > (m->mask + 1) * 3) map_grow(m);
 }
 
+uint32_t raw_map_get_or_put(raw_map *m, uint64_t key, uint32_t val) {
+  size_t i = map_slot(m, key);
+  if (m->vals[i] != UINT32_MAX) return m->vals[i];
+  m->used++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+  if (m->used * 4 > (m->mask + 1) * 3) map_grow(m);
+  return UINT32_MAX;
+}
+
+void raw_map_reserve(raw_map *m, size_t n) {
+  while (n * 4 > (m->mask + 1) * 3 && n < SIZE_MAX / 8) map_grow(m);
+}
+
 /* ---- format helpers ------------------------------------------------------ */
 
 int mp_is_raw(const void *data, size_t len) {
@@ -206,6 +220,10 @@ static int check_mibs(const raw_file *f, const dump_hdr *h, raw_dump *d,
                      "left before the stack table",
                      i, cur, fixed, end - cur);
     uint64_t hs = mib_hist_size(v, f->data + cur);
+    if (hs > MP_HIST_MAX_ENTRIES)
+      return mp_fail(err,
+                     "MIB %" PRIu64 " at offset 0x%zx: AccessHistogramSize %" PRIu64
+                     " is larger than %u", i, cur, hs, MP_HIST_MAX_ENTRIES);
     uint64_t need = fixed + hs * hist_entry_size(v);
     if (end - cur < need)
       return mp_fail(err,
@@ -220,7 +238,10 @@ static int check_mibs(const raw_file *f, const dump_hdr *h, raw_dump *d,
 static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
                      mp_err *err) {
   uint64_t id = raw_u64(entry), k = raw_u64(entry + 8);
-  uint32_t prev = raw_map_get(&f->stack_index, id);
+  if (f->n_stacks >= UINT32_MAX - 1)
+    return mp_fail(err, "too many distinct stacks");
+  uint32_t prev =
+      raw_map_get_or_put(&f->stack_index, id, (uint32_t)f->n_stacks);
   if (prev != UINT32_MAX) {
     const raw_stack *s = &f->stacks[prev];
     if (s->n_pcs != k || memcmp(s->pcs, entry + 16, k * 8) != 0)
@@ -231,12 +252,10 @@ static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
                      (size_t)(s->pcs - 16 - f->data));
     return 0;
   }
-  if (f->n_stacks >= UINT32_MAX - 1)
-    return mp_fail(err, "too many distinct stacks");
   MP_VEC_RESERVE(f->stacks, f->cap_stacks, f->n_stacks + 1);
-  f->stacks[f->n_stacks] =
-      (raw_stack){id, entry + 16, k, dump, RAW_STACK_NEW, 0};
-  raw_map_put(&f->stack_index, id, (uint32_t)f->n_stacks++);
+  f->stacks[f->n_stacks++] =
+      (raw_stack){.id = id, .pcs = entry + 16, .n_pcs = k, .dump = dump,
+                  .state = RAW_STACK_NEW};
   return 0;
 }
 
@@ -251,6 +270,7 @@ static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
                    " entries cannot fit in the %zu bytes left in the dump",
                    at, n, end - at - 8);
   size_t cur = at + 8;
+  raw_map_reserve(&f->stack_index, f->stack_index.used + (size_t)n);
   for (uint64_t i = 0; i < n; i++) {
     if (end - cur < 16)
       return mp_fail(err,
@@ -270,18 +290,22 @@ static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
   return 0;
 }
 
-/* Every MIB must name a stack some dump of the file lists. */
-static int check_mib_stacks(const raw_file *f, mp_err *err) {
+/* Every MIB must name a stack some dump of the file lists; remember which,
+ * so that building does not look it up again. */
+static int check_mib_stacks(raw_file *f, mp_err *err) {
   for (size_t d = 0; d < f->n_dumps; d++) {
-    const raw_dump *rd = &f->dumps[d];
+    raw_dump *rd = &f->dumps[d];
     const unsigned char *e = rd->mibs;
+    rd->mib_stack = mp_xmalloc(((size_t)rd->n_mibs + 1) * 4);
     for (uint64_t i = 0; i < rd->n_mibs; i++) {
       uint64_t id = raw_u64(e);
-      if (raw_map_get(&f->stack_index, id) == UINT32_MAX)
+      uint32_t s = raw_map_get(&f->stack_index, id);
+      if (s == UINT32_MAX)
         return mp_fail(err,
                        "MIB %" PRIu64 " at offset 0x%zx: stack id 0x%016" PRIx64
                        " is in no stack table",
                        i, (size_t)(e - f->data), id);
+      rd->mib_stack[i] = s;
       e += raw_mib_entry_size(rd->version, e);
     }
   }
@@ -308,19 +332,50 @@ static int parse_file(raw_file *f, mp_err *err) {
   return check_mib_stacks(f, err);
 }
 
+void mp_raw_file_free(mp_raw_file *f) {
+  if (!f) return;
+  raw_keys_free(f);
+  raw_map_free(&f->stack_index);
+  for (size_t d = 0; d < f->n_dumps; d++) free(f->dumps[d].mib_stack);
+  free(f->dumps);
+  free(f->stacks);
+  free(f);
+}
+
+int mp_raw_prepare(const mp_raw_reader *r, const char *name, const void *data,
+                   size_t len, mp_raw_file **out, mp_err *err) {
+  raw_file *f = mp_xcalloc(1, sizeof *f);
+  f->name = name;
+  f->data = data;
+  f->len = len;
+  raw_map_init(&f->stack_index);
+  raw_reader_modules(r, &f->sym, &f->mods, &f->n_mods);
+  if (parse_file(f, err) != 0 || raw_prepare_keys(f, err) != 0) {
+    mp_raw_file_free(f);
+    *out = NULL;
+    return -1;
+  }
+  *out = f;
+  return 0;
+}
+
+int mp_raw_add(mp_raw_reader *r, mp_raw_file *f, mp_err *err) {
+  return raw_build(f, r, err);
+}
+
+int mp_raw_reader_read(mp_raw_reader *r, const char *name, const void *data,
+                       size_t len, mp_err *err) {
+  mp_raw_file *f;
+  if (mp_raw_prepare(r, name, data, len, &f, err) != 0) return -1;
+  int rc = mp_raw_add(r, f, err);
+  mp_raw_file_free(f);
+  return rc;
+}
+
 int mp_read_raw(mp_profile *p, const char *name, const void *data, size_t len,
                 msym_ctx *sym, mp_err *err) {
-  raw_file f;
-  memset(&f, 0, sizeof f);
-  f.name = name;
-  f.data = data;
-  f.len = len;
-  raw_map_init(&f.stack_index);
-  int rc = parse_file(&f, err);
-  if (rc == 0) rc = raw_build(&f, p, sym, err);
-  if (rc == 0) p->mib_fields |= MP_MIB_ALL_FIELDS;
-  raw_map_free(&f.stack_index);
-  free(f.dumps);
-  free(f.stacks);
+  mp_raw_reader *r = mp_raw_reader_new(p, sym);
+  int rc = mp_raw_reader_read(r, name, data, len, err);
+  mp_raw_reader_free(r);
   return rc;
 }

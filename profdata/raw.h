@@ -26,4 +26,28 @@ int mp_is_raw(const void *data, size_t len);
 int mp_read_raw(mp_profile *p, const char *name, const void *data, size_t len,
                 msym_ctx *sym, mp_err *err);
 
+/* The same for many files into one profile: the reader remembers every
+ * (module, address) it symbolized and every normalized call stack it built,
+ * so a context seen in an earlier file costs one lookup and one MIB merge.
+ * The result is identical to calling mp_read_raw once per file.  `p` and
+ * `sym` must outlive the reader. */
+typedef struct mp_raw_reader mp_raw_reader;
+mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym);
+int mp_raw_reader_read(mp_raw_reader *r, const char *name, const void *data,
+                       size_t len, mp_err *err);
+void mp_raw_reader_free(mp_raw_reader *r);
+
+/* mp_raw_reader_read in two steps.  mp_raw_prepare validates the file and
+ * normalizes its call stacks; it reads only what the reader was created
+ * with (the binaries), so it may run on another thread while mp_raw_add
+ * adds an earlier file to the same reader.  mp_raw_add symbolizes and adds
+ * the records; files must be added in input order for the output to be
+ * that of mp_raw_reader_read.  `data` must stay mapped until
+ * mp_raw_file_free. */
+typedef struct raw_file mp_raw_file;
+int mp_raw_prepare(const mp_raw_reader *r, const char *name, const void *data,
+                   size_t len, mp_raw_file **out, mp_err *err);
+int mp_raw_add(mp_raw_reader *r, mp_raw_file *f, mp_err *err);
+void mp_raw_file_free(mp_raw_file *f);
+
 #endif

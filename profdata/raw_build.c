@@ -1,8 +1,17 @@
-/* raw_build.c - turning a validated raw profile (raw.c) into records:
- * PCs are translated through their dump's segments into the module with the
- * same build id, symbolized once each, filtered, and turned into alloc sites
- * and call sites exactly as LLVM's RawMemProfReader does
+/* raw_build.c - adding a validated, keyed raw profile (raw.c, raw_keys.c)
+ * to the profile: PCs are symbolized once each, filtered, and turned into
+ * alloc sites and call sites exactly as LLVM's RawMemProfReader does
  * (llvm-indexed.md 1.2-1.5).
+ *
+ * A reader (mp_raw_reader) lives for a whole merge.  Every call stack comes
+ * normalized (raw_keys.c: module and link-time address of each PC), and a
+ * cache keyed by that remembers its model stack and where its alloc sites
+ * live, so a context already seen costs one lookup and one MIB merge per
+ * record.  Each (module, address) is symbolized once per reader.  The call
+ * sites a PC contributes depend only on the PC (its frame list) and on
+ * whether it is the allocation frame, so they are queued once per PC and
+ * role for the whole merge; queueing them again would only add sites that
+ * already exist.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,24 +24,32 @@
 #define PC_DROPPED (UINT32_MAX - 1) /* UINT32_MAX means "absent" in raw_map */
 
 typedef struct pc_info {
-  uint32_t first, n; /* frame ids in b->frame_ids */
+  uint32_t first, n; /* frame ids in r->frame_ids */
   uint32_t stack;    /* this PC's frame list as a model stack */
+  uint8_t head_done; /* call site of frame 0 queued (PC not the leaf) */
+  uint8_t tail_done; /* call sites of frames 1..n-1 queued */
 } pc_info;
 
 typedef struct pending_call {
   uint64_t guid;
   uint32_t stack;
-  uint32_t rank; /* first-seen order of guid, as LLVM's MapVector */
-  size_t seq;
 } pending_call;
 
-typedef struct seg_ref {
-  uint64_t start, end;
-  size_t module; /* index into b->mods */
-} seg_ref;
+#define ENT_DROPPED UINT32_MAX /* model_stack of a stack with no frame */
+#define SLOT_EMPTY UINT64_MAX
+#define SLOT_TAG(h) ((h) >> 32 << 32)
 
-typedef struct builder {
-  raw_file *f;
+/* One distinct normalized call stack (its key, raw_keys.c). */
+typedef struct stack_ent {
+  uint64_t hash;
+  uint64_t key_off; /* into r->keys */
+  uint32_t key_len;
+  uint32_t model_stack;      /* or ENT_DROPPED */
+  uint32_t ref_off, n_refs;  /* (record, alloc index) pairs in r->refs;
+                                n_refs == 0 until its first MIB */
+} stack_ent;
+
+struct mp_raw_reader {
   mp_profile *p;
   msym_ctx *sym;
   const msym_module **mods;
@@ -42,88 +59,72 @@ typedef struct builder {
   size_t n_pcs, cap_pcs;
   uint32_t *frame_ids;
   size_t n_frame_ids, cap_frame_ids;
-  seg_ref **segs; /* per dump: the segments whose build id has a module */
-  size_t *n_segs;
-  uint32_t *cs; /* scratch call stack */
+  stack_ent *ents;
+  size_t n_ents, cap_ents;
+  uint64_t *slots; /* open addressing over ents: hash >> 32 << 32 | ent;
+                      SLOT_EMPTY when free */
+  size_t mask;
+  uint32_t *keys; /* raw_keys.c layout */
+  size_t n_keys, cap_keys;
+  uint32_t *refs;
+  size_t n_refs, cap_refs;
+  /* scratch for the stack being built */
+  uint32_t *pcl; /* its surviving PCs, as indexes into pcs */
+  size_t cap_pcl;
+  uint32_t *cs; /* its call stack, as frame ids */
   size_t cap_cs;
   pending_call *calls;
   size_t n_calls, cap_calls;
-  raw_map guid_rank;
-  uint32_t n_ranks;
   uint64_t *hist;
   size_t cap_hist;
+};
+
+typedef struct builder {
+  raw_file *f;
+  mp_raw_reader *r;
+  mp_profile *p;
 } builder;
 
-/* ---- segments and modules ----------------------------------------------- */
-
-static void hex_build_id(mp_buf *b, const uint8_t *id, size_t n) {
-  for (size_t i = 0; i < n; i++) mp_buf_printf(b, "%02x", id[i]);
-  if (!n) mp_buf_printf(b, "(none)");
+mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym) {
+  mp_raw_reader *r = mp_xcalloc(1, sizeof *r);
+  r->p = p;
+  r->sym = sym;
+  r->n_mods = sym ? msym_num_modules(sym) : 0;
+  r->mods = mp_xcalloc(r->n_mods + 1, sizeof *r->mods);
+  r->pc_maps = mp_xcalloc(r->n_mods + 1, sizeof *r->pc_maps);
+  for (size_t i = 0; i < r->n_mods; i++) {
+    r->mods[i] = msym_module_at(sym, i);
+    raw_map_init(&r->pc_maps[i]);
+  }
+  r->mask = 1023;
+  r->slots = mp_xmalloc((r->mask + 1) * sizeof *r->slots);
+  memset(r->slots, 0xff, (r->mask + 1) * sizeof *r->slots);
+  return r;
 }
 
-static size_t module_index(const builder *b, const msym_module *m) {
-  for (size_t i = 0; i < b->n_mods; i++)
-    if (b->mods[i] == m) return i;
-  return SIZE_MAX;
+void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
+                        const msym_module *const **mods, size_t *n_mods) {
+  *sym = r->sym;
+  *mods = r->mods;
+  *n_mods = r->n_mods;
 }
 
-/* Lists what the profile holds and what was given, for the no-match error. */
-static int no_binary_error(const builder *b, mp_err *err) {
-  mp_buf m = {0};
-  mp_buf_printf(&m, "no profiled binary matches the profile;");
-  size_t shown = 0;
-  for (size_t d = 0; d < b->f->n_dumps && shown < 16; d++) {
-    const raw_dump *rd = &b->f->dumps[d];
-    for (uint64_t i = 0; i < rd->n_segs && shown < 16; i++) {
-      mp_raw_segment s;
-      memcpy(&s, rd->segs + i * sizeof s, sizeof s);
-      if (d > 0 && i < b->f->dumps[0].n_segs &&
-          memcmp(rd->segs + i * sizeof s, b->f->dumps[0].segs + i * sizeof s,
-                 sizeof s) == 0)
-        continue;
-      mp_buf_printf(&m, shown++ ? ", " : " its segments have build ids ");
-      hex_build_id(&m, s.build_id, (size_t)s.build_id_size);
-    }
-  }
-  if (!shown) mp_buf_printf(&m, " it lists no segments with a build id");
-  if (!b->n_mods) {
-    mp_buf_printf(&m, "; no --profiled-binary was given");
-  } else {
-    mp_buf_printf(&m, "; binaries given:");
-    for (size_t i = 0; i < b->n_mods; i++) {
-      mp_buf_printf(&m, "%s %s (build id ", i ? "," : "", b->mods[i]->path);
-      hex_build_id(&m, b->mods[i]->build_id, b->mods[i]->build_id_len);
-      mp_buf_printf(&m, ")");
-    }
-  }
-  mp_buf_u8(&m, 0);
-  mp_fail(err, "%s", (char *)m.data);
-  mp_buf_free(&m);
-  return -1;
-}
-
-static int resolve_segments(builder *b, mp_err *err) {
-  size_t nd = b->f->n_dumps, matched = 0;
-  b->segs = mp_xcalloc(nd, sizeof *b->segs);
-  b->n_segs = mp_xcalloc(nd, sizeof *b->n_segs);
-  for (size_t d = 0; d < nd; d++) {
-    const raw_dump *rd = &b->f->dumps[d];
-    b->segs[d] = mp_xcalloc((size_t)rd->n_segs + 1, sizeof(seg_ref));
-    for (uint64_t i = 0; i < rd->n_segs; i++) {
-      mp_raw_segment s;
-      memcpy(&s, rd->segs + i * sizeof s, sizeof s);
-      if (!s.build_id_size) continue;
-      const msym_module *m =
-          b->sym ? msym_find_build_id(b->sym, s.build_id,
-                                      (size_t)s.build_id_size)
-                 : NULL;
-      size_t mi = m ? module_index(b, m) : SIZE_MAX;
-      if (mi == SIZE_MAX) continue;
-      b->segs[d][b->n_segs[d]++] = (seg_ref){s.start, s.end, mi};
-      matched++;
-    }
-  }
-  return matched ? 0 : no_binary_error(b, err);
+void mp_raw_reader_free(mp_raw_reader *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->n_mods; i++) raw_map_free(&r->pc_maps[i]);
+  free(r->pc_maps);
+  free(r->mods);
+  free(r->pcs);
+  free(r->frame_ids);
+  free(r->ents);
+  free(r->slots);
+  free(r->keys);
+  free(r->refs);
+  free(r->pcl);
+  free(r->cs);
+  free(r->calls);
+  free(r->hist);
+  free(r);
 }
 
 /* ---- one PC -------------------------------------------------------------- */
@@ -143,7 +144,7 @@ static int is_runtime_file(const char *path) {
          (base - path == 8 || base[-9] == '/');
 }
 
-static uint32_t intern_sym_frame(builder *b, const msym_frame *fr,
+static uint32_t intern_sym_frame(mp_raw_reader *b, const msym_frame *fr,
                                  int is_inline) {
   mp_frame f = {
       .guid = mp_guid_of_name(fr->name, strlen(fr->name)),
@@ -164,184 +165,327 @@ static uint32_t intern_sym_frame(builder *b, const msym_frame *fr,
   return id;
 }
 
-static int symbolize_pc(builder *b, size_t mi, uint64_t vaddr, uint64_t pc,
+static int symbolize_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
                         uint32_t *out, mp_err *err) {
   const msym_frame *fr;
   size_t n;
   msym_err se;
-  if (msym_symbolize(b->sym, b->mods[mi], vaddr, &fr, &n, &se) != 0)
-    return mp_fail(err, "symbolizing PC 0x%" PRIx64 " (0x%" PRIx64 " in %s): %s",
-                   pc, vaddr, b->mods[mi]->path, se.msg);
+  if (msym_symbolize(r->sym, r->mods[mi], vaddr, &fr, &n, &se) != 0)
+    return mp_fail(err, "symbolizing address 0x%" PRIx64 " of %s: %s", vaddr,
+                   r->mods[mi]->path, se.msg);
   if (n == 0 || is_runtime_file(fr[0].file) || n > UINT32_MAX / 2) {
     *out = PC_DROPPED;
     return 0;
   }
-  MP_VEC_RESERVE(b->frame_ids, b->cap_frame_ids, b->n_frame_ids + n);
-  pc_info info = {(uint32_t)b->n_frame_ids, (uint32_t)n, 0};
+  MP_VEC_RESERVE(r->frame_ids, r->cap_frame_ids, r->n_frame_ids + n);
+  pc_info info = {(uint32_t)r->n_frame_ids, (uint32_t)n, 0, 0, 0};
   for (size_t i = 0; i < n; i++)
-    b->frame_ids[b->n_frame_ids++] = intern_sym_frame(b, &fr[i], i + 1 != n);
-  info.stack = mp_intern_stack(b->p, b->frame_ids + info.first, info.n);
-  MP_VEC_RESERVE(b->pcs, b->cap_pcs, b->n_pcs + 1);
-  b->pcs[b->n_pcs] = info;
-  *out = (uint32_t)b->n_pcs++;
+    r->frame_ids[r->n_frame_ids++] = intern_sym_frame(r, &fr[i], i + 1 != n);
+  info.stack = mp_intern_stack(r->p, r->frame_ids + info.first, info.n);
+  MP_VEC_RESERVE(r->pcs, r->cap_pcs, r->n_pcs + 1);
+  r->pcs[r->n_pcs] = info;
+  *out = (uint32_t)r->n_pcs++;
   return 0;
 }
 
-/* PC -> index into b->pcs, or PC_DROPPED.  Each (module, address) is
- * symbolized once. */
-static int resolve_pc(builder *b, uint32_t dump, uint64_t pc, uint32_t *out,
-                      mp_err *err) {
-  const seg_ref *s = b->segs[dump];
-  size_t i = 0;
-  while (i < b->n_segs[dump] && !(s[i].start < pc && pc <= s[i].end)) i++;
-  if (i == b->n_segs[dump]) {
-    *out = PC_DROPPED;
-    return 0;
-  }
-  size_t mi = s[i].module;
-  uint64_t vaddr = pc - s[i].start + b->mods[mi]->exec_vaddr;
-  uint32_t hit = raw_map_get(&b->pc_maps[mi], vaddr);
+/* (module, address) -> index into r->pcs, or PC_DROPPED.  Each is
+ * symbolized once per reader. */
+static int resolve_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
+                      uint32_t *out, mp_err *err) {
+  uint32_t hit = raw_map_get(&r->pc_maps[mi], vaddr);
   if (hit != UINT32_MAX) {
     *out = hit;
     return 0;
   }
-  if (symbolize_pc(b, mi, vaddr, pc, out, err) != 0) return -1;
-  raw_map_put(&b->pc_maps[mi], vaddr, *out);
+  if (symbolize_pc(r, mi, vaddr, out, err) != 0) return -1;
+  raw_map_put(&r->pc_maps[mi], vaddr, *out);
   return 0;
+}
+
+/* ---- the stack cache ----------------------------------------------------- */
+
+static void cache_grow(mp_raw_reader *r) {
+  size_t n = (r->mask + 1) * 2;
+  free(r->slots);
+  r->slots = mp_xmalloc(n * sizeof *r->slots);
+  memset(r->slots, 0xff, n * sizeof *r->slots);
+  r->mask = n - 1;
+  for (size_t e = 0; e < r->n_ents; e++) {
+    size_t i = r->ents[e].hash & r->mask;
+    while (r->slots[i] != SLOT_EMPTY) i = (i + 1) & r->mask;
+    r->slots[i] = SLOT_TAG(r->ents[e].hash) | e;
+  }
+}
+
+/* The slot holding the entry for key[0..n), or the empty slot for it. */
+static uint64_t *cache_slot(mp_raw_reader *r, const uint32_t *key, size_t n,
+                            uint64_t h) {
+  size_t i = h & r->mask;
+  for (;;) {
+    uint64_t v = r->slots[i];
+    if (v == SLOT_EMPTY) return &r->slots[i];
+    if (SLOT_TAG(v) == SLOT_TAG(h)) {
+      const stack_ent *en = &r->ents[(uint32_t)v];
+      if (en->hash == h && en->key_len == n &&
+          !memcmp(r->keys + en->key_off, key, n * 4))
+        return &r->slots[i];
+    }
+    i = (i + 1) & r->mask;
+  }
+}
+
+/* The entry the slot probe for `h` meets first with the same tag, or
+ * UINT32_MAX: a guess used only to prefetch. */
+static uint32_t cache_guess(const mp_raw_reader *r, uint64_t h) {
+  size_t i = h & r->mask;
+  for (;;) {
+    uint64_t v = r->slots[i];
+    if (v == SLOT_EMPTY) return UINT32_MAX;
+    if (SLOT_TAG(v) == SLOT_TAG(h)) return (uint32_t)v;
+    i = (i + 1) & r->mask;
+  }
 }
 
 /* ---- one stack ----------------------------------------------------------- */
 
-static void add_pending_call(builder *b, uint64_t guid, uint32_t stack) {
-  uint32_t rank = raw_map_get(&b->guid_rank, guid);
-  if (rank == UINT32_MAX) {
-    rank = b->n_ranks++;
-    raw_map_put(&b->guid_rank, guid, rank);
-  }
-  MP_VEC_RESERVE(b->calls, b->cap_calls, b->n_calls + 1);
-  b->calls[b->n_calls] = (pending_call){guid, stack, rank, b->n_calls};
-  b->n_calls++;
+static void queue_call(mp_raw_reader *r, uint32_t frame, uint32_t stack) {
+  MP_VEC_RESERVE(r->calls, r->cap_calls, r->n_calls + 1);
+  r->calls[r->n_calls++] = (pending_call){r->p->frames[frame].guid, stack};
 }
 
-/* Symbolize every PC of `s`; the surviving PCs' frames, leaf first, form
- * the call stack.  Each surviving PC's frame list is a call site of every
- * function in it, except the allocation frame itself. */
-static int build_stack(builder *b, raw_stack *s, mp_err *err) {
-  size_t n_cs = 0;
-  int first = 1;
-  for (uint64_t i = 0; i < s->n_pcs; i++) {
+/* Each surviving PC's frame list is a call site of every function in it,
+ * except the allocation frame itself. */
+static void queue_calls(mp_raw_reader *r, const uint32_t *pcl, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    pc_info *pi = &r->pcs[pcl[k]];
+    const uint32_t *fr = r->frame_ids + pi->first;
+    if (k > 0 && !pi->head_done) {
+      queue_call(r, fr[0], pi->stack);
+      pi->head_done = 1;
+    }
+    if (!pi->tail_done) {
+      for (uint32_t j = 1; j < pi->n; j++) queue_call(r, fr[j], pi->stack);
+      pi->tail_done = 1;
+    }
+  }
+}
+
+/* The model stack of a key seen for the first time: its surviving PCs'
+ * frames, leaf first.  ENT_DROPPED if no PC survives. */
+static int model_stack(mp_raw_reader *r, const uint32_t *key, size_t len,
+                       uint32_t *out, mp_err *err) {
+  int pairs = r->n_mods > 1;
+  MP_VEC_RESERVE(r->pcl, r->cap_pcl, len + 1);
+  size_t n = 0, n_cs = 0;
+  for (size_t i = 0; i < len;) {
     uint32_t idx = PC_DROPPED;
-    if (resolve_pc(b, s->dump, raw_u64(s->pcs + i * 8), &idx, err) != 0)
-      return -1;
+    size_t mi = pairs ? key[i++] : 0;
+    uint64_t off = key[i++];
+    if (off == KEY_ESCAPE) {
+      off = key[i] | (uint64_t)key[i + 1] << 32;
+      i += 2;
+    }
+    uint64_t vaddr = off + r->mods[mi]->exec_vaddr + 1;
+    if (resolve_pc(r, mi, vaddr, &idx, err) != 0) return -1;
     if (idx == PC_DROPPED) continue;
-    const pc_info *pi = &b->pcs[idx];
-    for (uint32_t j = first ? 1 : 0; j < pi->n; j++)
-      add_pending_call(b, b->p->frames[b->frame_ids[pi->first + j]].guid,
-                       pi->stack);
-    first = 0;
-    MP_VEC_RESERVE(b->cs, b->cap_cs, n_cs + pi->n);
-    memcpy(b->cs + n_cs, b->frame_ids + pi->first, pi->n * 4);
-    n_cs += pi->n;
+    r->pcl[n++] = idx;
+    n_cs += r->pcs[idx].n;
   }
-  if (n_cs == 0 || n_cs > UINT32_MAX) {
-    s->state = RAW_STACK_DROPPED;
-    return 0;
+  *out = ENT_DROPPED;
+  if (n_cs == 0 || n_cs > UINT32_MAX) return 0;
+  MP_VEC_RESERVE(r->cs, r->cap_cs, n_cs);
+  n_cs = 0;
+  for (size_t k = 0; k < n; k++) {
+    const pc_info *pi = &r->pcs[r->pcl[k]];
+    const uint32_t *fr = r->frame_ids + pi->first;
+    for (uint32_t j = 0; j < pi->n; j++) r->cs[n_cs++] = fr[j];
   }
-  s->model_stack = mp_intern_stack(b->p, b->cs, (uint32_t)n_cs);
-  s->state = RAW_STACK_LIVE;
+  queue_calls(r, r->pcl, n);
+  *out = mp_intern_stack(r->p, r->cs, (uint32_t)n_cs);
+  return 0;
+}
+
+static uint32_t new_entry(mp_raw_reader *r, uint64_t *slot,
+                          const uint32_t *key, size_t n, uint64_t h,
+                          uint32_t stack) {
+  MP_VEC_RESERVE(r->keys, r->cap_keys, r->n_keys + n);
+  memcpy(r->keys + r->n_keys, key, n * 4);
+  MP_VEC_RESERVE(r->ents, r->cap_ents, r->n_ents + 1);
+  uint32_t e = (uint32_t)r->n_ents++;
+  r->ents[e] = (stack_ent){h, r->n_keys, (uint32_t)n, stack, 0, 0};
+  r->n_keys += n;
+  *slot = SLOT_TAG(h) | e;
+  if (r->n_ents * 4 > (r->mask + 1) * 3) cache_grow(r);
+  return e;
+}
+
+/* Find (or make) the cache entry of `s`. */
+static int resolve_stack(builder *b, raw_stack *s, mp_err *err) {
+  mp_raw_reader *r = b->r;
+  const uint32_t *key = b->f->keys + s->key_off;
+  size_t n = s->key_len;
+  uint64_t h = s->hash;
+  uint64_t *slot = cache_slot(r, key, n, h);
+  if (*slot != SLOT_EMPTY) {
+    s->ent = (uint32_t)*slot;
+  } else {
+    uint32_t stack;
+    if (model_stack(r, key, n, &stack, err) != 0) return -1;
+    if (r->n_ents >= UINT32_MAX - 1) return mp_fail(err, "too many stacks");
+    s->ent = new_entry(r, slot, key, n, h, stack); /* may move the slots */
+  }
+  s->state = r->ents[s->ent].model_stack == ENT_DROPPED ? RAW_STACK_DROPPED
+                                                         : RAW_STACK_LIVE;
   return 0;
 }
 
 /* ---- MIBs ---------------------------------------------------------------- */
 
-static const uint64_t *read_hist(builder *b, uint32_t version,
+static const uint64_t *read_hist(mp_raw_reader *r, uint32_t version,
                                  const unsigned char *h, uint32_t n) {
   if (!n) return NULL;
-  MP_VEC_RESERVE(b->hist, b->cap_hist, n);
+  MP_VEC_RESERVE(r->hist, r->cap_hist, n);
   for (uint32_t i = 0; i < n; i++) {
     if (version == 5) {
       uint16_t e;
       memcpy(&e, h + 2 * (size_t)i, 2);
-      b->hist[i] = mp_hist_decode_v5(e);
+      r->hist[i] = mp_hist_decode_v5(e);
     } else {
-      b->hist[i] = raw_u64(h + 8 * (size_t)i);
+      r->hist[i] = raw_u64(h + 8 * (size_t)i);
     }
   }
-  return b->hist;
+  return r->hist;
 }
 
 /* The alloc site goes to the leaf function and to every inline parent up to
- * and including the first physical frame. */
-static void add_alloc(builder *b, const raw_stack *s, const mp_mib *mib,
+ * and including the first physical frame.  The first MIB of a context adds
+ * the sites and remembers where they are; later ones merge in place. */
+static void add_alloc(mp_raw_reader *r, stack_ent *e, const mp_mib *mib,
                       const uint64_t *hist) {
-  const uint32_t *fr = mp_stack_frames(b->p, s->model_stack);
-  uint32_t n = b->p->stacks[s->model_stack].len;
+  mp_profile *p = r->p;
+  if (e->n_refs) {
+    const uint32_t *ref = r->refs + e->ref_off;
+    for (uint32_t i = 0; i < e->n_refs; i++)
+      mp_merge_alloc_at(p, ref[2 * i], ref[2 * i + 1], mib, hist);
+    return;
+  }
+  const uint32_t *fr = mp_stack_frames(p, e->model_stack);
+  uint32_t n = p->stacks[e->model_stack].len;
+  e->ref_off = (uint32_t)r->n_refs;
   for (uint32_t i = 0; i < n; i++) {
-    const mp_frame *f = &b->p->frames[fr[i]];
+    const mp_frame *f = &p->frames[fr[i]];
     int seen = 0; /* inlined recursion must not merge the MIB with itself */
     for (uint32_t k = 0; k < i && !seen; k++)
-      seen = b->p->frames[fr[k]].guid == f->guid;
-    if (!seen) mp_add_alloc_site(b->p, f->guid, s->model_stack, mib, hist);
+      seen = p->frames[fr[k]].guid == f->guid;
+    if (!seen) {
+      uint32_t rec, idx;
+      mp_add_alloc_site(p, f->guid, e->model_stack, mib, hist);
+      mp_find_alloc_site(p, f->guid, e->model_stack, &rec, &idx);
+      MP_VEC_RESERVE(r->refs, r->cap_refs, r->n_refs + 2);
+      r->refs[r->n_refs++] = rec;
+      r->refs[r->n_refs++] = idx;
+      e->n_refs++;
+    }
     if (!f->is_inline) break;
   }
+}
+
+/* MIBs are handled in batches: first every lookup of the batch is started
+ * with prefetches (the cache is far bigger than the CPU caches and each
+ * file hits it in random order), then the MIBs are added in file order. */
+#define MIB_BATCH 32
+
+typedef struct mib_job {
+  const unsigned char *e; /* the MIB entry */
+  raw_stack *s;
+  uint32_t guess; /* likely cache entry, for prefetching */
+} mib_job;
+
+static void prefetch_span(const void *p, size_t n) {
+  const char *c = p;
+  for (size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i);
+  if (n) __builtin_prefetch(c + n - 1);
+}
+
+static void batch_prefetch(builder *b, mib_job *job, size_t m) {
+  mp_raw_reader *r = b->r;
+  for (size_t j = 0; j < m; j++) {
+    raw_stack *s = job[j].s;
+    job[j].guess = s->state == RAW_STACK_LIVE ? s->ent : UINT32_MAX;
+    if (s->state == RAW_STACK_NEW)
+      __builtin_prefetch(&r->slots[s->hash & r->mask]);
+  }
+  for (size_t j = 0; j < m; j++) {
+    if (job[j].s->state == RAW_STACK_NEW)
+      job[j].guess = cache_guess(r, job[j].s->hash);
+    if (job[j].guess != UINT32_MAX) __builtin_prefetch(&r->ents[job[j].guess]);
+  }
+  for (size_t j = 0; j < m; j++) {
+    if (job[j].guess == UINT32_MAX) continue;
+    const stack_ent *en = &r->ents[job[j].guess];
+    if (job[j].s->state == RAW_STACK_NEW)
+      prefetch_span(r->keys + en->key_off, (size_t)en->key_len * 4);
+    if (en->n_refs) __builtin_prefetch(&r->refs[en->ref_off]);
+  }
+  for (size_t j = 0; j < m; j++) {
+    if (job[j].guess == UINT32_MAX) continue;
+    const stack_ent *en = &r->ents[job[j].guess];
+    if (!en->n_refs) continue;
+    const uint32_t *ref = r->refs + en->ref_off;
+    prefetch_span(&b->p->records[ref[0]].allocs[ref[1]],
+                  sizeof(mp_alloc_site));
+  }
+}
+
+static int add_mib(builder *b, const raw_dump *d, mib_job *job, size_t *live,
+                   mp_err *err) {
+  mp_raw_reader *r = b->r;
+  raw_stack *s = job->s;
+  if (s->state == RAW_STACK_NEW && resolve_stack(b, s, err) != 0) return -1;
+  if (s->state != RAW_STACK_LIVE) return 0;
+  mp_mib mib;
+  memset(&mib, 0, sizeof mib);
+  memcpy(&mib, job->e + 8, d->version == 3 ? MP_MIB_SIZE_V3 : MP_MIB_SIZE_V4);
+  mib.AccessHistogram = 0;
+  const uint64_t *hist = read_hist(r, d->version, job->e + 8 + MP_MIB_SIZE_V4,
+                                   mib.AccessHistogramSize);
+  add_alloc(r, &r->ents[s->ent], &mib, hist);
+  (*live)++;
+  return 0;
 }
 
 static int add_dump_mibs(builder *b, const raw_dump *d, size_t *live,
                          mp_err *err) {
   const unsigned char *e = d->mibs;
-  for (uint64_t i = 0; i < d->n_mibs; i++) {
-    raw_stack *s =
-        &b->f->stacks[raw_map_get(&b->f->stack_index, raw_u64(e))];
-    if (s->state == RAW_STACK_NEW && build_stack(b, s, err) != 0) return -1;
-    if (s->state == RAW_STACK_LIVE) {
-      mp_mib mib;
-      memset(&mib, 0, sizeof mib);
-      memcpy(&mib, e + 8, d->version == 3 ? MP_MIB_SIZE_V3 : MP_MIB_SIZE_V4);
-      mib.AccessHistogram = 0;
-      const uint64_t *hist = read_hist(b, d->version, e + 8 + MP_MIB_SIZE_V4,
-                                       mib.AccessHistogramSize);
-      add_alloc(b, s, &mib, hist);
-      (*live)++;
+  mib_job job[MIB_BATCH];
+  for (uint64_t i = 0; i < d->n_mibs;) {
+    size_t m = 0;
+    for (; m < MIB_BATCH && i < d->n_mibs; m++, i++) {
+      job[m].e = e;
+      job[m].s = &b->f->stacks[d->mib_stack[i]];
+      e += raw_mib_entry_size(d->version, e);
     }
-    e += raw_mib_entry_size(d->version, e);
+    batch_prefetch(b, job, m);
+    for (size_t j = 0; j < m; j++)
+      if (add_mib(b, d, &job[j], live, err) != 0) return -1;
   }
   return 0;
 }
 
-static int cmp_pending(const void *x, const void *y) {
-  const pending_call *a = x, *c = y;
-  if (a->rank != c->rank) return a->rank < c->rank ? -1 : 1;
-  return a->seq < c->seq ? -1 : a->seq > c->seq;
-}
-
-/* Call-site-only records come after all alloc records, grouped by function
- * in first-seen order, like LLVM's. */
-static void add_calls(builder *b) {
-  qsort(b->calls, b->n_calls, sizeof *b->calls, cmp_pending);
-  for (size_t i = 0; i < b->n_calls; i++)
-    mp_add_call_site(b->p, b->calls[i].guid, b->calls[i].stack, NULL, 0);
-}
-
-static void builder_free(builder *b) {
-  for (size_t i = 0; i < b->n_mods; i++) raw_map_free(&b->pc_maps[i]);
-  for (size_t d = 0; b->segs && d < b->f->n_dumps; d++) free(b->segs[d]);
-  free(b->segs);
-  free(b->n_segs);
-  free(b->pc_maps);
-  free(b->mods);
-  free(b->pcs);
-  free(b->frame_ids);
-  free(b->cs);
-  free(b->calls);
-  free(b->hist);
-  raw_map_free(&b->guid_rank);
+/* Call-site-only records come after all alloc records of the file, grouped
+ * by function in first-seen order, like LLVM's: adding the queued sites in
+ * queue order creates each record at its function's first call site and
+ * appends its sites in first-seen order, which is exactly that. */
+static void add_calls(mp_raw_reader *r) {
+  for (size_t i = 0; i < r->n_calls; i++)
+    mp_add_call_site(r->p, r->calls[i].guid, r->calls[i].stack, NULL, 0);
+  r->n_calls = 0;
 }
 
 static int build(builder *b, mp_err *err) {
   size_t total = 0, live = 0;
   for (size_t d = 0; d < b->f->n_dumps; d++) total += b->f->dumps[d].n_mibs;
   if (!total) return 0; /* nothing allocated: no binary needed */
-  if (resolve_segments(b, err) != 0) return -1;
   for (size_t d = 0; d < b->f->n_dumps; d++)
     if (add_dump_mibs(b, &b->f->dumps[d], &live, err) != 0) return -1;
   if (total && !live)
@@ -349,25 +493,18 @@ static int build(builder *b, mp_err *err) {
                    "none of the %zu allocation contexts has a symbolizable "
                    "frame (do the profiled binaries have debug info?)",
                    total);
-  add_calls(b);
+  add_calls(b->r);
   return 0;
 }
 
-int raw_build(raw_file *f, mp_profile *p, msym_ctx *sym, mp_err *err) {
+int raw_build(raw_file *f, mp_raw_reader *r, mp_err *err) {
   builder b;
   memset(&b, 0, sizeof b);
   b.f = f;
-  b.p = p;
-  b.sym = sym;
-  b.n_mods = sym ? msym_num_modules(sym) : 0;
-  b.mods = mp_xcalloc(b.n_mods + 1, sizeof *b.mods);
-  b.pc_maps = mp_xcalloc(b.n_mods + 1, sizeof *b.pc_maps);
-  for (size_t i = 0; i < b.n_mods; i++) {
-    b.mods[i] = msym_module_at(sym, i);
-    raw_map_init(&b.pc_maps[i]);
-  }
-  raw_map_init(&b.guid_rank);
+  b.r = r;
+  b.p = r->p;
+  r->n_calls = 0;
   int rc = build(&b, err);
-  builder_free(&b);
+  if (rc == 0) r->p->mib_fields |= MP_MIB_ALL_FIELDS;
   return rc;
 }

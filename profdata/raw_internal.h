@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "raw.h"
 #include "symbolizer.h"
 
 typedef struct raw_dump {
@@ -21,6 +22,7 @@ typedef struct raw_dump {
   uint64_t n_segs;
   const unsigned char *mibs; /* first MIB entry (its stack id) */
   uint64_t n_mibs;
+  uint32_t *mib_stack; /* per MIB: index into raw_file.stacks */
 } raw_dump;
 
 /* One distinct stack id of the file (the first dump that lists it wins;
@@ -29,9 +31,13 @@ typedef struct raw_stack {
   uint64_t id;
   const unsigned char *pcs; /* n_pcs u64, leaf first */
   uint64_t n_pcs;
+  uint64_t hash;            /* of its key (raw_keys.c) */
+  uint64_t key_off;         /* into raw_file.keys */
+  uint32_t key_len;         /* u32 elements */
   uint32_t dump;            /* whose segments translate the PCs */
   uint32_t state;           /* RAW_STACK_* */
-  uint32_t model_stack;     /* the symbolized call stack, when LIVE */
+  uint32_t ent;             /* its entry in the reader's stack cache, when
+                               LIVE (raw_build.c) */
 } raw_stack;
 
 enum { RAW_STACK_NEW, RAW_STACK_LIVE, RAW_STACK_DROPPED };
@@ -47,6 +53,16 @@ void raw_map_init(raw_map *m);
 void raw_map_free(raw_map *m);
 uint32_t raw_map_get(const raw_map *m, uint64_t key);
 void raw_map_put(raw_map *m, uint64_t key, uint32_t val);
+/* The value of `key`; if absent, stores `val` and returns UINT32_MAX. */
+uint32_t raw_map_get_or_put(raw_map *m, uint64_t key, uint32_t val);
+/* Room for `n` keys without growing. */
+void raw_map_reserve(raw_map *m, size_t n);
+
+/* A segment of a dump whose build id is a module's. */
+typedef struct seg_ref {
+  uint64_t start, end;
+  size_t module; /* index into raw_file.mods */
+} seg_ref;
 
 typedef struct raw_file {
   const char *name;
@@ -57,7 +73,20 @@ typedef struct raw_file {
   raw_stack *stacks;
   size_t n_stacks, cap_stacks;
   raw_map stack_index; /* stack id -> index into stacks */
+  /* the reader's modules (read only) */
+  msym_ctx *sym;
+  const msym_module *const *mods;
+  size_t n_mods;
+  /* raw_keys.c */
+  seg_ref **segs; /* per dump: the segments whose build id has a module */
+  size_t *n_segs;
+  size_t *last_seg; /* per dump: the segment that matched last */
+  uint32_t *keys;
 } raw_file;
+
+/* Key elements (raw_keys.c): see there for the layout. */
+#define KEY_ESCAPE UINT32_MAX
+#define KEY_MAX_PER_PC 4
 
 static inline uint64_t raw_u64(const unsigned char *p) {
   uint64_t v;
@@ -68,7 +97,17 @@ static inline uint64_t raw_u64(const unsigned char *p) {
 /* Bytes of one MIB entry (stack id + MIB + histogram) in `version`. */
 size_t raw_mib_entry_size(uint32_t version, const unsigned char *entry);
 
-/* Symbolize the validated file and add its records to `p`. */
-int raw_build(raw_file *f, mp_profile *p, msym_ctx *sym, mp_err *err);
+/* Match segments to modules and key every stack of the validated file
+ * (raw_keys.c); needs f->sym, f->mods, f->n_mods. */
+int raw_prepare_keys(raw_file *f, mp_err *err);
+void raw_keys_free(raw_file *f);
+
+/* The reader's modules, for raw_prepare_keys. */
+void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
+                        const msym_module *const **mods, size_t *n_mods);
+
+/* Symbolize the keyed file and add its records to the reader's profile,
+ * reusing what earlier files of the reader already resolved. */
+int raw_build(raw_file *f, mp_raw_reader *r, mp_err *err);
 
 #endif

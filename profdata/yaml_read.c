@@ -40,7 +40,6 @@
 
 /* Zero histograms cost 8 bytes per entry; refuse absurd sizes rather than
  * exhaust memory (LLVM stores no counts, so nothing is lost below this). */
-#define MAX_HIST_ENTRIES (1u << 24)
 /* Nesting bound for skipped (DataAccessProfiles) content. */
 #define MAX_SKIP_DEPTH 64
 
@@ -313,9 +312,9 @@ static int read_mib(yreader *r, mp_mib *m) {
     yaml_mark_t at = here(r);
     if (read_uint(r, mib_names[k], UINT64_MAX, &v)) return -1;
     if (mib_tags[k] == MP_MIB_AccessHistogramSize &&
-        (uint32_t)v > MAX_HIST_ENTRIES)
+        (uint32_t)v > MP_HIST_MAX_ENTRIES)
       return fail_at(r, at, "AccessHistogramSize %u is larger than %u",
-                     (uint32_t)v, MAX_HIST_ENTRIES);
+                     (uint32_t)v, MP_HIST_MAX_ENTRIES);
     mib_set(m, mib_tags[k], v);
   }
   r->p->mib_fields = MP_MIB_ALL_FIELDS; /* missing fields are 0, as LLVM's */

@@ -72,12 +72,38 @@ static void flow_sep(ywriter *w, size_t flow_start) {
   }
 }
 
-/* Comments must stay on one line: control characters become '?'. */
+/* Length of the valid, printable UTF-8 sequence at `s`, 0 if there is none
+ * (YAML readers refuse invalid UTF-8 and C0/C1 controls, even in comments). */
+static size_t printable_utf8(const unsigned char *s) {
+  if (s[0] >= 0x20 && s[0] < 0x7f) return 1;
+  size_t n = s[0] >= 0xf0 && s[0] < 0xf5   ? 4
+             : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+             : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+                                           : 0;
+  for (size_t i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) return 0; /* C1 controls */
+  if (n == 3 && s[0] == 0xe0 && s[1] < 0xa0) return 0; /* overlong */
+  if (n == 3 && s[0] == 0xed && s[1] >= 0xa0) return 0; /* surrogates */
+  if (n == 4 && s[0] == 0xf0 && s[1] < 0x90) return 0; /* overlong */
+  if (n == 4 && s[0] == 0xf4 && s[1] >= 0x90) return 0; /* > U+10FFFF */
+  return n;
+}
+
+/* Comments must stay one line of valid text: anything else becomes '?'. */
 static void put_comment_text(ywriter *w, const char *s) {
-  char c[2] = {0, 0};
-  for (; *s; s++) {
-    c[0] = (unsigned char)*s < 0x20 ? '?' : *s;
-    put(w, c);
+  const unsigned char *u = (const unsigned char *)s;
+  while (*u) {
+    size_t n = printable_utf8(u);
+    if (n) {
+      char c[5] = {0};
+      memcpy(c, u, n);
+      put(w, c);
+      u += n;
+    } else {
+      put(w, "?");
+      u++;
+    }
   }
 }
 

@@ -422,19 +422,22 @@ static void test_corruption(void) {
   mp_profile_free(p);
 }
 
-/* Index versions 8-10 differ only in header words we do not read; 7 and 14
- * are refused, and so is a file without the memprof variant bit. */
+/* Index versions 8-11 share one header length (and 12-13 another) and
+ * differ only in header words we do not read; 7 and 14 are refused, and so
+ * is a file without the memprof variant bit. */
 static void test_header_versions(void) {
   mp_profile *p = make_profile(5, 0);
-  mp_index_opts o = {11, 3, 0, 0};
-  mp_buf out = {0};
+  mp_index_opts o = {11, 3, 0, 0}, o12 = {12, 3, 0, 0};
+  mp_buf out = {0}, out12 = {0};
   mp_err err;
   CHECK(mp_write_indexed(p, &o, &out, &err) == 0);
+  CHECK(mp_write_indexed(p, &o12, &out12, &err) == 0);
   for (uint64_t v = 7; v <= 14; v++) {
     uint64_t w = MP_INDEXED_VARIANT_MEMPROF | v;
-    memcpy(out.data + 8, &w, 8);
+    mp_buf *b = v >= 12 ? &out12 : &out;
+    memcpy(b->data + 8, &w, 8);
     mp_profile *q = mp_profile_new();
-    int rc = mp_read_indexed(q, out.data, out.len, &err);
+    int rc = mp_read_indexed(q, b->data, b->len, &err);
     CHECK(rc == (v >= 8 && v <= 13 ? 0 : -1));
     CHECK(rc != 0 || q->n_records == p->n_records);
     mp_profile_free(q);
@@ -446,6 +449,7 @@ static void test_header_versions(void) {
   CHECK(strstr(err.msg, "no memory profile") != NULL);
   mp_profile_free(q);
   mp_buf_free(&out);
+  mp_buf_free(&out12);
   mp_profile_free(p);
 }
 
