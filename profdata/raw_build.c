@@ -227,7 +227,7 @@ static uint64_t *cache_slot(mp_raw_reader *r, const uint32_t *key, size_t n,
     if (SLOT_TAG(v) == SLOT_TAG(h)) {
       const stack_ent *en = &r->ents[(uint32_t)v];
       if (en->hash == h && en->key_len == n &&
-          !memcmp(r->keys + en->key_off, key, n * 4))
+          (n == 0 || !memcmp(r->keys + en->key_off, key, n * 4)))
         return &r->slots[i];
     }
     i = (i + 1) & r->mask;
@@ -309,7 +309,7 @@ static uint32_t new_entry(mp_raw_reader *r, uint64_t *slot,
                           const uint32_t *key, size_t n, uint64_t h,
                           uint32_t stack) {
   MP_VEC_RESERVE(r->keys, r->cap_keys, r->n_keys + n);
-  memcpy(r->keys + r->n_keys, key, n * 4);
+  if (n) memcpy(r->keys + r->n_keys, key, n * 4);
   MP_VEC_RESERVE(r->ents, r->cap_ents, r->n_ents + 1);
   uint32_t e = (uint32_t)r->n_ents++;
   r->ents[e] = (stack_ent){h, r->n_keys, (uint32_t)n, stack, 0, 0};
