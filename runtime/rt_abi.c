@@ -155,15 +155,19 @@ MP_EXPORT size_t __sanitizer_get_free_bytes(void) {
 MP_EXPORT size_t __sanitizer_get_unmapped_bytes(void) { return 0; }
 MP_EXPORT void __sanitizer_purge_allocator(void) {}
 
-/* Weak hooks the program may define, plus up to 5 installed pairs. */
-MP_EXPORT __attribute__((weak)) void __sanitizer_malloc_hook(const volatile void *p,
-                                                             size_t n) {
+/* Weak hooks the program may define, plus up to 5 installed pairs.  Our
+ * own definitions are aliases of empty functions: init compares them with
+ * what the program linked, so that with no hook anywhere allocations skip
+ * the calls (rt_hooks_maybe). */
+static void no_malloc_hook(const volatile void *p, size_t n) {
   (void)p;
   (void)n;
 }
-MP_EXPORT __attribute__((weak)) void __sanitizer_free_hook(const volatile void *p) {
-  (void)p;
-}
+static void no_free_hook(const volatile void *p) { (void)p; }
+MP_EXPORT __attribute__((weak, alias("no_malloc_hook"))) void
+__sanitizer_malloc_hook(const volatile void *p, size_t n);
+MP_EXPORT __attribute__((weak, alias("no_free_hook"))) void
+__sanitizer_free_hook(const volatile void *p);
 
 typedef void (*malloc_hook_fn)(const volatile void *, size_t);
 typedef void (*free_hook_fn)(const volatile void *);
@@ -182,7 +186,16 @@ MP_EXPORT int __sanitizer_install_malloc_and_free_hooks(malloc_hook_fn m,
   hooks[i].m = m;
   hooks[i].f = f;
   __atomic_store_n(&nhooks, i + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&rt_hooks_maybe, 1, __ATOMIC_RELEASE);
   return i + 1;
+}
+
+int rt_hooks_maybe = 1;
+
+void rt_hooks_init(void) {
+  if (__sanitizer_malloc_hook == no_malloc_hook && __sanitizer_free_hook == no_free_hook)
+    __atomic_store_n(&rt_hooks_maybe, __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE) != 0,
+                     __ATOMIC_RELEASE);
 }
 
 void rt_run_malloc_hooks(const void *p, size_t n) {
@@ -209,8 +222,8 @@ MP_EXPORT const char *__sanitizer_get_report_path(void) {
 
 MP_EXPORT __attribute__((noinline)) void __sanitizer_print_stack_trace(void) {
   uint32_t id = rt_stack_capture(MP_CALLER());
-  uint32_t k;
-  const uintptr_t *pcs = rt_stack_get(id, &k);
+  uintptr_t pcs[RT_MAX_STACK];
+  uint32_t k = rt_stack_get(id, pcs);
   for (uint32_t i = 0; i < k; i++)
     rt_printf_fd(2, "    #%u 0x%lx\n", i, (unsigned long)(pcs[i] - 1));
 }

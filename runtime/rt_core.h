@@ -18,7 +18,6 @@ typedef struct rt_flags_t {
   const char *log_path; /* NULL = unset */
   const char *log_suffix;
   int log_exe_name;
-  int log_path_invalid; /* too long: reported, nothing is written */
   int print_text, print_terse, dump_at_exit, atexit;
   int malloc_context_size, raw_version, verbosity, help;
   int allocator_may_return_null;
@@ -29,8 +28,6 @@ MP_HIDDEN void rt_flags_init(void);
 MP_HIDDEN void rt_flags_set_log_path(const char *path);
 
 /* ---- shadow (rt_shadow.c) ----------------------------------------------- */
-extern MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
-extern MP_EXPORT char __memprof_histogram;
 MP_HIDDEN void rt_shadow_init(void);
 static inline int rt_hist_mode(void) {
   return *(volatile char *)&__memprof_histogram != 0;
@@ -90,18 +87,47 @@ static inline int rt_claim_live(uint32_t *state) {
  * profiled, never enumerated.  The caller passes the size back to free. */
 MP_HIDDEN void *rt_ialloc(size_t n);
 MP_HIDDEN void rt_ifree(void *p, size_t n);
+/* Zeroed, 16-aligned, at most 64 KiB, never freed (NULL on failure). */
+MP_HIDDEN void *rt_ialloc_perm(size_t n);
+MP_HIDDEN void rt_ialloc_perm_init(void); /* by init: reserve the region */
 MP_HIDDEN void rt_ialloc_fork_prepare(void);
 MP_HIDDEN void rt_ialloc_fork_parent(void);
 MP_HIDDEN void rt_ialloc_fork_child(void);
 
-/* Sanitizer malloc/free hooks (rt_abi.c). */
+/* Sanitizer malloc/free hooks (rt_abi.c).  rt_hooks_maybe is 1 until init
+ * has seen that the program defines no hook, and again once one is
+ * installed. */
+MP_HIDDEN extern int rt_hooks_maybe;
+MP_HIDDEN void rt_hooks_init(void);
 MP_HIDDEN void rt_run_malloc_hooks(const void *p, size_t n);
 MP_HIDDEN void rt_run_free_hooks(const void *p);
+static inline void rt_malloc_hooks(const void *p, size_t n) {
+  if (MP_UNLIKELY(__atomic_load_n(&rt_hooks_maybe, __ATOMIC_RELAXED)))
+    rt_run_malloc_hooks(p, n);
+}
+static inline void rt_free_hooks(const void *p) {
+  if (MP_UNLIKELY(__atomic_load_n(&rt_hooks_maybe, __ATOMIC_RELAXED)))
+    rt_run_free_hooks(p);
+}
 
 /* ---- stacks (rt_stack.c, rt_thread.c) ----------------------------------- */
 #define RT_MAX_STACK 256
+MP_HIDDEN void rt_stack_init(void); /* by init: no lazy setup under signals */
 MP_HIDDEN uint32_t rt_stack_capture(mp_caller c);
-MP_HIDDEN const uintptr_t *rt_stack_get(uint32_t id, uint32_t *n);
+/* The same in two steps, so that the allocator can do its own work while
+ * the depot bucket (prefetched by the first step) comes from memory. */
+#define RT_MAX_ENC (RT_MAX_STACK * 12) /* rt_stack.c's encoding at worst */
+typedef struct rt_captured {
+  uint64_t hash;
+  uint32_t n, len;
+  uint8_t enc[RT_MAX_ENC];
+} rt_captured;
+MP_HIDDEN uint32_t rt_stack_unwind(mp_caller c, rt_captured *cap);
+MP_HIDDEN uint32_t rt_stack_intern(const rt_captured *cap);
+/* The PCs of stack `id` into pcs[RT_MAX_STACK]; returns how many (0 if
+ * unknown).  rt_stack_depth gives the count alone. */
+MP_HIDDEN uint32_t rt_stack_get(uint32_t id, uintptr_t *pcs);
+MP_HIDDEN uint32_t rt_stack_depth(uint32_t id);
 MP_HIDDEN uint32_t rt_stack_max_id(void);
 MP_HIDDEN void rt_stack_fork_prepare(void);
 MP_HIDDEN void rt_stack_fork_parent(void);
@@ -109,12 +135,26 @@ MP_HIDDEN void rt_stack_fork_child(void);
 /* Highest stack address of the calling thread (0 = unknown). */
 MP_HIDDEN uintptr_t rt_thread_stack_top(void);
 /* Same, also giving the lowest address frames may have. */
-MP_HIDDEN uintptr_t rt_thread_stack_bounds(uintptr_t *bottom);
+typedef struct rt_stack_bounds_t {
+  int state; /* 0 = not looked up yet, 1 = known (top), 2 = unknown */
+  uintptr_t top, bottom;
+} rt_stack_bounds_t;
+MP_HIDDEN extern __thread rt_stack_bounds_t rt_stack_bounds
+    __attribute__((tls_model("initial-exec")));
+MP_HIDDEN uintptr_t rt_thread_stack_bounds_slow(uintptr_t *bottom);
+static inline uintptr_t rt_thread_stack_bounds(uintptr_t *bottom) {
+  if (MP_LIKELY(rt_stack_bounds.state == 1)) {
+    *bottom = rt_stack_bounds.bottom;
+    return rt_stack_bounds.top;
+  }
+  return rt_thread_stack_bounds_slow(bottom);
+}
 MP_HIDDEN void rt_thread_set_stack_top(uintptr_t top);
 
 /* ---- MIB table (rt_mibtable.c) ------------------------------------------ */
 /* At free: builds the block's MIB and merges it, clearing RT_LIVE_BIT in
  * *live under the table lock.  Returns 0 if the block was not live (double free). */
+MP_HIDDEN void rt_mib_init(void); /* by init: no lazy setup under signals */
 MP_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live);
 /* At dump (locks held): merge a live block with dealloc time = now. */
 MP_HIDDEN void rt_mib_add_live(const rt_block *b, void *ctx);

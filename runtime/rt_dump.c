@@ -79,23 +79,64 @@ typedef struct sizes {
 
 static void count_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   sizes *s = ctx;
-  uint32_t k;
-  rt_stack_get(id, &k);
+  uint32_t k = rt_stack_depth(id);
   s->n++;
   s->hist_entries += e->mib.AccessHistogramSize;
   s->stack_bytes += 16 + 8ULL * k;
 }
 
+/* The profile is streamed through one small buffer: building all of it in
+ * memory first (11 MB for 30k contexts) cost a page fault per 4 KiB and as
+ * much peak RSS. */
+#define WRITE_CHUNK (256u << 10)
+
 typedef struct writer {
-  unsigned char *p;
-  int version;
+  unsigned char *buf;
+  size_t len;
+  uint64_t off; /* bytes of the profile produced so far */
+  int version, failed;
 } writer;
 
-static void put_bytes(writer *w, const void *src, size_t n) {
-  rt_memcpy(w->p, src, n);
-  w->p += n;
+static void flush(writer *w) {
+  if (w->len && !w->failed && rt_output_write(w->buf, w->len) != 0)
+    w->failed = 1;
+  w->len = 0;
 }
-static void put_u64(writer *w, uint64_t v) { put_bytes(w, &v, 8); }
+
+static void put_bytes(writer *w, const void *src, size_t n) {
+  const unsigned char *p = src;
+  while (n) {
+    size_t k = WRITE_CHUNK - w->len < n ? WRITE_CHUNK - w->len : n;
+    rt_memcpy(w->buf + w->len, p, k);
+    w->len += k;
+    w->off += k;
+    p += k;
+    n -= k;
+    if (w->len == WRITE_CHUNK)
+      flush(w);
+  }
+}
+typedef uint64_t __attribute__((aligned(1), may_alias)) unaligned_u64;
+
+/* Most of a profile is u64s (ids, PCs): stored straight into the buffer. */
+static inline void put_u64(writer *w, uint64_t v) {
+  if (MP_UNLIKELY(WRITE_CHUNK - w->len < 8)) {
+    put_bytes(w, &v, 8);
+    return;
+  }
+  *(unaligned_u64 *)(w->buf + w->len) = v;
+  w->len += 8;
+  w->off += 8;
+  if (w->len == WRITE_CHUNK)
+    flush(w);
+}
+
+/* Zero padding up to profile offset `to`. */
+static void pad_to(writer *w, uint64_t to) {
+  static const unsigned char zeros[8];
+  while (w->off < to)
+    put_bytes(w, zeros, to - w->off < 8 ? to - w->off : 8);
+}
 
 static void mib_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   writer *w = ctx;
@@ -118,8 +159,8 @@ static void mib_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
 static void stack_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   (void)e;
   writer *w = ctx;
-  uint32_t k;
-  const uintptr_t *pcs = rt_stack_get(id, &k);
+  uintptr_t pcs[RT_MAX_STACK];
+  uint32_t k = rt_stack_get(id, pcs);
   put_u64(w, id);
   put_u64(w, k);
   for (uint32_t i = 0; i < k; i++)
@@ -141,26 +182,26 @@ static int write_raw(const seg_list *segs) {
   uint64_t mib_bytes = mib_region_bytes(version, &s);
   uint64_t stack_bytes = 8 + s.stack_bytes;
   uint64_t total = mp_round_up8(48 + seg_bytes + mib_bytes + stack_bytes);
-  unsigned char *buf = rt_mmap_anon(total, 0);
+  unsigned char *buf = rt_mmap_anon(WRITE_CHUNK, 0);
   if (!buf) {
-    rt_report("ERROR: cannot allocate %llu bytes for the profile",
-              (unsigned long long)total);
+    rt_report("ERROR: cannot allocate %u bytes to write the profile", WRITE_CHUNK);
     return -1;
   }
   mp_raw_header h = {MP_RAW_MAGIC,         (uint64_t)version, total, 48,
                      48 + seg_bytes, 48 + seg_bytes + mib_bytes};
-  writer w = {buf, version};
+  writer w = {buf, 0, 0, version, 0};
   put_bytes(&w, &h, sizeof h);
   put_u64(&w, segs->n);
   put_bytes(&w, segs->seg, 64 * segs->n);
   put_u64(&w, s.n);
   rt_mib_for_each(mib_cb, &w);
-  w.p = buf + h.stack_offset; /* padding is already zero */
+  pad_to(&w, h.stack_offset);
   put_u64(&w, s.n);
   rt_mib_for_each(stack_cb, &w);
-  int r = rt_output_write(buf, total);
-  rt_munmap(buf, total);
-  return r;
+  pad_to(&w, total);
+  flush(&w);
+  rt_munmap(buf, WRITE_CHUNK);
+  return w.failed ? -1 : 0;
 }
 
 /* Second half of a text dump, after the table is unlocked. */

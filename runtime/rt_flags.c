@@ -65,8 +65,10 @@ static int str_eq(const char *a, size_t an, const char *b) {
   return i == an && !b[i];
 }
 
+/* Values past INT_MAX are refused (the flag keeps its value). */
 static int parse_int(const char *v, size_t n, int *out) {
-  int neg = 0, val = 0;
+  int neg = 0;
+  long long val = 0;
   size_t i = 0;
   if (i < n && v[i] == '-')
     neg = 1, i++;
@@ -76,8 +78,10 @@ static int parse_int(const char *v, size_t n, int *out) {
     if (v[i] < '0' || v[i] > '9')
       return 0;
     val = val * 10 + (v[i] - '0');
+    if (val > 0x7fffffff)
+      return 0;
   }
-  *out = neg ? -val : val;
+  *out = (int)(neg ? -val : val);
   return 1;
 }
 
@@ -97,15 +101,16 @@ static void set_str(const flag_desc *f, const char *v, size_t n) {
       char head[9];
       rt_memcpy(head, v, 8);
       head[8] = 0;
-      rt_report("ERROR: Path is too long: %s... (profile not written)", head);
-      rt_flags.log_path_invalid = 1;
+      /* Losing the whole profile over its name helps nobody: say so and
+       * fall back to the default file. */
+      rt_report("ERROR: Path is too long: %s... (writing the default profile file)",
+                head);
+      rt_flags.log_path = NULL;
     } else {
       rt_report("WARNING: value of %s is too long, ignored", f->name);
     }
     return;
   }
-  if (f->ptr == &rt_flags.log_path)
-    rt_flags.log_path_invalid = 0;
   rt_memcpy(buf, v, n);
   buf[n] = 0;
   *(const char **)f->ptr = n ? buf : NULL;

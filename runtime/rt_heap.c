@@ -80,6 +80,12 @@ typedef struct tcache {
 } tcache;
 
 static uint32_t class_size[NCLASS];
+/* ceil(2^64 / class size) (exactly 2^64 / size for powers of two):
+ * offset / size as one multiply (a division was
+ * the most expensive instruction of free).  Exact for offsets below 2^32:
+ * the rounding adds less than 2^-32 to a quotient whose fraction is at
+ * most 1 - 2^-17. */
+static uint64_t class_recip[NCLASS];
 static uint32_t tc_cap[NCLASS];
 static uintptr_t heap_base, heap_end;
 static slot_meta *meta_of_class[NCLASS];
@@ -133,6 +139,7 @@ static void init_classes(void) {
     for (uint32_t q = 5; q <= 8; q++)
       class_size[c++] = base / 4 * q;
   for (c = 0; c < NCLASS; c++) {
+    class_recip[c] = UINT64_MAX / class_size[c] + 1;
     uint32_t cap = 65536 / class_size[c];
     tc_cap[c] = cap > TC_MAX ? TC_MAX : cap < 2 ? 2 : cap;
   }
@@ -290,16 +297,21 @@ static void slot_give(int c, uint32_t s) {
 
 static inline int in_heap(uintptr_t p) { return p >= heap_base && p < heap_end; }
 
+/* Index of the slot of class c holding region offset off (< REGION_SIZE). */
+static inline uint64_t slot_index(int c, uint64_t off) {
+  return (uint64_t)(((unsigned __int128)off * class_recip[c]) >> 64);
+}
+
 /* p could be ours: non-null and the heap exists. */
 static inline int heap_may_own(uintptr_t p) {
   return p && __atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE);
 }
 
 /* Metadata of the class block starting at p, or NULL. */
-static slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
+static inline slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
   int c = (int)((p - heap_base) >> REGION_SHIFT);
   uint64_t off = p - (heap_base + (uint64_t)c * REGION_SIZE);
-  uint64_t i = off / class_size[c];
+  uint64_t i = slot_index(c, off);
   if (i * class_size[c] != off ||
       i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED))
     return NULL;
@@ -310,7 +322,7 @@ static slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
 
 /* Metadata of the live class block starting at p (its state word in
  * *st), or NULL. */
-static slot_meta *live_class_meta(uintptr_t p, int *cls, uint32_t *slot,
+static inline slot_meta *live_class_meta(uintptr_t p, int *cls, uint32_t *slot,
                                   uint32_t *st) {
   slot_meta *m = class_meta(p, cls, slot);
   *st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
@@ -325,7 +337,10 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     align = 16;
   if (size > MAX_USER_SIZE || (align & (align - 1)))
     return NULL;
-  uint32_t stack_id = mp_inited ? rt_stack_capture(caller) : 0;
+  rt_captured cap;
+  cap.n = 0;
+  if (mp_inited)
+    rt_stack_unwind(caller, &cap);
   uint32_t ts = rt_now_ms(), cpu = rt_cpu();
   uintptr_t p;
   int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? class_for(size) : -1)
@@ -337,19 +352,19 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     rt_shadow_clear_block(p, size);
     if (zero && (m->state & DIRTY_BIT))
       rt_memset((void *)p, 0, size);
-    m->stack_or_next = stack_id;
+    m->stack_or_next = rt_stack_intern(&cap);
     m->alloc_ts = ts;
     __atomic_store_n(&m->state,
                      RT_LIVE_BIT | DIRTY_BIT | pack_cpu(cpu) << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
   } else {
-    p = rt_large_alloc(size, align, stack_id, ts, cpu);
+    p = rt_large_alloc(size, align, rt_stack_intern(&cap), ts, cpu);
     if (!p)
       return NULL;
   }
   count_event(0, size);
-  rt_run_malloc_hooks((void *)p, size);
+  rt_malloc_hooks((void *)p, size);
   return (void *)p;
 }
 
@@ -373,7 +388,7 @@ void mp_free(void *ptr) {
     slot_meta *m = live_class_meta(p, &c, &s, &st);
     if (!m)
       return;
-    rt_run_free_hooks(ptr);
+    rt_free_hooks(ptr);
     uint64_t size = st & SIZE_MASK;
     if (!retire(p, size, m->stack_or_next, m->alloc_ts, unpack_cpu(st), &m->state))
       return;
@@ -385,7 +400,7 @@ void mp_free(void *ptr) {
   uint32_t *live = rt_large_find(p, &b);
   if (!live)
     return;
-  rt_run_free_hooks(ptr);
+  rt_free_hooks(ptr);
   if (!retire(p, b.size, b.stack_id, b.alloc_ts, b.alloc_cpu, live))
     return;
   count_event(1, b.size);
@@ -493,7 +508,7 @@ const void *rt_heap_block_begin(const void *ptr) {
   if (in_heap(p)) {
     int c = (int)((p - heap_base) >> REGION_SHIFT);
     uintptr_t base = heap_base + (uint64_t)c * REGION_SIZE;
-    uint64_t i = (p - base) / class_size[c];
+    uint64_t i = slot_index(c, p - base);
     if (i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED) ||
         !(__atomic_load_n(&meta_of_class[c][i].state, __ATOMIC_ACQUIRE) & RT_LIVE_BIT))
       return NULL;

@@ -1,8 +1,11 @@
 /* rt_ialloc.c - memory for the runtime's own data (histogram arrays, MIB
- * entries, thread start records).  Kept apart from the user heap so that it
- * is never profiled nor reported as a live block.  Power-of-two buckets
- * carved from 1 MiB mmap'd chunks with in-band free lists under one lock;
- * requests above 64 KiB are mmap'd directly.  Callers pass the size back. */
+ * entries, stack depot nodes, thread start records).  Kept apart from the
+ * user heap so that it is never profiled nor reported as a live block.
+ * Power-of-two buckets carved from 1 MiB mmap'd chunks with in-band free
+ * lists under one lock; requests above 64 KiB are mmap'd directly.  Callers
+ * pass the size back.  Data kept until exit (rt_ialloc_perm) is instead
+ * bump-allocated at its exact size: rounding MIB entries and stack nodes
+ * up to powers of two cost up to 40% more pages, each a page fault. */
 #include "rt_core.h"
 #include "rt_lock.h"
 
@@ -59,6 +62,45 @@ void *rt_ialloc(size_t n) {
   chunk_cur += sz;
   rt_mutex_unlock(&mu);
   return p; /* fresh mmap memory is zero */
+}
+
+/* A bump region of its own: one NORESERVE reservation, so permanent data
+ * is contiguous (no page shared with freed data).  Lock-free (an
+ * atomic add), so it is safe from a signal handler that interrupted a
+ * thread inside the runtime. */
+#define PERM_RESERVE (1ULL << 36)
+#define PERM_ALIGN 16
+static char *perm_base;
+static uint64_t perm_used;
+
+static char *perm_region(void) {
+  char *b = __atomic_load_n(&perm_base, __ATOMIC_ACQUIRE);
+  if (MP_LIKELY(b != NULL))
+    return b;
+  char *c = rt_mmap_anon(PERM_RESERVE, 1);
+  if (!c)
+    return NULL;
+  if (!__atomic_compare_exchange_n(&perm_base, &b, c, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    rt_munmap(c, PERM_RESERVE); /* another thread reserved first */
+    return b;
+  }
+  return c;
+}
+
+void rt_ialloc_perm_init(void) { perm_region(); }
+
+void *rt_ialloc_perm(size_t n) {
+  if (!n || n > ((size_t)1 << MAX_SHIFT))
+    return NULL;
+  char *base = perm_region();
+  if (!base)
+    return NULL;
+  n = rt_round_up(n, PERM_ALIGN);
+  uint64_t off = __atomic_fetch_add(&perm_used, n, __ATOMIC_RELAXED);
+  if (off + n > PERM_RESERVE)
+    return NULL;
+  return base + off; /* fresh mmap memory is zero */
 }
 
 void rt_ifree(void *p, size_t n) {

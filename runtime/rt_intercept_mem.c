@@ -38,12 +38,8 @@ MP_EXPORT int memcmp(const void *a, const void *b, size_t n) {
 MP_EXPORT int bcmp(const void *a, const void *b, size_t n) MP_ALIAS(memcmp);
 
 MP_EXPORT void *memchr(const void *s, int c, size_t n) {
-  const unsigned char *p = s;
-  size_t i = 0;
-  while (i < n && p[i] != (unsigned char)c)
-    i++;
-  void *res = i < n ? (void *)(p + i) : NULL;
-  rt_count(s, res ? i + 1 : n);
+  void *res = RT_LIBC(memchr)(s, c, n);
+  rt_count(s, res ? (size_t)((const char *)res - (const char *)s) + 1 : n);
   return res;
 }
 

@@ -1,7 +1,9 @@
 /* rt_intercept_str.c - counting interceptors for libc's str* functions.
  *
- * The work is done here (plain loops, ASCII case folding as in the C
- * locale); the counted lengths are those of LLVM's sanitizer_common and
+ * The work is done by glibc's own functions where the counted lengths
+ * follow from their results (rt_libc), by plain loops otherwise (the
+ * comparisons, which need the index of the first difference; ASCII case
+ * folding as in the C locale); the counted lengths are those of LLVM's sanitizer_common and
  * memprof interceptors with default flags (see rt_intercept.h).  stpcpy is
  * not intercepted by LLVM 22: we count it like strcpy.
  */
@@ -75,10 +77,7 @@ MP_EXPORT int strncasecmp(const char *s1, const char *s2, size_t n) {
 
 /* Index of the first `c` in s, or of its terminator. */
 static size_t find_char(const char *s, int c) {
-  size_t i = 0;
-  while (s[i] && s[i] != (char)c)
-    i++;
-  return i;
+  return (size_t)(RT_LIBC(strchrnul)(s, c) - s);
 }
 
 MP_EXPORT char *strchr(const char *s, int c) {
@@ -138,15 +137,7 @@ MP_EXPORT char *strcasestr(const char *h, const char *nd) {
 /* Length of the prefix of s made of bytes in (accept) / not in (!accept)
  * the set. */
 static size_t span(const char *s, const char *set, int accept) {
-  size_t i = 0;
-  for (; s[i]; i++) {
-    const char *p = set;
-    while (*p && *p != s[i])
-      p++;
-    if ((*p != '\0') != accept)
-      break;
-  }
-  return i;
+  return accept ? RT_LIBC(strspn)(s, set) : RT_LIBC(strcspn)(s, set);
 }
 
 /* strspn/strcspn: the whole set, and s up to the span's end plus one. */

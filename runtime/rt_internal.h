@@ -57,19 +57,59 @@ MP_HIDDEN size_t mp_usable_size(const void *p);
 
 /* ---- access counting ----------------------------------------------------
  * Count an access to [p, p+n) as the compiler's range callbacks do: one
- * count per 8 bytes in the active shadow mode. */
-MP_HIDDEN void mp_record_range(const volatile void *p, size_t n);
+ * count per 8 bytes in the active shadow mode.  Ranges of at most 64 bytes
+ * in default mode (most of the interceptors' and intrinsics' calls) touch
+ * at most two 64-byte cells and are counted inline. */
+extern MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
+extern MP_EXPORT char __memprof_histogram;
+MP_HIDDEN void mp_record_range_slow(const volatile void *p, size_t n);
+static inline void mp_record_range(const volatile void *p, size_t n) {
+  uintptr_t base = __memprof_shadow_memory_dynamic_address, a = (uintptr_t)p;
+  if (MP_LIKELY(n - 1 < 64 && base && !*(volatile char *)&__memprof_histogram)) {
+    uintptr_t cell = a & ~(uintptr_t)63, end = a + n;
+    uintptr_t first_end = end < cell + 64 ? end : cell + 64;
+    uint64_t k = (n + 7) >> 3, k0 = (first_end - a + 7) >> 3;
+    *(uint64_t *)((cell >> 3) + base) += k0;
+    if (k > k0)
+      *(uint64_t *)(((cell + 64) >> 3) + base) += k - k0;
+    return;
+  }
+  mp_record_range_slow(p, n);
+}
 
 /* True once the core is fully initialised (shadow, options, epoch). */
 MP_HIDDEN extern int mp_inited;
 MP_HIDDEN void mp_init_core(void);
 
-/* ---- runtime-safe libc replacements (rt_libc.c) ------------------------- */
-MP_HIDDEN void *rt_memcpy(void *d, const void *s, size_t n);
-MP_HIDDEN void *rt_memmove(void *d, const void *s, size_t n);
-MP_HIDDEN void *rt_memset(void *d, int c, size_t n);
-MP_HIDDEN int rt_memcmp(const void *a, const void *b, size_t n);
-MP_HIDDEN size_t rt_strlen(const char *s);
-MP_HIDDEN size_t rt_strnlen(const char *s, size_t max);
+/* ---- libc primitives (rt_libc.c) ---------------------------------------
+ * What the runtime does its own byte and string work with: never the
+ * public names, which are our counting interceptors.  Self-contained
+ * fallbacks until rt_libc_resolve (called once the loader may be used)
+ * switches them to glibc's implementations. */
+typedef struct rt_libc_fns {
+#define RT_LIBC_FN(name, ret, args) ret(*name) args;
+#include "rt_libc_fns.inc"
+#undef RT_LIBC_FN
+} rt_libc_fns;
+MP_HIDDEN extern rt_libc_fns rt_libc;
+MP_HIDDEN void rt_libc_resolve(void);
+#define RT_LIBC(name) (__atomic_load_n(&rt_libc.name, __ATOMIC_RELAXED))
+
+static inline void *rt_memcpy(void *d, const void *s, size_t n) {
+  return RT_LIBC(memcpy)(d, s, n);
+}
+static inline void *rt_memmove(void *d, const void *s, size_t n) {
+  return RT_LIBC(memmove)(d, s, n);
+}
+static inline void *rt_memset(void *d, int c, size_t n) {
+  return RT_LIBC(memset)(d, c, n);
+}
+static inline int rt_memcmp(const void *a, const void *b, size_t n) {
+  return RT_LIBC(memcmp)(a, b, n);
+}
+static inline size_t rt_strlen(const char *s) { return RT_LIBC(strlen)(s); }
+static inline size_t rt_strnlen(const char *s, size_t max) {
+  return RT_LIBC(strnlen)(s, max);
+}
 
 #endif

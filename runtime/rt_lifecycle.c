@@ -46,8 +46,10 @@ static void fork_child(void) {
 void rt_lifecycle_install(void) {
   int expected = 0;
   if (__atomic_compare_exchange_n(&installed, &expected, 1, 0, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_ACQUIRE))
+                                  __ATOMIC_ACQUIRE)) {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
+    rt_libc_resolve();
+  }
 }
 
 /* .fini_array.101 runs after every handler registered with atexit /

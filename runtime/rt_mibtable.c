@@ -3,7 +3,9 @@
  * mp_mib_init / mp_mib_merge (include/mib_merge.h).
  *
  * Stack ids are dense (sequential from 1), so the table is a NORESERVE
- * array of entry pointers indexed by id, locked by stripes of ids: frees of
+ * array of entries indexed by id (an array of pointers to separately
+ * allocated entries cost a second cache miss per free and more pages),
+ * locked by stripes of ids: frees of
  * different contexts rarely contend.  A dump takes every stripe, which also
  * freezes the live flags of all blocks (they are only flipped here). */
 #include "mib_merge.h"
@@ -15,7 +17,7 @@
 
 int rt_recording;
 
-static rt_mib_entry **table;
+static rt_mib_entry *table;
 static rt_mutex stripes[NSTRIPES];
 static rt_mutex init_mu = RT_MUTEX_INIT;
 
@@ -24,12 +26,17 @@ static int table_ready(void) {
     return 1;
   rt_mutex_lock(&init_mu);
   if (!table) {
-    rt_mib_entry **t = rt_mmap_anon((size_t)MAX_IDS * sizeof(*t), 1);
+    rt_mib_entry *t = rt_mmap_anon((size_t)MAX_IDS * sizeof(*t), 1);
     __atomic_store_n(&table, t, __ATOMIC_RELEASE);
   }
   rt_mutex_unlock(&init_mu);
   return table != NULL;
 }
+
+/* Called by init (single-threaded, before any handler can run): a lazy
+ * first use could be interrupted by a signal whose handler frees, and
+ * would then wait for init_mu held by its own thread. */
+void rt_mib_init(void) { table_ready(); }
 
 /* Histograms of small blocks are built on the stack and only copied into
  * table memory when the entry has to keep them: the common free path in
@@ -43,7 +50,8 @@ typedef struct built {
   int owned; /* hist is rt_ialloc'd (else it is the caller's scratch) */
 } built;
 
-static void build(const rt_block *b, uint32_t dealloc_ts, uint32_t dealloc_cpu,
+static inline __attribute__((always_inline)) void
+build(const rt_block *b, uint32_t dealloc_ts, uint32_t dealloc_cpu,
                   uint64_t *scratch, built *out) {
   int hm = rt_hist_mode();
   out->hist = NULL;
@@ -87,20 +95,16 @@ static int own(built *n) {
 }
 
 /* Merge n into the entry of `id` (its stripe is held). */
-static void merge_locked(uint32_t id, built *n) {
+static inline __attribute__((always_inline)) void merge_locked(uint32_t id,
+                                                              built *n) {
   if (id >= MAX_IDS) {
     drop(n);
     return;
   }
-  rt_mib_entry *e = table[id];
-  if (!e) {
-    e = rt_ialloc(sizeof(*e));
-    if (!e) {
-      drop(n);
-      return;
-    }
-    table[id] = e;
-  }
+  rt_mib_entry *e = &table[id];
+  /* Touch the entry with a write first: a read of a fresh page maps the
+   * zero page and the store that follows faults a second time. */
+  __asm__ volatile("orl $0, %0" : "+m"(e->present));
   if (!e->present) {
     if (!own(n)) {
       n->hist = NULL;
@@ -129,20 +133,101 @@ static void merge_locked(uint32_t id, built *n) {
   e->mib.AccessHistogram = (uint64_t)(uintptr_t)e->hist;
 }
 
+/* A free from a signal handler that interrupted this thread while it held
+ * (or was taking) a stripe lock must not wait for that lock: its MIB is
+ * built at once (the block is reused right after) and parked here, and the
+ * interrupted free merges it before it returns.  Handlers run to completion
+ * before the code they interrupt resumes, so they only ever append, and the
+ * owner empties the list with one compare-and-swap. */
+#define PARKED_MAX 8
+typedef struct parked_mib {
+  uint32_t id;
+  built n;
+} parked_mib;
+typedef struct mib_tls {
+  uint32_t held; /* stripe + 1 this thread holds or is taking, 0 = none */
+  uint32_t n;
+  parked_mib e[PARKED_MAX];
+} mib_tls;
+static __thread mib_tls mt __attribute__((tls_model("initial-exec")));
+
+static inline void set_held(uint32_t v) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&mt.held, v, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline __attribute__((always_inline)) void merge_or_drop(uint32_t id,
+                                                               built *n) {
+  if (__atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE))
+    merge_locked(id, n);
+  else
+    drop(n);
+}
+
+static int park(uint32_t id, built *n, uint32_t *live) {
+  int was_live = rt_claim_live(live);
+  uint32_t i = __atomic_load_n(&mt.n, __ATOMIC_RELAXED);
+  if (!was_live || i >= PARKED_MAX || !own(n)) {
+    drop(n);
+    return was_live;
+  }
+  mt.e[i].id = id;
+  mt.e[i].n = *n;
+  __atomic_store_n(&mt.n, i + 1, __ATOMIC_RELEASE);
+  return was_live;
+}
+
+/* Merge what handlers parked while this thread held a stripe. */
+static void merge_parked(void) {
+  uint32_t k;
+  while ((k = __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE)) != 0) {
+    uint32_t s = mt.e[0].id % NSTRIPES; /* all parked under one stripe */
+    set_held(s + 1);
+    rt_mutex_lock(&stripes[s]);
+    uint32_t done = 0;
+    for (;;) {
+      for (; done < k; done++) {
+        built n = mt.e[done].n;
+        merge_or_drop(mt.e[done].id, &n);
+      }
+      if (__atomic_compare_exchange_n(&mt.n, &k, 0, 0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE))
+        break; /* else k now counts what was appended meanwhile */
+    }
+    rt_mutex_unlock(&stripes[s]);
+    set_held(0);
+  }
+}
+
 int rt_mib_on_free(const rt_block *b, uint32_t *live) {
   if (!table_ready())
     return rt_claim_live(live);
+  if (MP_LIKELY(b->stack_id < MAX_IDS)) {
+    /* The entry is likely cold: fetch it while the block is summed. */
+    const char *e = (const char *)&table[b->stack_id];
+    __builtin_prefetch(e, 1);
+    __builtin_prefetch(e + 64, 1);
+    __builtin_prefetch(e + sizeof(rt_mib_entry) - 1, 1);
+  }
   built n;
   uint64_t scratch[SCRATCH_ENTRIES];
   build(b, rt_now_ms(), rt_cpu(), scratch, &n);
-  rt_mutex *lk = &stripes[b->stack_id % NSTRIPES];
-  rt_mutex_lock(lk);
+  uint32_t s = b->stack_id % NSTRIPES;
+  uint32_t outer = __atomic_load_n(&mt.held, __ATOMIC_RELAXED);
+  if (MP_UNLIKELY(outer == s + 1))
+    return park(b->stack_id, &n, live);
+  set_held(s + 1);
+  rt_mutex_lock(&stripes[s]);
   int was_live = rt_claim_live(live);
-  if (was_live && __atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE))
-    merge_locked(b->stack_id, &n);
+  if (was_live)
+    merge_or_drop(b->stack_id, &n);
   else
     drop(&n);
-  rt_mutex_unlock(lk);
+  rt_mutex_unlock(&stripes[s]);
+  set_held(outer); /* a handler restores the stripe of the code it interrupted */
+  if (MP_UNLIKELY(!outer && __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE)))
+    merge_parked(); /* only the outermost free: the parked stripe is free now */
   return was_live;
 }
 
@@ -192,8 +277,8 @@ void rt_mib_for_each(void (*cb)(uint32_t, const rt_mib_entry *, void *),
     return;
   uint32_t max = rt_stack_max_id();
   for (uint32_t id = 0; id <= max && id < MAX_IDS; id++)
-    if (table[id] && table[id]->present)
-      cb(id, table[id], ctx);
+    if (table[id].present)
+      cb(id, &table[id], ctx);
 }
 
 void rt_mib_clear(void) {
@@ -201,8 +286,8 @@ void rt_mib_clear(void) {
     return;
   uint32_t max = rt_stack_max_id();
   for (uint32_t id = 0; id <= max && id < MAX_IDS; id++) {
-    rt_mib_entry *e = table[id];
-    if (!e || !e->present)
+    rt_mib_entry *e = &table[id];
+    if (!e->present)
       continue;
     if (e->hist)
       rt_ifree(e->hist, (size_t)e->mib.AccessHistogramSize * 8);

@@ -79,8 +79,6 @@ static void make_parents(char *path) {
 static int open_output(void) {
   const char *pre = prefix();
   is_file = 0;
-  if (rt_flags.log_path_invalid)
-    return -1;
   if (!pre || str_eq(pre, "stderr"))
     return fd = 2;
   if (str_eq(pre, "stdout"))

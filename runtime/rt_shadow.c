@@ -87,16 +87,25 @@ uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
   return sum;
 }
 
-/* One count per 8 bytes, like the compiler's range callback.  In default
- * mode the increments landing in one 64-byte cell are added at once. */
+/* One count per 8 bytes, like the compiler's range callback: the accesses
+ * are at a, a+8, ... below end.  In default mode they are added per 64-byte
+ * cell: the first (partial) cell, then full cells of 8, then the rest. */
 static void record_range_default(uintptr_t a, uintptr_t end, uintptr_t base) {
-  while (a < end) {
-    uintptr_t cell_end = (a | 63) + 1;
-    uintptr_t lim = cell_end < end ? cell_end : end;
-    uint64_t k = (lim - a + 7) / 8;
-    *(uint64_t *)(((a & ~(uintptr_t)63) >> 3) + base) += k;
-    a += k * 8;
+  uint64_t *cell = (uint64_t *)(((a & ~(uintptr_t)63) >> 3) + base);
+  uintptr_t next = (a | 63) + 1; /* start of the following cell */
+  if (end <= next || next == 0) {
+    *cell += (end - a + 7) / 8;
+    return;
   }
+  uint64_t k0 = (next - a + 7) / 8;
+  *cell++ += k0;
+  /* Every later access sits at the same offset o (0..7) in its cell. */
+  uintptr_t o = a + k0 * 8 - next;
+  uintptr_t c = next;
+  for (; c + o + 56 < end && c + 64 > c; c += 64)
+    *cell++ += 8;
+  if (c + o < end && c + 64 > c)
+    *cell += (end - (c + o) + 7) / 8;
 }
 
 /* Histogram mode counts each touched 8-byte granule in its own saturating
@@ -110,7 +119,7 @@ static void record_range_hist(uintptr_t a, uintptr_t end, uintptr_t base) {
   }
 }
 
-void mp_record_range(const volatile void *p, size_t n) {
+void mp_record_range_slow(const volatile void *p, size_t n) {
   uintptr_t base = __memprof_shadow_memory_dynamic_address;
   if (!base || !n)
     return;

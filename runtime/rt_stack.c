@@ -5,26 +5,33 @@
  * return address is the first PC, so no runtime frame is ever recorded.  It
  * then follows saved frame pointers while they increase, are 8-aligned and
  * stay below the thread's stack top; with an unknown top only the first PC
- * is taken.  The depot is a chained hash table read without locks (nodes
- * are immutable once published) and written under striped locks. */
+ * is taken.  The depot is a chained hash table read and written without
+ * locks (nodes are immutable once published; see depot_put).
+ *
+ * Nodes keep their PCs delta-encoded: the zigzag difference to the
+ * previous PC in one 32-bit word when it fits in 31 bits (frames of one
+ * module), else a marker word and the 64-bit value.  Fixed-size words
+ * rather than varints keep the encoder free of unpredictable branches.  A program with tens of thousands
+ * of deep contexts touches the depot at every allocation: its size is page
+ * faults and cache misses.  Lookups still compare the whole encoded stack,
+ * so two stacks share an id only if they are equal. */
 #include "rt_core.h"
 #include "rt_lock.h"
 
-#define NBUCKETS (1u << 18)
-#define NSTRIPES 64
+#define NBUCKETS (1u << 17)
 #define MAX_IDS (1u << 26)
 
 typedef struct depot_node {
   struct depot_node *next;
   uint64_t hash;
-  uint32_t id, n;
-  uintptr_t pcs[];
+  uint32_t id;
+  uint16_t n, len; /* PCs, encoded bytes */
+  uint8_t enc[];
 } depot_node;
 
 static depot_node **buckets;
 static depot_node **by_id;
 static uint32_t next_id = 1;
-static rt_mutex stripes[NSTRIPES];
 static rt_mutex init_mu = RT_MUTEX_INIT;
 static int depot_ready;
 
@@ -40,20 +47,53 @@ static int depot_init(void) {
   return depot_ready;
 }
 
-/* Walk the caller's frames into pcs; returns how many were taken. */
-static uint32_t unwind(uintptr_t fp, uintptr_t *pcs, uint32_t max) {
+/* Called by init, for the reason given at rt_mib_init. */
+void rt_stack_init(void) {
+  if (!__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE))
+    depot_init();
+  rt_ialloc_perm_init();
+}
+
+typedef rt_captured captured;
+
+typedef uint32_t __attribute__((aligned(1), may_alias)) unaligned_u32;
+typedef uint64_t __attribute__((aligned(1), may_alias)) unaligned_u64;
+
+static inline void add_pc(captured *c, uintptr_t pc, uintptr_t *prev) {
+  uint64_t h = c->hash ^ pc;
+  h *= 0xff51afd7ed558ccdULL;
+  c->hash = h ^ (h >> 32);
+  int64_t d = (int64_t)(pc - *prev);
+  uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+  *prev = pc;
+  uint8_t *o = c->enc + c->len;
+  if (MP_LIKELY(z < (1ULL << 31))) {
+    *(unaligned_u32 *)o = (uint32_t)(z << 1);
+    c->len += 4;
+  } else {
+    *(unaligned_u32 *)o = 1;
+    *(unaligned_u64 *)(o + 4) = z;
+    c->len += 12;
+  }
+  c->n++;
+}
+
+/* Walk the caller's frames into c; returns how many PCs were taken. */
+static uint32_t unwind(uintptr_t fp, captured *c, uint32_t max) {
+  uintptr_t prev = 0;
+  c->hash = 0x9e3779b97f4a7c15ULL;
+  c->n = c->len = 0;
   if (!max || !fp)
     return 0;
   uintptr_t ret = ((uintptr_t *)fp)[1];
   if (ret < 4096)
     return 0;
-  pcs[0] = ret;
-  uint32_t n = 1;
+  add_pc(c, ret, &prev);
   uintptr_t bottom = 0, top = rt_thread_stack_bounds(&bottom);
   if (!top || fp < bottom || fp >= top)
-    return n; /* not on the thread's own stack: only the caller is safe */
+    return c->n; /* not on the thread's own stack: only the caller is safe */
   uintptr_t cur = fp, next = ((uintptr_t *)fp)[0];
-  while (n < max) {
+  while (c->n < max) {
     if (next <= cur || (next & 7) || next + 16 > top)
       break;
     /* A frame whose saved fp is the stack top belongs to the runtime's
@@ -63,107 +103,121 @@ static uint32_t unwind(uintptr_t fp, uintptr_t *pcs, uint32_t max) {
     ret = ((uintptr_t *)next)[1];
     if (ret < 4096)
       break;
-    pcs[n++] = ret;
+    add_pc(c, ret, &prev);
     cur = next;
     next = ((uintptr_t *)cur)[0];
   }
-  return n;
+  return c->n;
 }
 
-static uint64_t hash_pcs(const uintptr_t *pcs, uint32_t n) {
-  uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-  for (uint32_t i = 0; i < n; i++) {
-    h ^= pcs[i];
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
+static uint32_t decode(const depot_node *node, uintptr_t *pcs) {
+  const uint8_t *in = node->enc;
+  uintptr_t prev = 0;
+  for (uint32_t i = 0; i < node->n; i++) {
+    uint32_t w = *(const unaligned_u32 *)in;
+    uint64_t z = w >> 1;
+    in += 4;
+    if (w & 1) {
+      z = *(const unaligned_u64 *)in;
+      in += 8;
+    }
+    prev += (uintptr_t)((z >> 1) ^ -(z & 1));
+    pcs[i] = prev;
   }
-  return h;
+  return node->n;
 }
 
-static depot_node *find(depot_node *node, uint64_t h, const uintptr_t *pcs,
-                        uint32_t n) {
-  for (; node; node = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE)) {
-    if (node->hash != h || node->n != n)
-      continue;
-    uint32_t i = 0;
-    while (i < n && node->pcs[i] == pcs[i])
-      i++;
-    if (i == n)
+static inline depot_node *node_of(uint32_t id) {
+  return __atomic_load_n(&by_id[id], __ATOMIC_ACQUIRE);
+}
+
+static depot_node *find(depot_node *node, const captured *c) {
+  for (; node; node = node->next)
+    if (node->hash == c->hash && node->n == c->n && node->len == c->len &&
+        !rt_memcmp(node->enc, c->enc, c->len))
       return node;
-  }
   return NULL;
 }
 
-static uint32_t depot_put(const uintptr_t *pcs, uint32_t n) {
+/* Lock-free insertion: a new node is pushed with a compare-and-swap on its
+ * bucket, and a failed swap rescans the chain (someone may have inserted
+ * the same stack), so each stack still gets exactly one published id.  No
+ * lock means a signal handler that allocates can never wait for its own
+ * thread.  An id taken by a node that lost to an equal one is skipped. */
+static uint32_t depot_put(const captured *c) {
   if (!__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE) && !depot_init())
     return 0;
-  uint64_t h = hash_pcs(pcs, n);
-  depot_node **b = &buckets[h & (NBUCKETS - 1)];
-  depot_node *hit = find(__atomic_load_n(b, __ATOMIC_ACQUIRE), h, pcs, n);
+  depot_node **b = &buckets[c->hash & (NBUCKETS - 1)];
+  depot_node *head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
+  depot_node *hit = find(head, c);
   if (hit)
     return hit->id;
-  rt_mutex *lk = &stripes[h % NSTRIPES];
-  rt_mutex_lock(lk);
-  uint32_t id = 0;
-  hit = find(__atomic_load_n(b, __ATOMIC_ACQUIRE), h, pcs, n);
-  if (hit) {
-    id = hit->id;
-  } else if (__atomic_load_n(&next_id, __ATOMIC_RELAXED) < MAX_IDS) {
-    depot_node *node = rt_ialloc(sizeof(*node) + n * sizeof(uintptr_t));
-    if (node) {
-      node->hash = h;
-      node->n = n;
-      rt_memcpy(node->pcs, pcs, n * sizeof(uintptr_t));
-      node->id = id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
-      node->next = *b;
-      __atomic_store_n(&by_id[id], node, __ATOMIC_RELEASE);
-      __atomic_store_n(b, node, __ATOMIC_RELEASE);
-    }
+  if (__atomic_load_n(&next_id, __ATOMIC_RELAXED) >= MAX_IDS)
+    return 0;
+  depot_node *node = rt_ialloc_perm(sizeof(*node) + c->len);
+  if (!node)
+    return 0;
+  node->hash = c->hash;
+  node->n = (uint16_t)c->n;
+  node->len = (uint16_t)c->len;
+  rt_memcpy(node->enc, c->enc, c->len);
+  uint32_t id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
+  if (id >= MAX_IDS)
+    return 0;
+  node->id = id;
+  __atomic_store_n(&by_id[id], node, __ATOMIC_RELEASE);
+  for (;;) {
+    node->next = head;
+    if (__atomic_compare_exchange_n(b, &head, node, 0, __ATOMIC_RELEASE,
+                                    __ATOMIC_ACQUIRE))
+      return id;
+    if ((hit = find(head, c)) != NULL)
+      return hit->id;
   }
-  rt_mutex_unlock(lk);
-  return id;
 }
 
-uint32_t rt_stack_capture(mp_caller c) {
-  uintptr_t pcs[RT_MAX_STACK];
+uint32_t rt_stack_unwind(mp_caller c, rt_captured *cap) {
   int max = rt_flags.malloc_context_size;
   if (max > RT_MAX_STACK)
     max = RT_MAX_STACK;
-  if (max <= 0)
+  cap->n = 0;
+  if (max <= 0 || !unwind(c.fp, cap, (uint32_t)max))
     return 0;
-  uint32_t n = unwind(c.fp, pcs, (uint32_t)max);
-  return n ? depot_put(pcs, n) : 0;
+  if (__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE))
+    __builtin_prefetch(&buckets[cap->hash & (NBUCKETS - 1)]);
+  return cap->n;
 }
 
-const uintptr_t *rt_stack_get(uint32_t id, uint32_t *n) {
-  *n = 0;
+uint32_t rt_stack_intern(const rt_captured *cap) {
+  return cap->n ? depot_put(cap) : 0;
+}
+
+uint32_t rt_stack_capture(mp_caller c) {
+  captured cap;
+  rt_stack_unwind(c, &cap);
+  return rt_stack_intern(&cap);
+}
+
+static const depot_node *lookup(uint32_t id) {
   if (!id || !__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE) || id >= MAX_IDS)
     return NULL;
-  depot_node *node = __atomic_load_n(&by_id[id], __ATOMIC_ACQUIRE);
-  if (!node)
-    return NULL;
-  *n = node->n;
-  return node->pcs;
+  return node_of(id);
+}
+
+uint32_t rt_stack_get(uint32_t id, uintptr_t *pcs) {
+  const depot_node *node = lookup(id);
+  return node ? decode(node, pcs) : 0;
+}
+
+uint32_t rt_stack_depth(uint32_t id) {
+  const depot_node *node = lookup(id);
+  return node ? node->n : 0;
 }
 
 uint32_t rt_stack_max_id(void) {
   return __atomic_load_n(&next_id, __ATOMIC_ACQUIRE) - 1;
 }
 
-void rt_stack_fork_prepare(void) {
-  rt_mutex_lock(&init_mu);
-  for (int i = 0; i < NSTRIPES; i++)
-    rt_mutex_lock(&stripes[i]);
-}
-
-void rt_stack_fork_parent(void) {
-  for (int i = NSTRIPES - 1; i >= 0; i--)
-    rt_mutex_unlock(&stripes[i]);
-  rt_mutex_unlock(&init_mu);
-}
-
-void rt_stack_fork_child(void) {
-  for (int i = 0; i < NSTRIPES; i++)
-    rt_mutex_reset(&stripes[i]);
-  rt_mutex_reset(&init_mu);
-}
+void rt_stack_fork_prepare(void) { rt_mutex_lock(&init_mu); }
+void rt_stack_fork_parent(void) { rt_mutex_unlock(&init_mu); }
+void rt_stack_fork_child(void) { rt_mutex_reset(&init_mu); }

@@ -1,14 +1,13 @@
-/* rt_sys.c - raw syscall wrappers, the futex slow path, time and CPU ids,
- * the printf-subset formatter and rt_report.  Nothing here allocates or
- * touches stdio: it runs inside malloc and inside signal handlers. */
+/* rt_sys.c - raw syscall wrappers, the futex slow path, the printf-subset
+ * formatter and rt_report (timestamps and CPU ids are rt_clock.c's).
+ * Nothing here allocates or touches stdio: it runs inside malloc and
+ * inside signal handlers. */
 #define _GNU_SOURCE
 #include "rt_sys.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 
 #include "rt_lock.h"
 
@@ -73,33 +72,6 @@ void rt_mutex_lock_slow(rt_mutex *m) {
   }
   while (__atomic_exchange_n(&m->v, 2, __ATOMIC_ACQUIRE) != 0)
     rt_futex(&m->v, 0 /* FUTEX_WAIT */ | 128, 2);
-}
-
-/* ---- time and cpu ------------------------------------------------------ */
-
-static int64_t epoch_sec; /* 0 = not yet recorded */
-
-void rt_set_epoch(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  int64_t zero = 0;
-  __atomic_compare_exchange_n(&epoch_sec, &zero, (int64_t)ts.tv_sec, 0,
-                              __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-}
-
-uint32_t rt_now_ms(void) {
-  int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
-  if (!e)
-    return 0;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint32_t)((ts.tv_sec - e) * 1000 + ts.tv_nsec / 1000000);
-}
-
-uint32_t rt_cpu(void) {
-  if (!mp_inited)
-    return 0xFFFFFFFFu;
-  return (uint32_t)sched_getcpu();
 }
 
 /* ---- formatter --------------------------------------------------------- */

@@ -33,6 +33,7 @@ static inline long rt_syscall6(long n, long a, long b, long c, long d, long e,
 MP_HIDDEN void *rt_mmap_anon(size_t len, int noreserve);
 MP_HIDDEN void rt_munmap(void *p, size_t len);
 MP_HIDDEN void rt_madvise(void *p, size_t len, int advice);
+
 MP_HIDDEN long rt_write(int fd, const void *buf, size_t n); /* all or -errno */
 MP_HIDDEN int rt_open(const char *path, int flags, int mode); /* fd or -errno */
 MP_HIDDEN void rt_close(int fd);
@@ -55,6 +56,7 @@ MP_HIDDEN uint32_t rt_now_ms(void);
 MP_HIDDEN void rt_set_epoch(void);
 /* Current CPU, 0xFFFFFFFF before init (as LLVM). */
 MP_HIDDEN uint32_t rt_cpu(void);
+MP_HIDDEN void rt_cpu_init(void); /* picks the cheapest reliable source */
 
 /* ---- formatter ----------------------------------------------------------
  * printf subset: %s %c %d %u %x %p %% with l/ll/z length modifiers and an

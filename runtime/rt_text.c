@@ -65,8 +65,8 @@ static void put_frame(rt_buf *b, uint32_t i, uintptr_t pc) {
 }
 
 static void print_stack(rt_buf *b, uint32_t id) {
-  uint32_t k;
-  const uintptr_t *pcs = rt_stack_get(id, &k);
+  uintptr_t pcs[RT_MAX_STACK];
+  uint32_t k = rt_stack_get(id, pcs);
   rt_buf_printf(b, "Stack for id %u:\n", id);
   for (uint32_t i = 0; i < k; i++)
     put_frame(b, i, pcs[i]);

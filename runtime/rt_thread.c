@@ -17,10 +17,11 @@
 
 extern void *__libc_stack_end;
 
-/* 0 = not looked up yet, 1 = known (stack_top), 2 = unknown. */
-static __thread int top_state __attribute__((tls_model("initial-exec")));
-static __thread uintptr_t stack_top __attribute__((tls_model("initial-exec")));
-static __thread uintptr_t stack_bottom __attribute__((tls_model("initial-exec")));
+/* The calling thread's bounds (rt_core.h reads them inline). */
+__thread rt_stack_bounds_t rt_stack_bounds __attribute__((tls_model("initial-exec")));
+#define top_state rt_stack_bounds.state
+#define stack_top rt_stack_bounds.top
+#define stack_bottom rt_stack_bounds.bottom
 
 #define DEFAULT_STACK (8UL << 20) /* glibc's default with no rlimit */
 #define MAX_MAIN_STACK (1UL << 30)
@@ -42,10 +43,10 @@ static void set_bounds(uintptr_t top, size_t size) {
 
 void rt_thread_set_stack_top(uintptr_t top) { set_bounds(top, DEFAULT_STACK); }
 
-uintptr_t rt_thread_stack_bounds(uintptr_t *bottom) {
-  if (MP_UNLIKELY(top_state != 1)) {
-    if (top_state == 2)
-      return 0;
+uintptr_t rt_thread_stack_bounds_slow(uintptr_t *bottom) {
+  if (top_state == 2)
+    return 0;
+  if (top_state == 0) {
     if (rt_gettid() == rt_getpid() && __libc_stack_end)
       set_bounds((uintptr_t)__libc_stack_end, stack_rlimit(MAX_MAIN_STACK));
     else
