@@ -5,14 +5,9 @@
  */
 #include <string.h>
 
+#include "io.h"
 #include "indexed_priv.h"
 #include "symsec.h"
-
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
 
 /* Header words by version: magic, version, unused, hash type, hash offset,
  * then memprof (>= 8), binary ids (>= 9), temporal traces (>= 10), vtable
@@ -50,7 +45,7 @@ static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
   if (!mp_is_indexed(d, len))
     return mp_fail(err, "not an indexed profile (bad magic)");
   if (len < 16) return mp_fail(err, "truncated indexed header");
-  uint64_t vw = rd64(d + 8);
+  uint64_t vw = mp_rd64(d + 8);
   unsigned v = (unsigned)(vw & 0xffffffffu);
   if (v < 8 || v > MP_INDEXED_VERSION_MAX)
     return mp_fail(err, "indexed profile version %u is not supported "
@@ -64,7 +59,7 @@ static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
     return mp_fail(err, "indexed profile has no memory profile (variant "
                    "flags 0x%llx lack bit 62)",
                    (unsigned long long)(vw >> 32));
-  *memprof = rd64(d + 40);
+  *memprof = mp_rd64(d + 40);
   if (*memprof < 8ULL * hw || *memprof >= len)
     return mp_fail(err, "memprof section offset 0x%llx is outside the file "
                    "(header ends at 0x%x, size 0x%zx)",
@@ -77,12 +72,12 @@ static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
  * as llvm-profdata refuses it ("truncated profile data"). */
 static int check_tail_section(const unsigned char *d, size_t end,
                               unsigned word, const char *what, mp_err *err) {
-  uint64_t off = rd64(d + 8 * word);
+  uint64_t off = mp_rd64(d + 8 * word);
   if (off > end || end - off < 8)
     return mp_fail(err, "truncated profile data: %s section at offset 0x%llx "
                    "needs 8 bytes, the file has 0x%zx", what,
                    (unsigned long long)off, end);
-  uint64_t size = rd64(d + off);
+  uint64_t size = mp_rd64(d + off);
   if (size > end - off - 8)
     return mp_fail(err, "truncated profile data: %s section at offset 0x%llx "
                    "holds %llu bytes, the file has %llu after it", what,
@@ -92,7 +87,7 @@ static int check_tail_section(const unsigned char *d, size_t end,
 }
 
 static int check_tail(const unsigned char *d, size_t end, mp_err *err) {
-  unsigned v = (unsigned)(rd64(d + 8) & 0xffffffffu);
+  unsigned v = (unsigned)(mp_rd64(d + 8) & 0xffffffffu);
   if (v >= 9 && check_tail_section(d, end, 6, "binary-id", err)) return -1;
   if (v >= 12 && check_tail_section(d, end, 8, "vtable-names", err)) return -1;
   return 0;

@@ -23,6 +23,23 @@ typedef struct mp_file {
 int mp_file_open(mp_file *f, const char *path, mp_err *err);
 void mp_file_close(mp_file *f);
 
+/* Little-endian loads at any alignment, for the readers. */
+static inline uint16_t mp_rd16(const unsigned char *p) {
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return v;
+}
+static inline uint32_t mp_rd32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+static inline uint64_t mp_rd64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
 /* A growable byte buffer for serializers. */
 typedef struct mp_buf {
   unsigned char *data;

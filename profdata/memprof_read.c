@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io.h"
 #include "indexed_priv.h"
 #include "mib_schema.h"
 #include "odhash.h"
@@ -80,18 +81,6 @@ typedef struct rd {
   size_t tmp_cap;
 } rd;
 
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-
-static uint32_t rd32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-
 /* ---- frame keys ----------------------------------------------------------- */
 
 void mp_frame_keys_add(mp_frame_keys *k, uint64_t key, uint32_t frame) {
@@ -159,7 +148,7 @@ static int need(const rd *r, uint64_t off, uint64_t n, const char *what,
 
 static int read_schema(rd *r, uint64_t *pos, mp_err *err) {
   if (need(r, *pos, 8, "memprof schema", err)) return -1;
-  uint64_t n = rd64(r->d + *pos);
+  uint64_t n = mp_rd64(r->d + *pos);
   if (n > MP_SCHEMA_MAX_TAGS)
     return mp_fail(err, "memprof schema at offset 0x%llx has %llu fields "
                    "(at most %u)", (unsigned long long)*pos,
@@ -167,7 +156,7 @@ static int read_schema(rd *r, uint64_t *pos, mp_err *err) {
   if (need(r, *pos + 8, 8 * n, "memprof schema", err)) return -1;
   r->schema.n = (uint32_t)n;
   for (uint64_t i = 0; i < n; i++) {
-    uint64_t tag = rd64(r->d + *pos + 8 + 8 * i);
+    uint64_t tag = mp_rd64(r->d + *pos + 8 + 8 * i);
     if (tag == 0 || tag > MP_MIB_NUM_FIELDS)
       return mp_fail(err, "memprof schema at offset 0x%llx: field tag %llu "
                      "is not a MemInfoBlock field (1..%d)",
@@ -183,9 +172,9 @@ static int read_schema(rd *r, uint64_t *pos, mp_err *err) {
 
 static mp_frame frame_at(const unsigned char *b) {
   mp_frame f;
-  f.guid = rd64(b);
-  f.line_offset = rd32(b + 8);
-  f.column = rd32(b + 12);
+  f.guid = mp_rd64(b);
+  f.line_offset = mp_rd32(b + 8);
+  f.column = mp_rd32(b + 12);
   f.is_inline = b[16] != 0;
   return f;
 }
@@ -209,7 +198,7 @@ static int radix_stack(rd *r, uint32_t at, uint32_t *stack, mp_err *err) {
   }
   /* Room for the stack's length word (the decoder checks it fits). */
   if (at < r->n_radix) {
-    uint64_t len = rd32(r->radix + 4 * (uint64_t)at);
+    uint64_t len = mp_rd32(r->radix + 4 * (uint64_t)at);
     if (len > r->n_radix) len = r->n_radix;
     MP_VEC_RESERVE(r->tmp, r->tmp_cap, len + 1);
   }
@@ -247,7 +236,7 @@ static int read_v2_frames(rd *r, uint64_t payload, uint64_t table,
                      (unsigned long long)item.data_len);
     mp_frame f = frame_at(r->d + item.data_off);
     uint32_t id = mp_intern_frame(r->p, &f);
-    uint64_t key = rd64(r->d + item.key_off);
+    uint64_t key = mp_rd64(r->d + item.key_off);
     mp_frame_keys_add(&r->v2_frames, key, id);
     mp_frame_keys_add(r->keys, key, id);
   }
@@ -274,7 +263,7 @@ static int read_v2_stacks(rd *r, uint64_t payload, uint64_t table,
     uint64_t n = item.data_len / 8;
     MP_VEC_RESERVE(r->tmp, r->tmp_cap, n + 1);
     for (uint64_t i = 0; i < n; i++) {
-      uint64_t fid = rd64(r->d + item.data_off + 8 * i);
+      uint64_t fid = mp_rd64(r->d + item.data_off + 8 * i);
       r->tmp[i] = mp_frame_keys_find(&r->v2_frames, fid);
       if (r->tmp[i] == NONE)
         return mp_fail(err, "memprof call stack at offset 0x%llx: frame id "
@@ -282,7 +271,7 @@ static int read_v2_stacks(rd *r, uint64_t payload, uint64_t table,
                        (unsigned long long)item.key_off,
                        (unsigned long long)fid);
     }
-    mp_frame_keys_add(&r->v2_stacks, rd64(r->d + item.key_off),
+    mp_frame_keys_add(&r->v2_stacks, mp_rd64(r->d + item.key_off),
                       mp_intern_stack(r->p, r->tmp, (uint32_t)n));
   }
   mp_frame_keys_sort(&r->v2_stacks);
@@ -310,23 +299,23 @@ static int stack_ref(rd *r, cursor *c, uint32_t *stack, mp_err *err) {
   const unsigned char *b = NULL;
   if (r->version == 2) {
     if (take(c, 8, &b, err)) return -1;
-    *stack = mp_frame_keys_find(&r->v2_stacks, rd64(b));
+    *stack = mp_frame_keys_find(&r->v2_stacks, mp_rd64(b));
     if (*stack == NONE)
       return mp_fail(err, "memprof record at offset 0x%llx: call stack id "
                      "0x%llx is not in the call stack table",
                      (unsigned long long)(c->pos - 8),
-                     (unsigned long long)rd64(b));
+                     (unsigned long long)mp_rd64(b));
     return 0;
   }
   if (take(c, 4, &b, err)) return -1;
-  return radix_stack(r, rd32(b), stack, err);
+  return radix_stack(r, mp_rd32(b), stack, err);
 }
 
 /* A count followed by at least `each` bytes per element. */
 static int count(cursor *c, uint64_t each, uint64_t *n, mp_err *err) {
   const unsigned char *b = NULL;
   if (take(c, 8, &b, err)) return -1;
-  *n = rd64(b);
+  *n = mp_rd64(b);
   if (*n > (c->end - c->pos) / each)
     return mp_fail(err, "memprof record at offset 0x%llx: count %llu does "
                    "not fit in the record", (unsigned long long)(c->pos - 8),
@@ -395,7 +384,7 @@ static int read_records(rd *r, uint64_t payload, uint64_t table,
                      "(want 8)", (unsigned long long)item.key_off,
                      (unsigned long long)item.key_len);
     cursor c = {r->d, item.data_off, item.data_off + item.data_len};
-    if (read_record(r, rd64(r->d + item.key_off), &c, err)) return -1;
+    if (read_record(r, mp_rd64(r->d + item.key_off), &c, err)) return -1;
   }
   return rc;
 }
@@ -405,7 +394,7 @@ static int read_records(rd *r, uint64_t payload, uint64_t table,
 static int read_v2(rd *r, uint64_t off, mp_err *err) {
   if (need(r, off, 48, "memprof v2 header", err)) return -1;
   uint64_t h[5];
-  for (int i = 0; i < 5; i++) h[i] = rd64(r->d + off + 8 + 8 * i);
+  for (int i = 0; i < 5; i++) h[i] = mp_rd64(r->d + off + 8 + 8 * i);
   uint64_t pos = off + 48;
   if (read_schema(r, &pos, err) ||
       read_v2_frames(r, h[1], h[2], err) ||
@@ -417,10 +406,10 @@ static int read_v2(rd *r, uint64_t off, mp_err *err) {
 static int read_v3v4(rd *r, uint64_t off, mp_err *err) {
   uint64_t hsize = r->version == 4 ? 40 + 4 : 32;
   if (need(r, off, hsize, "memprof header", err)) return -1;
-  uint64_t cspo = rd64(r->d + off + 8), rpo = rd64(r->d + off + 16),
-           rto = rd64(r->d + off + 24), pos = off + hsize;
+  uint64_t cspo = mp_rd64(r->d + off + 8), rpo = mp_rd64(r->d + off + 16),
+           rto = mp_rd64(r->d + off + 24), pos = off + hsize;
   if (r->version == 4) {
-    uint32_t nsum = rd32(r->d + off + 40);
+    uint32_t nsum = mp_rd32(r->d + off + 40);
     if (need(r, pos, 8ULL * nsum, "memprof summary", err)) return -1;
     pos += 8ULL * nsum; /* the summary is recomputed, never trusted */
   }
@@ -451,7 +440,7 @@ int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,
   r.end = end;
   r.keys = keys;
   if (need(&r, off, 8, "memprof section", err)) return -1;
-  uint64_t v = rd64(data + off);
+  uint64_t v = mp_rd64(data + off);
   if (v < 2 || v > 4)
     return mp_fail(err, "memprof section at offset 0x%llx has version %llu "
                    "(2, 3 and 4 are supported)", (unsigned long long)off,

@@ -5,6 +5,7 @@
  * bit_ceil(n*4/3 + 1) (1 bucket for n <= 2).  Readers accept any valid
  * table; replaying the generator only buys byte-identical output.
  */
+#include "io.h"
 #include "odhash.h"
 
 #include <stdlib.h>
@@ -87,18 +88,6 @@ out:
 
 /* ---- reading ------------------------------------------------------------ */
 
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-
-static uint16_t rd16(const unsigned char *p) {
-  uint16_t v;
-  memcpy(&v, p, 2);
-  return v;
-}
-
 /* Smallest item: hash, datalen, 8-byte key (and keylen). */
 static uint64_t min_item(const mp_odh *t) { return t->has_keylen ? 32 : 24; }
 
@@ -114,8 +103,8 @@ int mp_odh_open(mp_odh *t, const void *data, size_t len, uint64_t table_off,
   if (table_off > len || len - table_off < 16)
     return mp_fail(err, "%s at offset 0x%llx is outside the file (size 0x%zx)",
                    what, (unsigned long long)table_off, len);
-  t->num_buckets = rd64(t->data + table_off);
-  t->num_entries = rd64(t->data + table_off + 8);
+  t->num_buckets = mp_rd64(t->data + table_off);
+  t->num_entries = mp_rd64(t->data + table_off + 8);
   uint64_t nb = t->num_buckets;
   if (nb == 0 || (nb & (nb - 1)))
     return mp_fail(err, "%s at offset 0x%llx: bucket count %llu is not a "
@@ -143,9 +132,9 @@ static int read_item(const mp_odh *t, uint64_t *pos, uint64_t end,
   if (end - p < hdr)
     return mp_fail(err, "%s: item at offset 0x%llx is truncated", t->what,
                    (unsigned long long)p);
-  it->hash = rd64(t->data + p);
-  it->key_len = t->has_keylen ? rd64(t->data + p + 8) : 8;
-  it->data_len = rd64(t->data + p + hdr - 8);
+  it->hash = mp_rd64(t->data + p);
+  it->key_len = t->has_keylen ? mp_rd64(t->data + p + 8) : 8;
+  it->data_len = mp_rd64(t->data + p + hdr - 8);
   p += hdr;
   if (it->key_len > end - p || it->data_len > end - p - it->key_len)
     return mp_fail(err, "%s: item at offset 0x%llx claims %llu+%llu bytes, "
@@ -176,7 +165,7 @@ int mp_odh_iter_next(mp_odh_iter *it, mp_odh_item *item, mp_err *err) {
                      "payload end 0x%llx", t->what,
                      (unsigned long long)it->pos,
                      (unsigned long long)it->end);
-    it->left_in_bucket = rd16(t->data + it->pos);
+    it->left_in_bucket = mp_rd16(t->data + it->pos);
     it->pos += 2;
   }
   if (read_item(t, &it->pos, it->end, item, err)) return -1;
@@ -188,14 +177,14 @@ int mp_odh_iter_next(mp_odh_iter *it, mp_odh_item *item, mp_err *err) {
 int mp_odh_lookup(const mp_odh *t, uint64_t hash, mp_odh_item *item,
                   mp_err *err) {
   uint64_t b = hash & (t->num_buckets - 1);
-  uint64_t off = rd64(t->data + t->table_off + 16 + 8 * b);
+  uint64_t off = mp_rd64(t->data + t->table_off + 16 + 8 * b);
   if (!off) return 0;
   if (off >= t->table_off || t->table_off - off < 2)
     return mp_fail(err, "%s: bucket %llu offset 0x%llx is outside the "
                    "payload", t->what, (unsigned long long)b,
                    (unsigned long long)off);
   uint64_t pos = off + 2;
-  for (uint16_t n = rd16(t->data + off); n; n--) {
+  for (uint16_t n = mp_rd16(t->data + off); n; n--) {
     if (read_item(t, &pos, t->table_off, item, err)) return -1;
     if (item->hash == hash) return 1;
   }

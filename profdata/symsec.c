@@ -8,6 +8,7 @@
  * u64 section offset, u64 section size, u32 crc32 of the section, u32 0.
  * docs/symbolized-section.md is the normative description.
  */
+#include "io.h"
 #include "symsec.h"
 
 #include <stdlib.h>
@@ -188,18 +189,6 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
 
 /* ---- reading -------------------------------------------------------------- */
 
-static uint32_t rd32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-
 int mp_symsec_present(const void *data, size_t len) {
   return len >= MP_SYMSEC_TRAILER_SIZE &&
          memcmp((const unsigned char *)data + len - MP_SYMSEC_TRAILER_SIZE,
@@ -223,13 +212,13 @@ static int read_trailer(const unsigned char *d, size_t len, sec *s,
                         mp_err *err) {
   const unsigned char *t = d + len - MP_SYMSEC_TRAILER_SIZE;
   uint64_t tpos = len - MP_SYMSEC_TRAILER_SIZE;
-  uint32_t major = rd32(t + 8), minor = rd32(t + 12);
+  uint32_t major = mp_rd32(t + 8), minor = mp_rd32(t + 12);
   if (major != MP_SYMSEC_MAJOR)
     return mp_fail(err, "symbolized section has version %u.%u; this reader "
                    "understands major version %u only", major, minor,
                    MP_SYMSEC_MAJOR);
-  s->base = rd64(t + 16);
-  s->size = rd64(t + 24);
+  s->base = mp_rd64(t + 16);
+  s->size = mp_rd64(t + 24);
   if (s->base > tpos || s->size != tpos - s->base)
     return mp_fail(err, "symbolized section trailer at offset 0x%llx: "
                    "section 0x%llx+0x%llx does not end at the trailer",
@@ -237,28 +226,28 @@ static int read_trailer(const unsigned char *d, size_t len, sec *s,
                    (unsigned long long)s->size);
   s->d = d + s->base;
   uint32_t crc = (uint32_t)crc32_z(0, s->d, (z_size_t)s->size);
-  if (crc != rd32(t + 32))
+  if (crc != mp_rd32(t + 32))
     return mp_fail(err, "symbolized section at offset 0x%llx is damaged "
                    "(crc32 0x%08x, trailer says 0x%08x)",
-                   (unsigned long long)s->base, crc, rd32(t + 32));
+                   (unsigned long long)s->base, crc, mp_rd32(t + 32));
   return 0;
 }
 
 static int read_header(sec *s, mp_err *err) {
-  if (s->size < HEADER_SIZE || rd32(s->d) < HEADER_SIZE ||
-      rd32(s->d) > s->size)
+  if (s->size < HEADER_SIZE || mp_rd32(s->d) < HEADER_SIZE ||
+      mp_rd32(s->d) > s->size)
     return mp_fail(err, "symbolized section at offset 0x%llx: bad header "
                    "size", (unsigned long long)s->base);
-  s->key_kind = rd32(s->d + 4);
-  s->n_entries = rd32(s->d + 8);
-  s->entry_size = rd32(s->d + 12);
-  s->n_nodes = rd32(s->d + 16);
-  s->n_strings = rd32(s->d + 20);
-  s->entries_off = rd64(s->d + 24);
-  s->nodes_off = rd64(s->d + 32);
-  s->strings_off = rd64(s->d + 40);
-  s->blob_off = rd64(s->d + 48);
-  s->blob_size = rd64(s->d + 56);
+  s->key_kind = mp_rd32(s->d + 4);
+  s->n_entries = mp_rd32(s->d + 8);
+  s->entry_size = mp_rd32(s->d + 12);
+  s->n_nodes = mp_rd32(s->d + 16);
+  s->n_strings = mp_rd32(s->d + 20);
+  s->entries_off = mp_rd64(s->d + 24);
+  s->nodes_off = mp_rd64(s->d + 32);
+  s->strings_off = mp_rd64(s->d + 40);
+  s->blob_off = mp_rd64(s->d + 48);
+  s->blob_size = mp_rd64(s->d + 56);
   const char *bad = NULL;
   if (s->key_kind > MP_SYMSEC_KEY_FRAME_ID) bad = "unknown frame key kind";
   else if (s->entry_size < ENTRY_SIZE) bad = "entry size below 32";
@@ -279,7 +268,7 @@ static int read_header(sec *s, mp_err *err) {
 static int get_string(const sec *s, uint32_t id, const unsigned char **p,
                       uint32_t *n, mp_err *err) {
   const unsigned char *e = s->d + s->strings_off + (uint64_t)id * STRING_SIZE;
-  uint32_t off = rd32(e), len = rd32(e + 4);
+  uint32_t off = mp_rd32(e), len = mp_rd32(e + 4);
   if (off > s->blob_size || len > s->blob_size - off)
     return mp_fail(err, "symbolized section: string %u (0x%x+0x%x) is "
                    "outside the blob", id, off, len);
@@ -325,7 +314,7 @@ static int add_path(const sec *s, uint32_t node, strbuf *b, uint64_t *at,
       return mp_fail(err, "symbolized section: path of node %u is deeper "
                      "than %u", node, MAX_PATH_DEPTH);
     chain[depth] = n;
-    uint32_t parent = rd32(s->d + s->nodes_off + (uint64_t)n * NODE_SIZE + 4);
+    uint32_t parent = mp_rd32(s->d + s->nodes_off + (uint64_t)n * NODE_SIZE + 4);
     if (parent != NONE && parent >= n)
       return mp_fail(err, "symbolized section: path node %u has parent %u "
                      "(parents must come first)", n, parent);
@@ -333,7 +322,7 @@ static int add_path(const sec *s, uint32_t node, strbuf *b, uint64_t *at,
   }
   *at = b->n;
   for (uint32_t k = depth; k-- > 0;) {
-    uint32_t comp = rd32(s->d + s->nodes_off + (uint64_t)chain[k] * NODE_SIZE);
+    uint32_t comp = mp_rd32(s->d + s->nodes_off + (uint64_t)chain[k] * NODE_SIZE);
     const unsigned char *p = NULL;
     uint32_t n = 0;
     if (comp >= s->n_strings)
@@ -361,11 +350,11 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
   sb_put(&b, "", 1);
   for (uint32_t i = 0; i < s.n_entries; i++) {
     const unsigned char *p = s.d + s.entries_off + (uint64_t)i * s.entry_size;
-    uint32_t name = rd32(p + 8), file = rd32(p + 12);
-    e[i].key = rd64(p);
-    e[i].line = rd32(p + 16);
-    e[i].column = rd32(p + 20);
-    e[i].discriminator = rd32(p + 24);
+    uint32_t name = mp_rd32(p + 8), file = mp_rd32(p + 12);
+    e[i].key = mp_rd64(p);
+    e[i].line = mp_rd32(p + 16);
+    e[i].column = mp_rd32(p + 20);
+    e[i].discriminator = mp_rd32(p + 24);
     name_at[i] = file_at[i] = 0;
     if ((name != NONE && add_name(&s, name, &b, &name_at[i], err)) ||
         (file != NONE && add_path(&s, file, &b, &file_at[i], err))) {
