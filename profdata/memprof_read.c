@@ -27,8 +27,10 @@ typedef struct pos_map {
 
 static uint32_t pos_hash(uint32_t k) { return k * 0x9e3779b1u; }
 
+/* UINT32_MAX marks empty slots, so that position is never cached (it is
+ * outside any radix array anyway and the decoder refuses it). */
 static uint32_t pos_map_get(const pos_map *m, uint32_t k) {
-  if (!m->keys) return UINT32_MAX;
+  if (!m->keys || k == UINT32_MAX) return UINT32_MAX;
   for (size_t i = pos_hash(k) & m->mask;; i = (i + 1) & m->mask) {
     if (m->keys[i] == k) return m->vals[i];
     if (m->keys[i] == UINT32_MAX) return UINT32_MAX;
@@ -52,6 +54,7 @@ static void pos_map_grow(pos_map *m) {
 }
 
 static void pos_map_put(pos_map *m, uint32_t k, uint32_t v) {
+  if (k == UINT32_MAX) return;
   if (!m->keys || (m->used + 1) * 4 > (m->mask + 1) * 3) pos_map_grow(m);
   size_t i = pos_hash(k) & m->mask;
   while (m->keys[i] != UINT32_MAX && m->keys[i] != k) i = (i + 1) & m->mask;
