@@ -16,15 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix64(uint64_t x) {
-  x ^= x >> 31;
-  x *= 0x7fb5d329728ea185ULL;
-  x ^= x >> 27;
-  x *= 0x81dadef4bc2dd44dULL;
-  x ^= x >> 33;
-  return x;
-}
-
 static uint64_t hash_frame(const mp_frame *f, uint64_t seed) {
   if (seed == 0) {
     unsigned char b[MP_FRAME_SIZE];
@@ -34,16 +25,16 @@ static uint64_t hash_frame(const mp_frame *f, uint64_t seed) {
     b[16] = f->is_inline;
     return mp_blake3_u64(b, sizeof b);
   }
-  uint64_t h = mix64(seed ^ 0x6d656d70726f6631ULL);
-  h = mix64(h ^ f->guid);
-  h = mix64(h ^ ((uint64_t)f->line_offset << 32 | f->column));
-  return mix64(h ^ f->is_inline);
+  uint64_t h = mp_mix64(seed ^ 0x6d656d70726f6631ULL);
+  h = mp_mix64(h ^ f->guid);
+  h = mp_mix64(h ^ ((uint64_t)f->line_offset << 32 | f->column));
+  return mp_mix64(h ^ f->is_inline);
 }
 
 static uint64_t hash_stack(const uint64_t *ids, size_t n, uint64_t seed) {
   if (seed == 0) return mp_blake3_u64(ids, n * 8);
-  uint64_t h = mix64(seed ^ 0x6d656d70726f6632ULL ^ n);
-  for (size_t i = 0; i < n; i++) h = mix64(h ^ ids[i]);
+  uint64_t h = mp_mix64(seed ^ 0x6d656d70726f6632ULL ^ n);
+  for (size_t i = 0; i < n; i++) h = mp_mix64(h ^ ids[i]);
   return h;
 }
 

@@ -78,15 +78,6 @@ static void table_insert(mp_table *t, mp_slot *s, uint64_t hash,
   if (++t->used * 4 > (t->mask + 1) * 3) table_grow(t);
 }
 
-static uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
 static uint64_t hash_bytes(const void *data, size_t n) {
   const unsigned char *b = data;
   uint64_t h = 0xcbf29ce484222325ULL ^ n;
@@ -94,11 +85,11 @@ static uint64_t hash_bytes(const void *data, size_t n) {
   for (; i + 8 <= n; i += 8) {
     uint64_t w;
     memcpy(&w, b + i, 8);
-    h = mix64(h ^ w);
+    h = mp_mix64(h ^ w);
   }
   uint64_t w = 0;
   memcpy(&w, b + i, n - i);
-  return mix64(h ^ w ^ 0x9e3779b97f4a7c15ULL);
+  return mp_mix64(h ^ w ^ 0x9e3779b97f4a7c15ULL);
 }
 
 mp_profile *mp_profile_new(void) {
@@ -138,7 +129,7 @@ void mp_profile_free(mp_profile *p) {
 /* ---- frames -------------------------------------------------------------- */
 
 static uint64_t frame_hash(const mp_frame *f) {
-  return mix64(f->guid ^ mix64(((uint64_t)f->line_offset << 32 | f->column) +
+  return mp_mix64(f->guid ^ mp_mix64(((uint64_t)f->line_offset << 32 | f->column) +
                                f->is_inline));
 }
 
@@ -242,12 +233,12 @@ const char *mp_string(const mp_profile *p, uint32_t id) {
 /* ---- records and sites --------------------------------------------------- */
 
 mp_record *mp_record_find(const mp_profile *p, uint64_t guid) {
-  mp_slot *s = table_probe(p->record_index, p, mix64(guid), guid, NULL, NULL);
+  mp_slot *s = table_probe(p->record_index, p, mp_mix64(guid), guid, NULL, NULL);
   return s->val == UINT32_MAX ? NULL : &p->records[s->val];
 }
 
 mp_record *mp_record_get(mp_profile *p, uint64_t guid) {
-  uint64_t h = mix64(guid);
+  uint64_t h = mp_mix64(guid);
   mp_slot *s = table_probe(p->record_index, p, h, guid, NULL, NULL);
   if (s->val != UINT32_MAX) return &p->records[s->val];
   MP_VEC_RESERVE(p->records, p->cap_records, p->n_records + 1);
@@ -263,7 +254,7 @@ static mp_slot *site_slot(mp_profile *p, const mp_record *r, int is_call,
                           uint32_t stack, uint64_t *key, uint64_t *hash) {
   uint64_t rec = (uint64_t)(r - p->records);
   *key = rec << 33 | (uint64_t)is_call << 32 | stack;
-  *hash = mix64(*key);
+  *hash = mp_mix64(*key);
   return table_probe(p->site_index, p, *hash, *key, NULL, NULL);
 }
 
@@ -324,7 +315,7 @@ int mp_find_alloc_site(const mp_profile *p, uint64_t guid, uint32_t stack,
   if (!r) return -1;
   uint64_t key = (uint64_t)(r - p->records) << 33 | stack;
   mp_slot *s =
-      table_probe(p->site_index, p, mix64(key), key, NULL, NULL);
+      table_probe(p->site_index, p, mp_mix64(key), key, NULL, NULL);
   if (s->val == UINT32_MAX) return -1;
   *rec = (uint32_t)(r - p->records);
   *idx = s->val;

@@ -103,6 +103,16 @@ typedef struct mp_profile {
       *string_index;
 } mp_profile;
 
+/* A 64-bit finalizer (MurmurHash3's fmix64): the hash for our own tables. */
+static inline uint64_t mp_mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
 mp_profile *mp_profile_new(void);
 void mp_profile_free(mp_profile *p);
 
