@@ -202,24 +202,34 @@ static void on_alarm(int s) {
   __atomic_fetch_add(&timer_hits, 1, __ATOMIC_RELAXED);
 }
 
-static int run_signal(void) {
-  signal(SIGUSR1, on_usr1);
-  for (int i = 0; i < SIG_RAISES; i++) raise(SIGUSR1);
+/* SIGALRM every `usec` microseconds, handled by on_alarm. */
+static void start_alarm_timer(long usec) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_alarm;
   sa.sa_flags = SA_RESTART;
   sigaction(SIGALRM, &sa, NULL);
-  struct itimerval it = {{0, 200}, {0, 200}};
+  struct itimerval it = {{0, usec}, {0, usec}};
   setitimer(ITIMER_REAL, &it, NULL);
-  for (int i = 0; i < TIMER_LOOPS; i++) {
-    void *p = site_loop(16 + (size_t)(i & 7));
-    free(p);
-  }
+}
+
+/* Stop the timer, ignore late deliveries, report how many handlers ran. */
+static void stop_alarm_timer(void) {
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);
   signal(SIGALRM, SIG_IGN);
   printf("timer_hits=%d\n", (int)timer_hits);
+}
+
+static int run_signal(void) {
+  signal(SIGUSR1, on_usr1);
+  for (int i = 0; i < SIG_RAISES; i++) raise(SIGUSR1);
+  start_alarm_timer(200);
+  for (int i = 0; i < TIMER_LOOPS; i++) {
+    void *p = site_loop(16 + (size_t)(i & 7));
+    free(p);
+  }
+  stop_alarm_timer();
   return 0;
 }
 
@@ -234,20 +244,11 @@ static void *mt_loop(void *arg) {
 }
 
 static int run_signal_mt(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_alarm;
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGALRM, &sa, NULL);
-  struct itimerval it = {{0, 100}, {0, 100}};
-  setitimer(ITIMER_REAL, &it, NULL);
+  start_alarm_timer(100);
   pthread_t t[MT_THREADS];
   for (int i = 0; i < MT_THREADS; i++) pthread_create(&t[i], NULL, mt_loop, NULL);
   for (int i = 0; i < MT_THREADS; i++) pthread_join(t[i], NULL);
-  struct itimerval off = {{0, 0}, {0, 0}};
-  setitimer(ITIMER_REAL, &off, NULL);
-  signal(SIGALRM, SIG_IGN);
-  printf("timer_hits=%d\n", (int)timer_hits);
+  stop_alarm_timer();
   return 0;
 }
 
