@@ -2,43 +2,68 @@
  * recorded by __memprof_init, from CLOCK_REALTIME as LLVM's runtime) and
  * the CPU ids.
  *
- * Two calls per malloc/free pair made the vDSO clock (~24 ns each) the
- * largest cost of the profiler for allocation-heavy programs.  When the
- * kernel itself keeps time with the TSC (clocksource "tsc": invariant and
- * synchronised across CPUs), each thread instead extrapolates from its own
- * anchor (a TSC value and the realtime it was read at) with a global
- * ticks->ns rate, and re-reads the real clock every RESYNC_NS of TSC time.
- * The rate comes from the span between the epoch and the latest anchor, so
- * after the first millisecond its error is a few ppm and the extrapolation
- * stays well under a microsecond off the clock: ms values stay exact except
- * within that much of a ms boundary.  Timestamps are also made globally
- * non-decreasing (max_ms), so such a boundary case, or a clock stepped
- * back, can never give a block a negative (wrapped) lifetime.  Without a
- * TSC clocksource every timestamp reads the real clock.
+ * Two timestamps per malloc/free pair were the largest cost of the profiler
+ * for allocation-heavy programs: ~24 ns per vDSO clock read, and still
+ * ~10 ns per RDTSC (a microcoded instruction on AMD).  So a ticker thread
+ * (rt_ticker.c) publishes the current millisecond at every ms boundary and
+ * a timestamp is one load of it.  Each thread still reads the clock itself
+ * every CHECK_EVERY timestamps, which bounds the damage if the ticker is
+ * late (descheduled): published values only move forward, and a thread's
+ * own read moves them forward too.  The ticker sleeps when no timestamp was
+ * taken for IDLE_TICKS ms (an idle program is not woken 1000 times a
+ * second); the next timestamp then reads the clock and wakes it.  The price:
+ * a timestamp taken after a ms boundary but before the ticker woke for it
+ * (tens of microseconds; more only if the ticker is not scheduled) reads
+ * the previous ms.  MEMPROF_OPTIONS=exact_clock=1 reads the clock every
+ * time instead.
+ *
+ * Reading the clock: when the kernel itself keeps time with the TSC
+ * (clocksource "tsc": invariant and synchronised across CPUs), each thread
+ * extrapolates from its own anchor (a TSC value and the realtime it was read
+ * at) with a global ticks->ns rate, and re-reads the real clock every
+ * RESYNC_NS of TSC time.  The rate comes from the span between the epoch and
+ * the latest anchor, so after the first millisecond its error is a few ppm
+ * and the extrapolation stays well under a microsecond off the clock.
+ * Timestamps are made globally non-decreasing (max_ms), so a boundary case,
+ * a late ticker or a clock stepped back can never give a block a negative
+ * (wrapped) lifetime.  Without a TSC clocksource a read is the real clock.
  *
  * CPU ids come from RDPID where the kernel keeps the CPU number in
  * TSC_AUX (as its vDSO getcpu reads it; checked against sched_getcpu once),
  * else from sched_getcpu. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 
 #include <cpuid.h>
 
-#include "rt_sys.h"
+#include "rt_core.h"
 
 #define RESYNC_NS 4000000LL    /* each thread re-reads the clock every 4 ms */
 #define CALIB_MIN_NS 1000000LL /* no rate from a span shorter than 1 ms */
 #define MAX_READ_TICKS 50000   /* a clock read bracketed by more was interrupted */
+#define CHECK_EVERY 64         /* ticker timestamps between a thread's own reads */
+#define IDLE_TICKS 100         /* ms without a timestamp before the ticker sleeps */
+
+enum { TK_NONE, TK_STARTING, TK_RUN, TK_PARKED, TK_OFF };
 
 static int64_t epoch_sec; /* 0 = not yet recorded */
 static int tsc_usable;
 static uint64_t calib_tsc; /* TSC and realtime (ns since the epoch) at the epoch */
 static int64_t calib_ns;
 static uint64_t tick_mult; /* ns per TSC tick << 32; 0 = not yet known */
-static uint32_t max_ms;    /* the latest timestamp handed out */
+
+/* What every timestamp reads, in one line the ticker writes once per ms. */
+static struct {
+  uint32_t max_ms; /* the latest timestamp handed out */
+  int tk_state;    /* TK_* */
+  uint32_t tk_used; /* a timestamp was taken since the ticker's last tick */
+} cl __attribute__((aligned(64)));
+static __thread uint32_t th_countdown __attribute__((tls_model("initial-exec")));
 
 typedef struct anchor {
   uint64_t tsc, span, mult; /* span: ticks the anchor is trusted for (0: none) */
@@ -131,29 +156,106 @@ static uint32_t now_slow(int64_t e) {
 
 /* Never below a timestamp already handed out (see the file comment). */
 static inline uint32_t non_decreasing(uint32_t ms) {
-  uint32_t m = __atomic_load_n(&max_ms, __ATOMIC_RELAXED);
+  uint32_t m = __atomic_load_n(&cl.max_ms, __ATOMIC_RELAXED);
   while (ms != m) {
     if ((int32_t)(ms - m) < 0)
       return m;
-    if (__atomic_compare_exchange_n(&max_ms, &m, ms, 1, __ATOMIC_RELAXED,
+    if (__atomic_compare_exchange_n(&cl.max_ms, &m, ms, 1, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED))
       break;
   }
   return ms;
 }
 
-uint32_t rt_now_ms(void) {
+/* The clock itself (see the file comment). */
+static uint32_t read_ms(int64_t e) {
+  const anchor *a = &th_anchor;
+  uint64_t d;
+  if (MP_LIKELY(a->span) && MP_LIKELY((d = rdtsc() - a->tsc) < a->span))
+    return ms_of(a->ns + (int64_t)((d * a->mult) >> 32));
+  return now_slow(e);
+}
+
+/* ---- the ticker ---------------------------------------------------------
+ * Runs on rt_ticker.c's thread: raw syscalls only (no vDSO, TLS or errno). */
+
+static void ticker_park(void) {
+  int run = TK_RUN;
+  if (!__atomic_compare_exchange_n(&cl.tk_state, &run, TK_PARKED, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    return;
+  while (__atomic_load_n(&cl.tk_state, __ATOMIC_ACQUIRE) == TK_PARKED)
+    rt_syscall6(SYS_futex, (long)&cl.tk_state, FUTEX_WAIT_PRIVATE, TK_PARKED, 0,
+                0, 0);
+}
+
+static void ticker_loop(void) {
+  /* Wake-ups at the boundary, not up to 50 us (the default slack) late. */
+  rt_syscall6(SYS_prctl, PR_SET_TIMERSLACK, 1, 0, 0, 0, 0);
+  int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
+  uint32_t idle = 0;
+  for (;;) {
+    struct timespec ts;
+    rt_syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0);
+    int64_t ns = ((int64_t)ts.tv_sec - e) * 1000000000LL + ts.tv_nsec;
+    non_decreasing(ms_of(ns));
+    if (__atomic_load_n(&cl.tk_used, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&cl.tk_used, 0, __ATOMIC_RELAXED);
+      idle = 0;
+    } else if (++idle >= IDLE_TICKS) {
+      ticker_park();
+      idle = 0;
+      continue;
+    }
+    struct timespec rel = {0, ns > 0 ? 1000000 - ns % 1000000 : 1000000};
+    rt_syscall(SYS_nanosleep, &rel, 0, 0);
+  }
+}
+
+/* Called by every thread's own clock read: start or wake the ticker. */
+static void ticker_want(void) {
+  int s = __atomic_load_n(&cl.tk_state, __ATOMIC_ACQUIRE);
+  if (s == TK_PARKED) {
+    if (__atomic_compare_exchange_n(&cl.tk_state, &s, TK_RUN, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED))
+      rt_syscall(SYS_futex, &cl.tk_state, FUTEX_WAKE_PRIVATE, 1);
+  } else if (s == TK_NONE) {
+    if (rt_flags.exact_clock)
+      __atomic_store_n(&cl.tk_state, TK_OFF, __ATOMIC_RELAXED);
+    else if (__atomic_compare_exchange_n(&cl.tk_state, &s, TK_STARTING, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+      /* RUN first: the ticker may park (RUN -> PARKED) before spawn returns. */
+      __atomic_store_n(&cl.tk_state, TK_RUN, __ATOMIC_RELEASE);
+      if (!rt_ticker_spawn(ticker_loop))
+        __atomic_store_n(&cl.tk_state, TK_OFF, __ATOMIC_RELEASE);
+    }
+  }
+}
+
+/* The ticker is not copied into a forked child: start another there. */
+void rt_clock_fork_child(void) {
+  int s = __atomic_load_n(&cl.tk_state, __ATOMIC_RELAXED);
+  if (s != TK_OFF)
+    __atomic_store_n(&cl.tk_state, TK_NONE, __ATOMIC_RELAXED);
+}
+
+static __attribute__((noinline)) uint32_t now_checked(void) {
   int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
   if (!e)
     return 0;
-  const anchor *a = &th_anchor;
-  uint32_t ms;
-  uint64_t d;
-  if (MP_LIKELY(a->span) && MP_LIKELY((d = rdtsc() - a->tsc) < a->span))
-    ms = ms_of(a->ns + (int64_t)((d * a->mult) >> 32));
-  else
-    ms = now_slow(e);
-  return non_decreasing(ms);
+  th_countdown = CHECK_EVERY;
+  ticker_want();
+  return non_decreasing(read_ms(e));
+}
+
+uint32_t rt_now_ms(void) {
+  if (MP_LIKELY(__atomic_load_n(&cl.tk_state, __ATOMIC_RELAXED) == TK_RUN) &&
+      MP_LIKELY(th_countdown-- != 0)) {
+    if (MP_UNLIKELY(!__atomic_load_n(&cl.tk_used, __ATOMIC_RELAXED)))
+      __atomic_store_n(&cl.tk_used, 1, __ATOMIC_RELAXED);
+    return __atomic_load_n(&cl.max_ms, __ATOMIC_RELAXED);
+  }
+  return now_checked();
 }
 
 static int use_rdpid;

@@ -21,6 +21,7 @@ typedef struct rt_flags_t {
   int print_text, print_terse, dump_at_exit, atexit;
   int malloc_context_size, raw_version, verbosity, help;
   int allocator_may_return_null;
+  int exact_clock; /* every timestamp reads the clock: no ticker thread */
   int handle_abort, handle_segv, handle_sigbus, handle_sigfpe, handle_sigill;
 } rt_flags_t;
 MP_HIDDEN extern rt_flags_t rt_flags;

@@ -41,6 +41,8 @@ static const flag_desc flags[] = {
      "Maximum number of frames in an allocation stack"},
     {"raw_version", INT, &rt_flags.raw_version, "Raw profile version to write (3, 4 or 5)"},
     {"atexit", BOOL, &rt_flags.atexit, "Print allocator statistics at exit"},
+    {"exact_clock", BOOL, &rt_flags.exact_clock,
+     "Read the clock at every allocation and free (no ticker thread)"},
     {"verbosity", INT, &rt_flags.verbosity, "Verbosity level"},
     {"help", BOOL, &rt_flags.help, "Print the flag descriptions"},
     {"allocator_may_return_null", BOOL, &rt_flags.allocator_may_return_null,

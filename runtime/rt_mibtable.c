@@ -200,34 +200,87 @@ static void merge_parked(void) {
   }
 }
 
-int rt_mib_on_free(const rt_block *b, uint32_t *live) {
-  if (!table_ready())
-    return rt_claim_live(live);
-  if (MP_LIKELY(b->stack_id < MAX_IDS)) {
-    /* The entry is likely cold: fetch it while the block is summed. */
-    const char *e = (const char *)&table[b->stack_id];
-    __builtin_prefetch(e, 1);
-    __builtin_prefetch(e + 64, 1);
-    __builtin_prefetch(e + sizeof(rt_mib_entry) - 1, 1);
-  }
-  built n;
-  uint64_t scratch[SCRATCH_ENTRIES];
-  build(b, rt_now_ms(), rt_cpu(), scratch, &n);
-  uint32_t s = b->stack_id % NSTRIPES;
+/* The live flag of a block whose stripe this thread holds: no other free
+ * of the block can run meanwhile (it needs the stripe), so no atomic. */
+static inline int claim_live_locked(uint32_t *state) {
+  uint32_t st = __atomic_load_n(state, __ATOMIC_RELAXED);
+  if (!(st & RT_LIVE_BIT))
+    return 0;
+  __atomic_store_n(state, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
+  return 1;
+}
+
+/* Lock stripe s for this thread (see park: a handler never waits for it). */
+static inline uint32_t stripe_enter(uint32_t s) {
   uint32_t outer = __atomic_load_n(&mt.held, __ATOMIC_RELAXED);
-  if (MP_UNLIKELY(outer == s + 1))
-    return park(b->stack_id, &n, live);
   set_held(s + 1);
   rt_mutex_lock(&stripes[s]);
-  int was_live = rt_claim_live(live);
-  if (was_live)
-    merge_or_drop(b->stack_id, &n);
-  else
-    drop(&n);
+  return outer;
+}
+
+static inline void stripe_leave(uint32_t s, uint32_t outer) {
   rt_mutex_unlock(&stripes[s]);
   set_held(outer); /* a handler restores the stripe of the code it interrupted */
   if (MP_UNLIKELY(!outer && __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE)))
     merge_parked(); /* only the outermost free: the parked stripe is free now */
+}
+
+/* Histogram mode, ids past the table and frees from a handler that
+ * interrupted this stripe's holder: the MIB is built in full first. */
+static __attribute__((noinline)) int on_free_built(const rt_block *b,
+                                                   uint32_t *live) {
+  built n;
+  uint64_t scratch[SCRATCH_ENTRIES];
+  build(b, rt_now_ms(), rt_cpu(), scratch, &n);
+  uint32_t s = b->stack_id % NSTRIPES;
+  if (MP_UNLIKELY(__atomic_load_n(&mt.held, __ATOMIC_RELAXED) == s + 1))
+    return park(b->stack_id, &n, live);
+  uint32_t outer = stripe_enter(s);
+  int was_live = claim_live_locked(live);
+  if (was_live)
+    merge_or_drop(b->stack_id, &n);
+  else
+    drop(&n);
+  stripe_leave(s, outer);
+  return was_live;
+}
+
+/* One block into its entry, the common case: no histogram, and the MIB of
+ * the block never leaves registers. */
+static inline __attribute__((always_inline)) void
+add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
+          uint32_t cpu) {
+  mp_mib n;
+  mp_mib_init(&n, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu, cpu);
+  __asm__ volatile("orl $0, %0" : "+m"(e->present)); /* see merge_locked */
+  if (e->present) {
+    mp_mib_merge(&e->mib, &n);
+    return;
+  }
+  e->mib = n;
+  e->hist = NULL;
+  e->present = 1;
+}
+
+int rt_mib_on_free(const rt_block *b, uint32_t *live) {
+  if (!table_ready())
+    return rt_claim_live(live);
+  uint32_t id = b->stack_id, s = id % NSTRIPES;
+  if (MP_UNLIKELY(rt_hist_mode() || id >= MAX_IDS ||
+                  __atomic_load_n(&mt.held, __ATOMIC_RELAXED) == s + 1))
+    return on_free_built(b, live);
+  /* The entry is likely cold: fetch it while the block is summed. */
+  const char *ep = (const char *)&table[id];
+  __builtin_prefetch(ep, 1);
+  __builtin_prefetch(ep + 64, 1);
+  __builtin_prefetch(ep + sizeof(rt_mib_entry) - 1, 1);
+  uint64_t count = rt_shadow_count(b->p, b->size, 0, NULL);
+  uint32_t ts = rt_now_ms(), cpu = rt_cpu();
+  uint32_t outer = stripe_enter(s);
+  int was_live = claim_live_locked(live);
+  if (was_live && __atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE))
+    add_block(&table[id], count, b, ts, cpu);
+  stripe_leave(s, outer);
   return was_live;
 }
 

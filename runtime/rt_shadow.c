@@ -14,6 +14,7 @@
 
 #define SHADOW_SIZE (1ULL << 44)
 #define CLEAR_MADVISE_THRESHOLD 0x10000
+#define SMALL_CLEAR_BYTES 64 /* blocks up to 512 bytes */
 
 MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
 
@@ -46,6 +47,14 @@ void rt_shadow_clear_block(uintptr_t p, uint64_t size) {
     return;
   unsigned char *s = shadow_of_block(p);
   uint64_t len = block_shadow_bytes(size);
+  if (len <= SMALL_CLEAR_BYTES) {
+    /* Most blocks: a few stores beat a call into libc's memset.  Atomic
+     * stores, so the compiler does not turn the loop back into that call. */
+    uint64_t *q = (uint64_t *)s;
+    for (uint64_t i = 0; i < len / 8; i++)
+      __atomic_store_n(&q[i], 0, __ATOMIC_RELAXED);
+    return;
+  }
   if (len < CLEAR_MADVISE_THRESHOLD) {
     rt_memset(s, 0, len);
     return;

@@ -54,6 +54,9 @@ static inline uintptr_t rt_round_down(uintptr_t x, uintptr_t a) {
 /* Milliseconds since the epoch recorded by __memprof_init (0 before it). */
 MP_HIDDEN uint32_t rt_now_ms(void);
 MP_HIDDEN void rt_set_epoch(void);
+MP_HIDDEN void rt_clock_fork_child(void);
+/* Runs fn on a new raw thread (see rt_ticker.c); 0 if it cannot. */
+MP_HIDDEN int rt_ticker_spawn(void (*fn)(void));
 /* Current CPU, 0xFFFFFFFF before init (as LLVM). */
 MP_HIDDEN uint32_t rt_cpu(void);
 MP_HIDDEN void rt_cpu_init(void); /* picks the cheapest reliable source */

@@ -1,5 +1,6 @@
 """test_rt_clock.py - lifetimes in ms stay honest with the runtime's cheap
-clock (rt_clock.c: TSC extrapolation between real clock reads).
+clocks (rt_clock.c): the ticker thread's published millisecond (default)
+and, with exact_clock=1, TSC extrapolation between real clock reads.
 
 The program brackets every block with CLOCK_REALTIME reads: t0 before
 malloc, t1 after it returns, t2 before free, t3 after it returns (all floored
@@ -7,16 +8,24 @@ to ms).  The runtime stamps the block somewhere in [t0, t1] and [t2, t3],
 so its lifetime must lie in [t2 - t1, t3 - t0]: per block for single-block
 sizes, summed for TotalLifetime and bounding Min/MaxLifetime otherwise.
 Blocks are kept across sleeps (real clock reads), busy spins (long stretches
-of TSC extrapolation) and tight loops (many stamps within one ms).
+of TSC extrapolation) and tight loops (many stamps within one ms).  With the
+ticker a stamp may read the previous ms for as long as the ticker is late
+after a boundary, so its bounds get that much slack (SLACK_MS per stamp).
+The program also reports its threads (the ticker is the only extra one) and
+how often the ticker woke during 600 ms without allocations (it sleeps after
+100 idle ms instead of waking every ms).
 """
 import os
 
 import harness
 
 PROG = r"""
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 static long long now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -46,6 +55,32 @@ static void one(size_t size, void (*hold)(long), long arg, long long *lo,
   *lo = t2 - t1;
   *hi = t3 - t0;
 }
+/* Threads of the process; *other: the tid of one that is not main. */
+static int tasks(int *other) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.') {
+      n++;
+      if (atoi(e->d_name) != getpid())
+        *other = atoi(e->d_name);
+    }
+  closedir(d);
+  return n;
+}
+static long wakeups(int tid) {
+  char path[64], line[128];
+  long v = -1;
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+  FILE *f = fopen(path, "r");
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+      v = atol(line + 24);
+  if (f)
+    fclose(f);
+  return v;
+}
 int main(void) {
   long long lo, hi;
   one(1000, nap_ms, 120, &lo, &hi);
@@ -66,29 +101,41 @@ int main(void) {
       maxlo = lo;
   }
   printf("48 %lld %lld %lld %lld\n", slo, shi, minhi, maxlo);
+  int ticker = 0, n = tasks(&ticker);
+  long w0 = ticker ? wakeups(ticker) : 0;
+  one(4000, nap_ms, 600, &lo, &hi); /* idle: no allocation for 600 ms */
+  long w1 = ticker ? wakeups(ticker) : 0;
+  printf("4000 %lld %lld\n", lo, hi);
+  printf("tasks %d %ld\n", n, w1 - w0);
   return 0;
 }
 """
 
 
+SLACK_MS = 3  # per stamp, ticker mode: how late the ticker may be
+
+
 class ClockTest(harness.ProfTest):
-    def test_lifetimes_within_real_clock_bounds(self):
+    def run_clock(self, env):
         src = self.scratch.path("clock.c")
         with open(src, "w") as f:
             f.write(PROG)
         exe = harness.compile_program(self.scratch, src, opt="-O1")
-        r, raws = harness.run_program(self.scratch, exe)
+        r, raws = harness.run_program(self.scratch, exe, env=env)
         self.assertEqual(len(raws), 1, raws)
         bounds = {}
         for line in r.stdout.decode().split("\n"):
             if line:
-                size, *vals = (int(x) for x in line.split())
-                bounds[size] = vals
+                key, *vals = line.split()
+                bounds[key] = [int(x) for x in vals]
         profs = harness.read_raw(raws[0])
         os.unlink(raws[0])
-        mibs = harness.mibs_by_size(profs[0])
-        for size in (1000, 2000, 3000):
-            lo, hi = bounds[size]
+        return bounds, harness.mibs_by_size(profs[0])
+
+    def check_lifetimes(self, bounds, mibs, slack):
+        for size in (1000, 2000, 3000, 4000):
+            lo, hi = bounds[str(size)]
+            lo, hi = lo - slack, hi + slack
             m = mibs[size]
             with self.subTest(size=size):
                 self.assertEqual(m["AllocCount"], 1)
@@ -96,14 +143,30 @@ class ClockTest(harness.ProfTest):
                                 f"lifetime {m['TotalLifetime']} outside [{lo}, {hi}]")
                 self.assertEqual(m["MinLifetime"], m["TotalLifetime"])
                 self.assertLessEqual(m["AllocTimestamp"], m["DeallocTimestamp"])
-        slo, shi, minhi, maxlo = bounds[48]
+        slo, shi, minhi, maxlo = bounds["48"]
         m = mibs[48]
         self.assertEqual(m["AllocCount"], 400)
-        self.assertTrue(slo <= m["TotalLifetime"] <= shi,
+        # Summed over 400 blocks the ticker's lateness averages out: one ms
+        # per block on average is already far more than it shows.
+        sum_slack = 400 if slack else 0
+        self.assertTrue(slo - sum_slack <= m["TotalLifetime"] <= shi + sum_slack,
                         f"total {m['TotalLifetime']} outside [{slo}, {shi}]")
-        self.assertLessEqual(m["MinLifetime"], minhi)
-        self.assertGreaterEqual(m["MaxLifetime"], maxlo)
+        self.assertLessEqual(m["MinLifetime"], minhi + slack)
+        self.assertGreaterEqual(m["MaxLifetime"], maxlo - slack)
         self.assertLessEqual(m["MaxLifetime"], 1000)  # no wrapped (negative) lifetime
+
+    def test_exact_clock_within_real_clock_bounds(self):
+        bounds, mibs = self.run_clock({"MEMPROF_OPTIONS": "exact_clock=1"})
+        self.check_lifetimes(bounds, mibs, 0)
+        self.assertEqual(bounds["tasks"], [1, 0])  # no ticker thread
+
+    def test_ticker_within_real_clock_bounds(self):
+        bounds, mibs = self.run_clock({})
+        self.check_lifetimes(bounds, mibs, SLACK_MS)
+        n, idle_wakeups = bounds["tasks"]
+        self.assertEqual(n, 2)  # main + the ticker
+        # Awake, it would wake ~600 times; it sleeps after 100 idle ms.
+        self.assertLess(idle_wakeups, 300)
 
 
 if __name__ == "__main__":
