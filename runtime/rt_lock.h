@@ -35,4 +35,34 @@ static inline void rt_mutex_unlock(rt_mutex *m) {
 /* For the fork child: whoever held it is gone. */
 static inline void rt_mutex_reset(rt_mutex *m) { m->v = 0; }
 
+/* A spin lock for sections of a few dozen instructions taken on every
+ * free (the MIB table's stripes): unlocking is a plain store, where the
+ * futex lock needs an atomic exchange to learn about sleepers.  Waiters
+ * spin, then yield the CPU, then nap, so a holder that is descheduled or a
+ * dump holding every stripe for milliseconds costs them little. */
+typedef struct rt_spin {
+  int v;
+} rt_spin;
+
+MP_HIDDEN void rt_spin_lock_slow(rt_spin *l);
+
+static inline void rt_spin_lock(rt_spin *l) {
+  int c = 0;
+  if (!__atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED))
+    rt_spin_lock_slow(l);
+}
+
+static inline int rt_spin_trylock(rt_spin *l) {
+  int c = 0;
+  return __atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
+
+static inline void rt_spin_unlock(rt_spin *l) {
+  __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
+}
+
+static inline void rt_spin_reset(rt_spin *l) { l->v = 0; }
+
 #endif

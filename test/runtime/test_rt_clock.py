@@ -112,7 +112,7 @@ int main(void) {
 """
 
 
-SLACK_MS = 3  # per stamp, ticker mode: how late the ticker may be
+SLACK_MS = 10  # per stamp, ticker mode: how late the ticker may be (loaded CI)
 
 
 class ClockTest(harness.ProfTest):
