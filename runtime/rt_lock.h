@@ -13,19 +13,19 @@ typedef struct rt_mutex {
 
 MP_HIDDEN void rt_mutex_lock_slow(rt_mutex *m);
 
-static inline void rt_mutex_lock(rt_mutex *m) {
+/* 0 -> 1 with acquire: the uncontended path of both locks below. */
+static inline int rt_lock_word_take(int *v) {
   int c = 0;
-  if (__atomic_compare_exchange_n(&m->v, &c, 1, 0, __ATOMIC_ACQUIRE,
-                                  __ATOMIC_RELAXED))
-    return;
-  rt_mutex_lock_slow(m);
-}
-
-static inline int rt_mutex_trylock(rt_mutex *m) {
-  int c = 0;
-  return __atomic_compare_exchange_n(&m->v, &c, 1, 0, __ATOMIC_ACQUIRE,
+  return __atomic_compare_exchange_n(v, &c, 1, 0, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED);
 }
+
+static inline void rt_mutex_lock(rt_mutex *m) {
+  if (!rt_lock_word_take(&m->v))
+    rt_mutex_lock_slow(m);
+}
+
+static inline int rt_mutex_trylock(rt_mutex *m) { return rt_lock_word_take(&m->v); }
 
 static inline void rt_mutex_unlock(rt_mutex *m) {
   if (__atomic_exchange_n(&m->v, 0, __ATOMIC_RELEASE) == 2)
@@ -47,17 +47,11 @@ typedef struct rt_spin {
 MP_HIDDEN void rt_spin_lock_slow(rt_spin *l);
 
 static inline void rt_spin_lock(rt_spin *l) {
-  int c = 0;
-  if (!__atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE,
-                                   __ATOMIC_RELAXED))
+  if (!rt_lock_word_take(&l->v))
     rt_spin_lock_slow(l);
 }
 
-static inline int rt_spin_trylock(rt_spin *l) {
-  int c = 0;
-  return __atomic_compare_exchange_n(&l->v, &c, 1, 0, __ATOMIC_ACQUIRE,
-                                     __ATOMIC_RELAXED);
-}
+static inline int rt_spin_trylock(rt_spin *l) { return rt_lock_word_take(&l->v); }
 
 static inline void rt_spin_unlock(rt_spin *l) {
   __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
