@@ -49,7 +49,6 @@
 #define CHECK_EVERY 64         /* ticker timestamps between a thread's own reads */
 #define IDLE_TICKS 100         /* ms without a timestamp before the ticker sleeps */
 
-enum { TK_NONE, TK_STARTING, TK_RUN, TK_PARKED, TK_OFF };
 
 static int64_t epoch_sec; /* 0 = not yet recorded */
 static int tsc_usable;
@@ -57,13 +56,10 @@ static uint64_t calib_tsc; /* TSC and realtime (ns since the epoch) at the epoch
 static int64_t calib_ns;
 static uint64_t tick_mult; /* ns per TSC tick << 32; 0 = not yet known */
 
-/* What every timestamp reads, in one line the ticker writes once per ms. */
-static struct {
-  uint32_t max_ms; /* the latest timestamp handed out */
-  int tk_state;    /* TK_* */
-  uint32_t tk_used; /* a timestamp was taken since the ticker's last tick */
-} cl __attribute__((aligned(64)));
-static __thread uint32_t th_countdown __attribute__((tls_model("initial-exec")));
+/* What every timestamp reads (rt_sys.h), in one line the ticker writes
+ * once per ms. */
+rt_clock_line rt_clk __attribute__((aligned(64)));
+__thread uint32_t rt_clk_countdown __attribute__((tls_model("initial-exec")));
 
 typedef struct anchor {
   uint64_t tsc, span, mult; /* span: ticks the anchor is trusted for (0: none) */
@@ -156,11 +152,11 @@ static uint32_t now_slow(int64_t e) {
 
 /* Never below a timestamp already handed out (see the file comment). */
 static inline uint32_t non_decreasing(uint32_t ms) {
-  uint32_t m = __atomic_load_n(&cl.max_ms, __ATOMIC_RELAXED);
+  uint32_t m = __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED);
   while (ms != m) {
     if ((int32_t)(ms - m) < 0)
       return m;
-    if (__atomic_compare_exchange_n(&cl.max_ms, &m, ms, 1, __ATOMIC_RELAXED,
+    if (__atomic_compare_exchange_n(&rt_clk.max_ms, &m, ms, 1, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED))
       break;
   }
@@ -180,12 +176,12 @@ static uint32_t read_ms(int64_t e) {
  * Runs on rt_ticker.c's thread: raw syscalls only (no vDSO, TLS or errno). */
 
 static void ticker_park(void) {
-  int run = TK_RUN;
-  if (!__atomic_compare_exchange_n(&cl.tk_state, &run, TK_PARKED, 0,
+  int run = RT_TK_RUN;
+  if (!__atomic_compare_exchange_n(&rt_clk.tk_state, &run, RT_TK_PARKED, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
     return;
-  while (__atomic_load_n(&cl.tk_state, __ATOMIC_ACQUIRE) == TK_PARKED)
-    rt_syscall6(SYS_futex, (long)&cl.tk_state, FUTEX_WAIT_PRIVATE, TK_PARKED, 0,
+  while (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE) == RT_TK_PARKED)
+    rt_syscall6(SYS_futex, (long)&rt_clk.tk_state, FUTEX_WAIT_PRIVATE, RT_TK_PARKED, 0,
                 0, 0);
 }
 
@@ -199,8 +195,8 @@ static void ticker_loop(void) {
     rt_syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0);
     int64_t ns = ((int64_t)ts.tv_sec - e) * 1000000000LL + ts.tv_nsec;
     non_decreasing(ms_of(ns));
-    if (__atomic_load_n(&cl.tk_used, __ATOMIC_RELAXED)) {
-      __atomic_store_n(&cl.tk_used, 0, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&rt_clk.tk_used, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&rt_clk.tk_used, 0, __ATOMIC_RELAXED);
       idle = 0;
     } else if (++idle >= IDLE_TICKS) {
       ticker_park();
@@ -214,57 +210,43 @@ static void ticker_loop(void) {
 
 /* Called by every thread's own clock read: start or wake the ticker. */
 static void ticker_want(void) {
-  int s = __atomic_load_n(&cl.tk_state, __ATOMIC_ACQUIRE);
-  if (s == TK_PARKED) {
-    if (__atomic_compare_exchange_n(&cl.tk_state, &s, TK_RUN, 0, __ATOMIC_ACQ_REL,
+  int s = __atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE);
+  if (s == RT_TK_PARKED) {
+    if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_RUN, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_RELAXED))
-      rt_syscall(SYS_futex, &cl.tk_state, FUTEX_WAKE_PRIVATE, 1);
-  } else if (s == TK_NONE) {
+      rt_syscall(SYS_futex, &rt_clk.tk_state, FUTEX_WAKE_PRIVATE, 1);
+  } else if (s == RT_TK_NONE) {
     if (rt_flags.exact_clock)
-      __atomic_store_n(&cl.tk_state, TK_OFF, __ATOMIC_RELAXED);
-    else if (__atomic_compare_exchange_n(&cl.tk_state, &s, TK_STARTING, 0,
+      __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELAXED);
+    else if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_STARTING, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
       /* RUN first: the ticker may park (RUN -> PARKED) before spawn returns. */
-      __atomic_store_n(&cl.tk_state, TK_RUN, __ATOMIC_RELEASE);
+      __atomic_store_n(&rt_clk.tk_state, RT_TK_RUN, __ATOMIC_RELEASE);
       if (!rt_ticker_spawn(ticker_loop))
-        __atomic_store_n(&cl.tk_state, TK_OFF, __ATOMIC_RELEASE);
+        __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELEASE);
     }
   }
 }
 
 /* The ticker is not copied into a forked child: start another there. */
 void rt_clock_fork_child(void) {
-  int s = __atomic_load_n(&cl.tk_state, __ATOMIC_RELAXED);
-  if (s != TK_OFF)
-    __atomic_store_n(&cl.tk_state, TK_NONE, __ATOMIC_RELAXED);
+  int s = __atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED);
+  if (s != RT_TK_OFF)
+    __atomic_store_n(&rt_clk.tk_state, RT_TK_NONE, __ATOMIC_RELAXED);
 }
 
-static __attribute__((noinline)) uint32_t now_checked(void) {
+/* Every CHECK_EVERY-th timestamp of a thread, and all of them while there
+ * is no running ticker. */
+uint32_t rt_now_ms_checked(void) {
   int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
   if (!e)
     return 0;
-  th_countdown = CHECK_EVERY;
+  rt_clk_countdown = CHECK_EVERY;
   ticker_want();
   return non_decreasing(read_ms(e));
 }
 
-uint32_t rt_now_ms(void) {
-  if (MP_LIKELY(__atomic_load_n(&cl.tk_state, __ATOMIC_RELAXED) == TK_RUN) &&
-      MP_LIKELY(th_countdown-- != 0)) {
-    if (MP_UNLIKELY(!__atomic_load_n(&cl.tk_used, __ATOMIC_RELAXED)))
-      __atomic_store_n(&cl.tk_used, 1, __ATOMIC_RELAXED);
-    return __atomic_load_n(&cl.max_ms, __ATOMIC_RELAXED);
-  }
-  return now_checked();
-}
-
-static int use_rdpid;
-
-static inline uint32_t rdpid_cpu(void) {
-  uint64_t aux;
-  __asm__ volatile("rdpid %0" : "=r"(aux));
-  return (uint32_t)aux & 0xFFF; /* Linux: node << 12 | cpu */
-}
+int rt_use_rdpid;
 
 static int rdpid_agrees(void) {
   unsigned a, b, c, d;
@@ -273,10 +255,11 @@ static int rdpid_agrees(void) {
   int agreed = 0;
   for (int i = 0; i < 8 && agreed < 3; i++) {
     int before = sched_getcpu();
-    uint32_t r = rdpid_cpu();
+    uint64_t aux;
+    __asm__ volatile("rdpid %0" : "=r"(aux));
     if (before < 0 || sched_getcpu() != before)
       continue; /* migrated meanwhile: no verdict */
-    if (r != (uint32_t)before)
+    if ((aux & 0xFFF) != (uint32_t)before)
       return 0;
     agreed++;
   }
@@ -284,13 +267,11 @@ static int rdpid_agrees(void) {
 }
 
 void rt_cpu_init(void) {
-  __atomic_store_n(&use_rdpid, rdpid_agrees(), __ATOMIC_RELEASE);
+  __atomic_store_n(&rt_use_rdpid, rdpid_agrees(), __ATOMIC_RELEASE);
 }
 
-uint32_t rt_cpu(void) {
+uint32_t rt_cpu_slow(void) {
   if (!mp_inited)
     return 0xFFFFFFFFu;
-  if (MP_LIKELY(__atomic_load_n(&use_rdpid, __ATOMIC_RELAXED)))
-    return rdpid_cpu();
   return (uint32_t)sched_getcpu();
 }

@@ -38,6 +38,18 @@ static inline int rt_hist_mode(void) {
 MP_HIDDEN void rt_shadow_clear_block(uintptr_t p, uint64_t size);
 /* Give the shadow pages of a dying block back to the kernel. */
 MP_HIDDEN void rt_shadow_release_block(uintptr_t p, uint64_t size);
+/* Access count of a 64-aligned block in default mode: the sum of its cells
+ * (inline: the free path takes it for every block). */
+static inline uint64_t rt_shadow_sum(uintptr_t p, uint64_t size) {
+  uintptr_t base = __memprof_shadow_memory_dynamic_address;
+  if (!base)
+    return 0;
+  const uint64_t *c = (const uint64_t *)(base + (p >> 3));
+  uint64_t sum = 0;
+  for (uint64_t i = 0, n = (size + 63) / 64; i < n; i++)
+    sum += c[i];
+  return sum;
+}
 /* Access count of a block; in histogram mode also fills hist[ceil(size/8)]. */
 MP_HIDDEN uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
                                    uint64_t *hist);

@@ -274,7 +274,7 @@ int rt_mib_on_free(const rt_block *b, uint32_t *live) {
   __builtin_prefetch(ep, 1);
   __builtin_prefetch(ep + 64, 1);
   __builtin_prefetch(ep + sizeof(rt_mib_entry) - 1, 1);
-  uint64_t count = rt_shadow_count(b->p, b->size, 0, NULL);
+  uint64_t count = rt_shadow_sum(b->p, b->size);
   uint32_t ts = rt_now_ms(), cpu = rt_cpu();
   uint32_t outer = stripe_enter(s);
   int was_live = claim_live_locked(live);

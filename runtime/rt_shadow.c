@@ -80,13 +80,9 @@ uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
                          uint64_t *hist) {
   if (!__memprof_shadow_memory_dynamic_address)
     return 0;
+  if (!hist_mode)
+    return rt_shadow_sum(p, size);
   uint64_t sum = 0;
-  if (!hist_mode) {
-    const uint64_t *c = (const uint64_t *)shadow_of_block(p);
-    for (uint64_t i = 0, n = (size + 63) / 64; i < n; i++)
-      sum += c[i];
-    return sum;
-  }
   const unsigned char *g = shadow_of_block(p);
   for (uint64_t i = 0, n = (size + 7) / 8; i < n; i++) {
     sum += g[i];

@@ -51,14 +51,46 @@ static inline uintptr_t rt_round_down(uintptr_t x, uintptr_t a) {
   return x & ~(a - 1);
 }
 
+/* ---- time and CPU (rt_clock.c) ------------------------------------------
+ * Inline because every malloc and free takes both: the common cases are a
+ * load of the ticker's published millisecond and one RDPID. */
+typedef struct rt_clock_line {
+  uint32_t max_ms;  /* the latest timestamp handed out */
+  int tk_state;     /* RT_TK_*: the ticker thread's state */
+  uint32_t tk_used; /* a timestamp was taken since the ticker's last tick */
+} rt_clock_line;
+enum { RT_TK_NONE, RT_TK_STARTING, RT_TK_RUN, RT_TK_PARKED, RT_TK_OFF };
+MP_HIDDEN extern rt_clock_line rt_clk;
+MP_HIDDEN extern __thread uint32_t rt_clk_countdown
+    __attribute__((tls_model("initial-exec")));
+MP_HIDDEN uint32_t rt_now_ms_checked(void);
+
 /* Milliseconds since the epoch recorded by __memprof_init (0 before it). */
-MP_HIDDEN uint32_t rt_now_ms(void);
+static inline uint32_t rt_now_ms(void) {
+  if (MP_LIKELY(__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) == RT_TK_RUN) &&
+      MP_LIKELY(rt_clk_countdown-- != 0)) {
+    if (MP_UNLIKELY(!__atomic_load_n(&rt_clk.tk_used, __ATOMIC_RELAXED)))
+      __atomic_store_n(&rt_clk.tk_used, 1, __ATOMIC_RELAXED);
+    return __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED);
+  }
+  return rt_now_ms_checked();
+}
 MP_HIDDEN void rt_set_epoch(void);
 MP_HIDDEN void rt_clock_fork_child(void);
 /* Runs fn on a new raw thread (see rt_ticker.c); 0 if it cannot. */
 MP_HIDDEN int rt_ticker_spawn(void (*fn)(void));
+
+MP_HIDDEN extern int rt_use_rdpid; /* TSC_AUX holds the CPU number */
+MP_HIDDEN uint32_t rt_cpu_slow(void);
 /* Current CPU, 0xFFFFFFFF before init (as LLVM). */
-MP_HIDDEN uint32_t rt_cpu(void);
+static inline uint32_t rt_cpu(void) {
+  if (MP_LIKELY(mp_inited) && MP_LIKELY(__atomic_load_n(&rt_use_rdpid, __ATOMIC_RELAXED))) {
+    uint64_t aux;
+    __asm__ volatile("rdpid %0" : "=r"(aux));
+    return (uint32_t)aux & 0xFFF; /* Linux: node << 12 | cpu */
+  }
+  return rt_cpu_slow();
+}
 MP_HIDDEN void rt_cpu_init(void); /* picks the cheapest reliable source */
 
 /* ---- formatter ----------------------------------------------------------
