@@ -169,5 +169,76 @@ class ClockTest(harness.ProfTest):
         self.assertLess(idle_wakeups, 300)
 
 
+FORK_PROG = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+static long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+static void nap_ms(long ms) {
+  struct timespec t = {0, ms * 1000000L};
+  nanosleep(&t, NULL);
+}
+static int tasks(void) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  while ((e = readdir(d)))
+    n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+int main(void) {
+  char *volatile warm = malloc(16); /* the parent's ticker starts */
+  free(warm);
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* The ticker is not copied into the child: it starts its own. */
+    for (int i = 0; i < 200; i++) {
+      long long t0 = now_ms();
+      char *volatile p = malloc(5000);
+      long long t1 = now_ms();
+      nap_ms(i == 0 ? 80 : 0);
+      long long t2 = now_ms();
+      free(p);
+      long long t3 = now_ms();
+      if (i == 0)
+        printf("child %lld %lld %d\n", t2 - t1, t3 - t0, tasks());
+    }
+    exit(0); /* exit, not _exit: the child writes its profile at exit */
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+"""
+
+
+class ForkedClockTest(harness.ProfTest):
+    def test_child_starts_its_own_ticker(self):
+        src = self.scratch.path("fork_clock.c")
+        with open(src, "w") as f:
+            f.write(FORK_PROG)
+        exe = harness.compile_program(self.scratch, src, opt="-O1")
+        r, raws = harness.run_program(self.scratch, exe)
+        self.assertEqual(len(raws), 2, raws)  # parent and child
+        lo, hi, ntasks = (int(x) for x in r.stdout.decode().split()[1:])
+        self.assertEqual(ntasks, 2)  # the child's main thread + its ticker
+        child = [p for p in (harness.read_raw(x)[0] for x in raws)
+                 if 5000 in harness.mibs_by_size(p)]
+        self.assertEqual(len(child), 1)
+        m = harness.mibs_by_size(child[0])[5000]
+        self.assertEqual(m["AllocCount"], 200)
+        self.assertGreaterEqual(m["MaxLifetime"], lo - SLACK_MS)
+        self.assertLessEqual(m["MaxLifetime"], hi + SLACK_MS)
+        self.assertLessEqual(m["TotalLifetime"], hi + 200 * 1)  # no wrapped lifetime
+
+
 if __name__ == "__main__":
     harness.main()
