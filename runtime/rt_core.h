@@ -33,20 +33,27 @@ MP_HIDDEN void rt_shadow_init(void);
 static inline int rt_hist_mode(void) {
   return *(volatile char *)&__memprof_histogram != 0;
 }
-/* Shadow bytes of a 64-aligned block of `size` bytes: the same range in
- * both modes ([B + p/8, B + p/8 + 8*ceil(size/64))). */
+/* 64-byte cells covering the block [p, p+size) (none for size 0).  A
+ * block owns these cells alone (rt_heap.c), whether or not p is 64-aligned. */
+static inline uint64_t rt_block_cells(uintptr_t p, uint64_t size) {
+  if (!size)
+    return 0;
+  return (((p + size + 63) & ~(uintptr_t)63) - (p & ~(uintptr_t)63)) / 64;
+}
+/* Shadow bytes of those cells: the same range in both modes
+ * ([B + (p & ~63)/8, + 8 per cell)). */
 MP_HIDDEN void rt_shadow_clear_block(uintptr_t p, uint64_t size);
 /* Give the shadow pages of a dying block back to the kernel. */
 MP_HIDDEN void rt_shadow_release_block(uintptr_t p, uint64_t size);
-/* Access count of a 64-aligned block in default mode: the sum of its cells
- * (inline: the free path takes it for every block). */
+/* Access count of a block in default mode: the sum of its cells (inline:
+ * the free path takes it for every block). */
 static inline uint64_t rt_shadow_sum(uintptr_t p, uint64_t size) {
   uintptr_t base = __memprof_shadow_memory_dynamic_address;
   if (!base)
     return 0;
-  const uint64_t *c = (const uint64_t *)(base + (p >> 3));
+  const uint64_t *c = (const uint64_t *)(base + ((p & ~(uintptr_t)63) >> 3));
   uint64_t sum = 0;
-  for (uint64_t i = 0, n = (size + 63) / 64; i < n; i++)
+  for (uint64_t i = 0, n = rt_block_cells(p, size); i < n; i++)
     sum += c[i];
   return sum;
 }

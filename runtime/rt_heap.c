@@ -3,8 +3,15 @@
  *
  * Layout (like sanitizer's SizeClassAllocator64): one NORESERVE reservation
  * split into 4 GiB regions, one per size class.  Every class size is a
- * multiple of 64 and every region starts 2^32-aligned, so each block starts
- * 64-aligned and owns its shadow cells alone: counts read at free are exact.
+ * multiple of 64 and every region starts 2^32-aligned, so each slot is a
+ * run of whole 64-byte shadow cells and a block owns its slot's cells
+ * alone: counts read at free are exact.  Within its slot a block starts
+ * SLOT_LEAD (32) bytes in when that still fits the slot and the alignment
+ * allows, else at the slot's start: LLVM's runtime puts user data 32 bytes
+ * into each 64-aligned chunk (after its header), and programs then see the
+ * same cache-line split of their objects under both runtimes (for C++
+ * tree nodes it keeps key and value in one line).  The cell count is the
+ * same either way.
  * Slot metadata (size, stack id, timestamps, cpu, live flag, free link) sits
  * out of line in a parallel region, so no header shares a cell with user
  * data and foreign pointers can be checked without touching them.
@@ -35,7 +42,8 @@
 
 /* 12 bytes per slot, the only per-block overhead besides rounding (it keeps
  * peak RSS at or below LLVM's even for tiny blocks).  state packs
- * RT_LIVE_BIT | DIRTY_BIT | alloc cpu (12 bits) | requested size (18 bits). */
+ * RT_LIVE_BIT | DIRTY_BIT | LEAD_BIT | alloc cpu (11 bits) | requested size
+ * (18 bits). */
 typedef struct slot_meta {
   uint32_t stack_or_next; /* stack id while live, free-list link while free */
   uint32_t alloc_ts;
@@ -43,10 +51,12 @@ typedef struct slot_meta {
 } slot_meta;
 _Static_assert(sizeof(slot_meta) == 12, "slot metadata is 12 bytes");
 #define DIRTY_BIT 0x40000000u /* handed out before: calloc must clear it */
+#define LEAD_BIT 0x20000000u  /* the block starts SLOT_LEAD bytes into its slot */
 #define SIZE_MASK 0x3FFFFu    /* class sizes are <= 2^17 */
 #define CPU_SHIFT 18
-#define CPU_MASK 0xFFFu
-#define CPU_NONE 0xFFFu /* cpu -1 (before init); larger ids saturate below */
+#define CPU_MASK 0x7FFu
+#define CPU_NONE 0x7FFu /* cpu -1 (before init); larger ids saturate below */
+#define SLOT_LEAD 32u
 
 static inline uint32_t pack_cpu(uint32_t cpu) {
   return cpu == 0xFFFFFFFFu ? CPU_NONE : cpu < CPU_NONE ? cpu : CPU_NONE - 1;
@@ -163,6 +173,14 @@ static int class_for_aligned(uint64_t n, size_t align) {
       return c;
   return -1;
 }
+
+/* LEAD_BIT for a block of n bytes, alignment align, in class c (see the
+ * file comment): 0 when the lead would not fit or would break alignment. */
+static inline uint32_t lead_bit(int c, uint64_t n, size_t align) {
+  return align <= SLOT_LEAD && n + SLOT_LEAD <= class_size[c] ? LEAD_BIT : 0;
+}
+
+static inline uint32_t lead_of(uint32_t st) { return st & LEAD_BIT ? SLOT_LEAD : 0; }
 
 /* ---- lazy initialisation ----------------------------------------------- */
 
@@ -307,16 +325,18 @@ static inline int heap_may_own(uintptr_t p) {
   return p && __atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE);
 }
 
-/* Metadata of the class block starting at p, or NULL. */
-static inline slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
+/* Metadata of the slot of class c holding p, or NULL; *into: p's offset
+ * in that slot. */
+static inline slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot,
+                                    uint64_t *into) {
   int c = (int)((p - heap_base) >> REGION_SHIFT);
   uint64_t off = p - (heap_base + (uint64_t)c * REGION_SIZE);
   uint64_t i = slot_index(c, off);
-  if (i * class_size[c] != off ||
-      i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED))
+  if (i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED))
     return NULL;
   *cls = c;
   *slot = (uint32_t)i;
+  *into = off - i * class_size[c];
   return &meta_of_class[c][i];
 }
 
@@ -324,9 +344,12 @@ static inline slot_meta *class_meta(uintptr_t p, int *cls, uint32_t *slot) {
  * *st), or NULL. */
 static inline slot_meta *live_class_meta(uintptr_t p, int *cls, uint32_t *slot,
                                   uint32_t *st) {
-  slot_meta *m = class_meta(p, cls, slot);
-  *st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
-  return *st & RT_LIVE_BIT ? m : NULL;
+  uint64_t into;
+  slot_meta *m = class_meta(p, cls, slot, &into);
+  if (!m || into > SLOT_LEAD)
+    return NULL;
+  *st = __atomic_load_n(&m->state, __ATOMIC_ACQUIRE);
+  return *st & RT_LIVE_BIT && into == lead_of(*st) ? m : NULL;
 }
 
 void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
@@ -348,14 +371,16 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
   uint32_t s = c >= 0 ? slot_take(c) : NO_SLOT;
   if (s != NO_SLOT) {
     slot_meta *m = &meta_of_class[c][s];
-    p = heap_base + (uint64_t)c * REGION_SIZE + (uint64_t)s * class_size[c];
+    uint32_t lead = lead_bit(c, size, align);
+    p = heap_base + (uint64_t)c * REGION_SIZE + (uint64_t)s * class_size[c] +
+        lead_of(lead);
     rt_shadow_clear_block(p, size);
     if (zero && (m->state & DIRTY_BIT))
       rt_memset((void *)p, 0, size);
     m->stack_or_next = rt_stack_intern(&cap);
     m->alloc_ts = ts;
     __atomic_store_n(&m->state,
-                     RT_LIVE_BIT | DIRTY_BIT | pack_cpu(cpu) << CPU_SHIFT |
+                     RT_LIVE_BIT | DIRTY_BIT | lead | pack_cpu(cpu) << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
   } else {
@@ -444,7 +469,8 @@ void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
       uint32_t st = __atomic_load_n(&m[i].state, __ATOMIC_ACQUIRE);
       if (!(st & RT_LIVE_BIT))
         continue;
-      rt_block b = {base + i * class_size[c], st & SIZE_MASK, m[i].stack_or_next,
+      rt_block b = {base + i * class_size[c] + lead_of(st), st & SIZE_MASK,
+                    m[i].stack_or_next,
                     m[i].alloc_ts, unpack_cpu(st)};
       cb(&b, ctx);
     }
@@ -506,13 +532,14 @@ const void *rt_heap_block_begin(const void *ptr) {
   if (!heap_may_own(p))
     return NULL;
   if (in_heap(p)) {
-    int c = (int)((p - heap_base) >> REGION_SHIFT);
-    uintptr_t base = heap_base + (uint64_t)c * REGION_SIZE;
-    uint64_t i = slot_index(c, p - base);
-    if (i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED) ||
-        !(__atomic_load_n(&meta_of_class[c][i].state, __ATOMIC_ACQUIRE) & RT_LIVE_BIT))
+    int c;
+    uint32_t s;
+    uint64_t into;
+    slot_meta *m = class_meta(p, &c, &s, &into);
+    uint32_t st = m ? __atomic_load_n(&m->state, __ATOMIC_ACQUIRE) : 0;
+    if (!(st & RT_LIVE_BIT) || into < lead_of(st))
       return NULL;
-    return (const void *)(base + i * class_size[c]);
+    return (const void *)(p - into + lead_of(st));
   }
   return (const void *)rt_large_begin(p);
 }

@@ -5,9 +5,9 @@
  * One contiguous NORESERVE mapping of 2^44 bytes covers every user address
  * below 2^47, so B + (a >> 3) is always writable and reads 0 until touched.
  * Default mode: u64 per 64 bytes at ((a & ~63) >> 3) + B.  Histogram mode:
- * saturating u8 per 8 bytes at (a >> 3) + B.  For a 64-aligned block both
- * modes use the same shadow bytes, which is what lets the allocator clear
- * and release them without knowing the mode. */
+ * saturating u8 per 8 bytes at (a >> 3) + B.  For the 64-byte cells
+ * covering a block both modes use the same shadow bytes, which is what lets
+ * the allocator clear and release them without knowing the mode. */
 #include <sys/mman.h>
 
 #include "rt_core.h"
@@ -34,19 +34,22 @@ void rt_shadow_init(void) {
                    __ATOMIC_RELEASE);
 }
 
+/* The shadow bytes of the cells covering [p, p+size): the same bytes in
+ * both modes (8 counters of a cell, or its u64). */
 static inline unsigned char *shadow_of_block(uintptr_t p) {
-  return (unsigned char *)(__memprof_shadow_memory_dynamic_address + (p >> 3));
+  return (unsigned char *)(__memprof_shadow_memory_dynamic_address +
+                           ((p & ~(uintptr_t)63) >> 3));
 }
 
-static inline uint64_t block_shadow_bytes(uint64_t size) {
-  return ((size + 63) / 64) * 8;
+static inline uint64_t block_shadow_bytes(uintptr_t p, uint64_t size) {
+  return rt_block_cells(p, size) * 8;
 }
 
 void rt_shadow_clear_block(uintptr_t p, uint64_t size) {
   if (!__memprof_shadow_memory_dynamic_address)
     return;
   unsigned char *s = shadow_of_block(p);
-  uint64_t len = block_shadow_bytes(size);
+  uint64_t len = block_shadow_bytes(p, size);
   if (len <= SMALL_CLEAR_BYTES) {
     /* Most blocks: a few stores beat a call into libc's memset.  Atomic
      * stores, so the compiler does not turn the loop back into that call. */
@@ -71,7 +74,7 @@ void rt_shadow_release_block(uintptr_t p, uint64_t size) {
     return;
   uintptr_t s = (uintptr_t)shadow_of_block(p);
   uintptr_t lo = rt_round_up(s, RT_PAGE);
-  uintptr_t hi = rt_round_down(s + block_shadow_bytes(size), RT_PAGE);
+  uintptr_t hi = rt_round_down(s + block_shadow_bytes(p, size), RT_PAGE);
   if (hi > lo)
     rt_madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
@@ -83,7 +86,8 @@ uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
   if (!hist_mode)
     return rt_shadow_sum(p, size);
   uint64_t sum = 0;
-  const unsigned char *g = shadow_of_block(p);
+  const unsigned char *g =
+      (const unsigned char *)(__memprof_shadow_memory_dynamic_address + (p >> 3));
   for (uint64_t i = 0, n = (size + 7) / 8; i < n; i++) {
     sum += g[i];
     if (hist)
