@@ -60,10 +60,16 @@ static void use_stack(mp_wview *v, uint32_t s) {
   if (v->stack_slot[s] != UINT32_MAX) return;
   v->stack_slot[s] = (uint32_t)v->n_stacks;
   v->stacks[v->n_stacks++] = s;
+  /* Profiles have far fewer frames than stack elements: once every frame
+   * has its slot, no later stack can add one. */
+  if (v->n_frames == v->p->n_frames) return;
+  /* locals: the stores below may alias the fields as far as the compiler
+   * knows, and this runs for every element of every stack */
   const uint32_t *f = mp_stack_frames(v->p, s);
-  for (uint32_t i = 0; i < v->p->stacks[s].len; i++) {
-    if (v->frame_slot[f[i]] != UINT32_MAX) continue;
-    v->frame_slot[f[i]] = (uint32_t)v->n_frames;
+  uint32_t len = v->p->stacks[s].len, *slot = v->frame_slot;
+  for (uint32_t i = 0; i < len; i++) {
+    if (slot[f[i]] != UINT32_MAX) continue;
+    slot[f[i]] = (uint32_t)v->n_frames;
     v->frames[v->n_frames++] = f[i];
   }
 }

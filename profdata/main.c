@@ -6,7 +6,6 @@
  * why" with exit status 1, and nothing is written.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "cli.h"
 #include "error.h"
+#include "heap.h"
 #include "indexed.h"
 #include "io.h"
 #include "model.h"
@@ -200,12 +200,7 @@ static int run(const cli_opts *o) {
 }
 
 int main(int argc, char **argv) {
-  /* Reading a file allocates a few MB and frees them afterwards; keep that
-   * memory in the heap for the next file instead of unmapping it and
-   * faulting fresh zeroed pages in again. */
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  mallopt(M_TOP_PAD, 8 << 20);
+  mp_heap_setup();
   cli_opts o;
   mp_err err;
   int rc;

@@ -59,6 +59,16 @@ static void emit_record(mp_buf *out, size_t i, void *ctx) {
   }
 }
 
+/* An upper bound on the bytes write_records adds: items, bucket counts,
+ * padding and a table of at most 2 * (n * 4 / 3 + 1) buckets. */
+static size_t records_size(const rec_ctx *c) {
+  const mp_profile *p = c->v->p;
+  size_t n = p->n_records, total = 8 + 16 + 8 * (2 * (n * 4 / 3 + 1) + 1);
+  for (size_t i = 0; i < n; i++)
+    total += 2 + 32 + rec_data_len(c, &p->records[i]);
+  return total;
+}
+
 static uint64_t write_records(mp_buf *out, const rec_ctx *c, mp_err *err) {
   const mp_profile *p = c->v->p;
   uint64_t *h = mp_xmalloc((p->n_records + 1) * 8);
@@ -134,43 +144,53 @@ static int cmp_frame_stat(const void *pa, const void *pb) {
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* One pass over every view stack: its frames as view frame slots into
+ * `ids` (leaf first, back to back), and each frame's occurrence count and
+ * sum of positions.  rs[i] is view stack i's run in `ids`.  Returns the
+ * number of ids. */
+static size_t collect_stacks(const mp_wview *v, frame_stat *st,
+                             uint32_t *ids, mp_radix_stack *rs) {
+  size_t used = 0;
+  for (size_t i = 0; i < v->n_stacks; i++) {
+    const mp_stack *s = &v->p->stacks[v->stacks[i]];
+    const uint32_t *fr = v->p->stack_frames + s->off;
+    for (uint32_t j = 0; j < s->len; j++) {
+      uint32_t k = v->frame_slot[fr[j]];
+      ids[used + j] = k;
+      st[k].count++;
+      st[k].pos_sum += j;
+    }
+    rs[i] = (mp_radix_stack){ids + used, s->len};
+    used += s->len;
+  }
+  return used;
+}
+
 /* LLVM's frame array order: popular frames first, then frames that sit
- * nearer the leaf, then by FrameId.  Returns view frame -> linear id. */
-static uint32_t *order_frames(const mp_wview *v, frame_stat **stats_out) {
-  frame_stat *st = mp_xcalloc(v->n_frames + 1, sizeof *st);
+ * nearer the leaf, then by FrameId.  Sorts st; returns view frame ->
+ * linear id. */
+static uint32_t *order_frames(const mp_wview *v, frame_stat *st) {
   for (size_t i = 0; i < v->n_frames; i++) {
     st[i].id = v->frame_id[i];
     st[i].view = (uint32_t)i;
   }
-  for (size_t i = 0; i < v->n_stacks; i++) {
-    const mp_stack *s = &v->p->stacks[v->stacks[i]];
-    for (uint32_t j = 0; j < s->len; j++) {
-      frame_stat *f = &st[v->frame_slot[v->p->stack_frames[s->off + j]]];
-      f->count++;
-      f->pos_sum += j;
-    }
-  }
   qsort(st, v->n_frames, sizeof *st, cmp_frame_stat);
   uint32_t *lin = mp_xmalloc((v->n_frames + 1) * 4);
   for (size_t i = 0; i < v->n_frames; i++) lin[st[i].view] = (uint32_t)i;
-  *stats_out = st;
   return lin;
 }
 
-/* Radix array over every view stack; returns view stack -> linear id. */
-static uint32_t *build_radix(const mp_wview *v, const uint32_t *flin,
-                             const frame_stat *st, uint32_t **arr,
+/* The frame array order and the radix array over every view stack.
+ * *st_out is in linear order; returns view stack -> linear id. */
+static uint32_t *build_radix(const mp_wview *v, uint32_t **flin_out,
+                             frame_stat **st_out, uint32_t **arr,
                              size_t *n_arr) {
+  frame_stat *st = mp_xcalloc(v->n_frames + 1, sizeof *st);
   uint32_t *ids = mp_xmalloc((v->p->n_stack_frames + 1) * 4);
   mp_radix_stack *rs = mp_xmalloc((v->n_stacks + 1) * sizeof *rs);
-  size_t used = 0;
-  for (size_t i = 0; i < v->n_stacks; i++) {
-    const mp_stack *s = &v->p->stacks[v->stacks[i]];
-    for (uint32_t j = 0; j < s->len; j++)
-      ids[used + j] = flin[v->frame_slot[v->p->stack_frames[s->off + j]]];
-    rs[i] = (mp_radix_stack){ids + used, s->len};
-    used += s->len;
-  }
+  size_t used = collect_stacks(v, st, ids, rs);
+  uint32_t *flin = order_frames(v, st);
+  for (size_t k = 0; k < used; k++) ids[k] = flin[ids[k]];
   uint64_t *count = mp_xmalloc((v->n_frames + 1) * 8);
   uint64_t *key = mp_xmalloc((v->n_frames + 1) * 8);
   for (size_t i = 0; i < v->n_frames; i++) {
@@ -183,6 +203,8 @@ static uint32_t *build_radix(const mp_wview *v, const uint32_t *flin,
   free(key);
   free(rs);
   free(ids);
+  *flin_out = flin;
+  *st_out = st;
   return pos;
 }
 
@@ -231,18 +253,21 @@ static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
   mp_schema_write(out, schema);
 
   frame_stat *st;
-  uint32_t *flin = order_frames(v, &st);
+  uint32_t *flin, *arr;
+  size_t n_arr;
+  uint32_t *lin = build_radix(v, &flin, &st, &arr, &n_arr);
+  rec_ctx c = {v, schema, version, lin};
+  /* The section is most of the file: one allocation instead of a copy at
+   * every doubling. */
+  mp_buf_reserve(out, v->n_frames * (size_t)MP_FRAME_SIZE + n_arr * 4 +
+                          records_size(&c));
   for (size_t i = 0; i < v->n_frames; i++)
     put_frame(out, &v->p->frames[v->frames[st[i].view]]);
   for (size_t i = 0; i < v->n_frames; i++) sym_key[i] = flin[i];
 
-  uint32_t *arr;
-  size_t n_arr;
-  uint32_t *lin = build_radix(v, flin, st, &arr, &n_arr);
   uint64_t cs_payload = out->len;
-  for (size_t i = 0; i < n_arr; i++) mp_buf_u32(out, arr[i]);
+  mp_buf_put(out, arr, n_arr * 4); /* u32 little-endian, as the host */
   uint64_t rec_payload = out->len;
-  rec_ctx c = {v, schema, version, lin};
   uint64_t rec_table = write_records(out, &c, err);
   free(arr);
   free(lin);

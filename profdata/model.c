@@ -55,6 +55,12 @@ static void table_grow(mp_table *t) {
   t->mask = n - 1;
 }
 
+/* Room for `n` entries without growing: one rehash now instead of one
+ * per doubling. */
+static void table_reserve(mp_table *t, size_t n) {
+  while (n * 4 > (t->mask + 1) * 3 && n < SIZE_MAX / 8) table_grow(t);
+}
+
 /* Returns the slot holding the match, or the empty slot where it belongs. */
 static mp_slot *table_probe(const mp_table *t, const mp_profile *p,
                             uint64_t hash, uint64_t key, mp_eq_fn eq,
@@ -124,6 +130,11 @@ void mp_profile_free(mp_profile *p) {
   table_free(p->site_index);
   table_free(p->string_index);
   free(p);
+}
+
+void mp_profile_reserve(mp_profile *p, size_t stacks, size_t sites) {
+  table_reserve(p->stack_index, p->n_stacks + stacks);
+  table_reserve(p->site_index, p->site_index->used + sites);
 }
 
 /* ---- frames -------------------------------------------------------------- */
@@ -288,11 +299,20 @@ static void merge_alloc(mp_alloc_site *a, const mp_mib *mib,
 
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
                        const mp_mib *mib, const uint64_t *hist) {
+  uint32_t rec, idx;
+  mp_add_alloc_site_at(p, guid, stack, mib, hist, &rec, &idx);
+}
+
+void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
+                          const mp_mib *mib, const uint64_t *hist,
+                          uint32_t *rec, uint32_t *idx) {
   mp_record *r = mp_record_get(p, guid);
   uint64_t key, hash;
   mp_slot *s = site_slot(p, r, 0, stack, &key, &hash);
   uint32_t nh = mib->AccessHistogramSize;
+  *rec = (uint32_t)(r - p->records);
   if (s->val == UINT32_MAX) {
+    *idx = (uint32_t)r->n_allocs;
     MP_VEC_RESERVE(r->allocs, r->cap_allocs, r->n_allocs + 1);
     mp_alloc_site *a = &r->allocs[r->n_allocs];
     a->stack = stack;
@@ -306,6 +326,7 @@ void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
     table_insert(p->site_index, s, hash, key, (uint32_t)r->n_allocs++);
     return;
   }
+  *idx = s->val;
   merge_alloc(&r->allocs[s->val], mib, hist);
 }
 

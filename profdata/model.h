@@ -116,6 +116,9 @@ static inline uint64_t mp_mix64(uint64_t x) {
 mp_profile *mp_profile_new(void);
 void mp_profile_free(mp_profile *p);
 
+/* A hint: about `stacks` more stacks and `sites` more sites are coming. */
+void mp_profile_reserve(mp_profile *p, size_t stacks, size_t sites);
+
 uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f);
 /* Find a frame without adding it; returns UINT32_MAX if absent. */
 uint32_t mp_find_frame(const mp_profile *p, const mp_frame *f);
@@ -141,6 +144,11 @@ mp_record *mp_record_find(const mp_profile *p, uint64_t guid);
  * size is known; it is copied. */
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
                        const mp_mib *mib, const uint64_t *hist);
+/* mp_add_alloc_site that also says where the site lives (record index,
+ * index in its allocs), for mp_merge_alloc_at. */
+void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
+                          const mp_mib *mib, const uint64_t *hist,
+                          uint32_t *rec, uint32_t *idx);
 /* Where the alloc site of `stack` in record `guid` lives (record index,
  * index in its allocs), so that later MIBs of the same context can be merged
  * with mp_merge_alloc_at without looking it up again.  -1 if absent. */

@@ -26,9 +26,11 @@ static int cmp_frame(const void *pa, const void *pb) {
   return a < b ? -1 : a > b;
 }
 
-/* Frames by ascending popularity, then key, as ranks. */
+/* Frames by ascending popularity, then key, as ranks; *by_out receives
+ * the inverse (rank -> frame). */
 static uint32_t *frame_ranks(const mp_radix_stack *stacks, size_t n,
-                             const uint64_t *count, const uint64_t *key) {
+                             const uint64_t *count, const uint64_t *key,
+                             uint32_t **by_out) {
   uint32_t n_frames = 0;
   for (size_t i = 0; i < n; i++)
     for (uint32_t j = 0; j < stacks[i].len; j++)
@@ -40,7 +42,7 @@ static uint32_t *frame_ranks(const mp_radix_stack *stacks, size_t n,
   g_key = key;
   qsort(by, n_frames, 4, cmp_frame);
   for (uint32_t i = 0; i < n_frames; i++) rank[by[i]] = i;
-  free(by);
+  *by_out = by;
   return rank;
 }
 
@@ -82,6 +84,25 @@ static uint32_t common_from(uint32_t a, uint32_t b, uint32_t from) {
   return i;
 }
 
+/* The rows are far apart and the arrays outgrow the CPU caches once a
+ * profile has some ten thousand stacks: fetch a row this many stacks
+ * ahead of its use. */
+#define AHEAD 8
+
+static inline void prefetch_row(uint32_t s, uint32_t d) {
+  __builtin_prefetch(g_sort.keys + g_sort.off[s] + d);
+}
+
+/* sym[i] = sym_at(ord[i], depth): one pass over the rows, so that counting
+ * and scattering need not touch them again. */
+static void gather(const uint32_t *ord, uint32_t *sym, size_t n,
+                   uint32_t depth) {
+  for (size_t i = 0; i < n; i++) {
+    if (i + AHEAD < n) prefetch_row(ord[i + AHEAD], depth);
+    sym[i] = sym_at(ord[i], depth);
+  }
+}
+
 static void sort_small(uint32_t *ord, uint32_t *lcp, size_t n,
                        uint32_t depth) {
   qsort(ord, n, sizeof *ord, cmp_stack);
@@ -89,30 +110,121 @@ static void sort_small(uint32_t *ord, uint32_t *lcp, size_t n,
     lcp[i] = common_from(ord[i - 1], ord[i], depth);
 }
 
-/* Also fills lcp[i] (1 <= i < n): the root frames ord[i - 1] and ord[i]
- * share, which the encoder needs and the sort learns for free. */
-static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp, size_t n,
-                     uint32_t depth, uint32_t n_sym, uint32_t *cnt) {
-  while (n > 1) {
-    if (n < 32 || n < n_sym / 4 || depth >= MSD_LEVELS) {
-      sort_small(ord, lcp, n, depth);
+static int cmp_u64(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+static int all_same(const uint32_t *sym, size_t n) {
+  uint32_t diff = 0;
+  for (size_t i = 1; i < n; i++) diff |= sym[i] ^ sym[0];
+  return diff == 0;
+}
+
+static void insertion_sort(uint64_t *v, size_t n) {
+  for (size_t i = 1; i < n; i++) {
+    uint64_t x = v[i];
+    size_t j = i;
+    for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+/* Quicksort of distinct values without qsort's call per comparison (this
+ * sorts thousands of small groups per profile); past `budget` levels it
+ * leaves the rest to qsort, so no input makes it quadratic. */
+static void sort_pairs_depth(uint64_t *v, size_t n, int budget) {
+  while (n > 24) {
+    if (budget-- == 0) {
+      qsort(v, n, sizeof *v, cmp_u64);
       return;
     }
-    uint32_t *c = cnt + (size_t)depth * (n_sym + 1);
-    memset(c, 0, (n_sym + 1) * sizeof *c);
-    for (size_t i = 0; i < n; i++) c[sym_at(ord[i], depth)]++;
-    uint32_t sum = 0, biggest = 0;
-    for (uint32_t k = 0; k <= n_sym; k++) {
-      uint32_t t = c[k];
-      if (t > biggest) biggest = t;
-      c[k] = sum;
-      sum += t;
+    uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+    uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a)
+                           : (a < c ? a : b < c ? c : b);
+    size_t i = 0, j = n - 1;
+    for (;;) { /* Hoare partition: v[0..i) <= pivot <= v(j..n) */
+      while (v[i] < pivot) i++;
+      while (v[j] > pivot) j--;
+      if (i >= j) break;
+      uint64_t t = v[i];
+      v[i++] = v[j];
+      v[j--] = t;
     }
-    if (biggest == n) { /* one common frame: go one level down */
+    /* recurse into the smaller side, loop on the larger */
+    if (j + 1 < n - j - 1) {
+      sort_pairs_depth(v, j + 1, budget);
+      v += j + 1;
+      n -= j + 1;
+    } else {
+      sort_pairs_depth(v + j + 1, n - j - 1, budget);
+      n = j + 1;
+    }
+  }
+  insertion_sort(v, n);
+}
+
+static void sort_pairs(uint64_t *v, size_t n) { sort_pairs_depth(v, n, 48); }
+
+static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
+                     uint32_t *sym, uint64_t *pair, size_t n, uint32_t depth,
+                     uint32_t n_sym, uint32_t *cnt);
+
+/* One level of a group too small for a counting pass over every symbol:
+ * sort (symbol, position) pairs instead.  Returns 0 when all share the
+ * symbol (the caller goes one level down).  A child group's pairs live in
+ * its own part of `pair`, as this level still walks the rest. */
+static int split_by_pairs(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
+                          uint32_t *sym, uint64_t *pair, size_t n,
+                          uint32_t depth, uint32_t n_sym, uint32_t *cnt) {
+  for (size_t i = 0; i < n; i++) pair[i] = (uint64_t)sym[i] << 32 | i;
+  sort_pairs(pair, n);
+  if (pair[0] >> 32 == pair[n - 1] >> 32) return 0;
+  for (size_t i = 0; i < n; i++) tmp[i] = ord[(uint32_t)pair[i]];
+  memcpy(ord, tmp, n * sizeof *ord);
+  size_t start = 0;
+  for (size_t i = 1; i <= n; i++) {
+    if (i < n && pair[i] >> 32 == pair[start] >> 32) continue;
+    if (start > 0) lcp[start] = depth;
+    if (i - start > 1)
+      msd_sort(ord + start, lcp + start, tmp, sym, pair + start, i - start,
+               depth + 1, n_sym, cnt);
+    start = i;
+  }
+  return 1;
+}
+
+/* Also fills lcp[i] (1 <= i < n): the root frames ord[i - 1] and ord[i]
+ * share, which the encoder needs and the sort learns for free.  Stacks are
+ * distinct, so at most one ends at any depth and the recursion stops. */
+static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
+                     uint32_t *sym, uint64_t *pair, size_t n, uint32_t depth,
+                     uint32_t n_sym, uint32_t *cnt) {
+  while (n > 1) {
+    gather(ord, sym, n, depth);
+    /* Deep stacks share long runs of root frames: a level where every
+     * stack has the same frame needs neither counting nor sorting. */
+    if (all_same(sym, n)) {
+      if (!sym[0]) return; /* all ended: equal stacks, kept in order */
       depth++;
       continue;
     }
-    for (size_t i = 0; i < n; i++) tmp[c[sym_at(ord[i], depth)]++] = ord[i];
+    if (n < 32 || n < n_sym / 4 || depth >= MSD_LEVELS) {
+      if (split_by_pairs(ord, lcp, tmp, sym, pair, n, depth, n_sym, cnt))
+        return;
+      depth++;
+      continue;
+    }
+    uint32_t *c = cnt + (size_t)depth * (n_sym + 1);
+    memset(c, 0, (n_sym + 1) * sizeof *c);
+    for (size_t i = 0; i < n; i++) c[sym[i]]++;
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k <= n_sym; k++) {
+      uint32_t t = c[k];
+      c[k] = sum;
+      sum += t;
+    }
+    for (size_t i = 0; i < n; i++) tmp[c[sym[i]]++] = ord[i];
     memcpy(ord, tmp, n * sizeof *ord);
     /* c[k] is now the end of bucket k; bucket 0 (stacks that end here)
      * holds at most one stack, as stacks are distinct */
@@ -121,20 +233,29 @@ static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp, size_t n,
       uint32_t end = c[k];
       if (end > start && start > 0) lcp[start] = depth;
       if (end - start > 1)
-        msd_sort(ord + start, lcp + start, tmp, end - start, depth + 1, n_sym,
-                 cnt);
+        msd_sort(ord + start, lcp + start, tmp, sym, pair + start,
+                 end - start, depth + 1, n_sym, cnt);
       start = end;
     }
     return;
   }
 }
 
-/* Stacks in the builder's order; *lcp_out[i] is how many root frames the
- * i-th shares with the one before it. */
-static uint32_t *sort_stacks(const mp_radix_stack *stacks, size_t n,
-                             const uint64_t *count, const uint64_t *key,
-                             uint32_t **lcp_out) {
-  uint32_t *rank = frame_ranks(stacks, n, count, key);
+/* The stacks as the builder sorts them: rows of root-first big-endian
+ * ranks (so memcmp orders them), their order, and the LCPs. */
+typedef struct sorted {
+  uint32_t *order;
+  uint32_t *lcp; /* lcp[i]: root frames order[i - 1] and order[i] share */
+  uint32_t *keys;
+  size_t *off;
+  uint32_t *len;
+  uint32_t *by; /* rank -> linear frame id */
+} sorted;
+
+static void sort_stacks(const mp_radix_stack *stacks, size_t n,
+                        const uint64_t *count, const uint64_t *key,
+                        sorted *so) {
+  uint32_t *rank = frame_ranks(stacks, n, count, key, &so->by);
   size_t total = 0;
   size_t *off = mp_xmalloc((n + 1) * sizeof *off);
   uint32_t *len = mp_xmalloc((n + 1) * sizeof *len);
@@ -159,63 +280,87 @@ static uint32_t *sort_stacks(const mp_radix_stack *stacks, size_t n,
   g_sort = (sort_ctx){keys, off, len};
   if (n_sym <= MSD_MAX_SYMS && n < UINT32_MAX) {
     uint32_t *cnt = mp_xmalloc(MSD_LEVELS * ((size_t)n_sym + 1) * 4);
-    msd_sort(order, lcp, tmp, n, 0, n_sym, cnt);
+    uint32_t *sym = mp_xmalloc((n + 1) * sizeof *sym);
+    uint64_t *pair = mp_xmalloc((n + 1) * sizeof *pair);
+    msd_sort(order, lcp, tmp, sym, pair, n, 0, n_sym, cnt);
+    free(pair);
+    free(sym);
     free(cnt);
   } else {
     sort_small(order, lcp, n, 0);
   }
-  *lcp_out = lcp;
   free(tmp);
-  free(keys);
-  free(off);
-  free(len);
-  return order;
+  *so = (sorted){order, lcp, keys, off, len, so->by};
 }
 
-typedef struct vec32 {
+/* The backwards array being built.  mp_radix_build sizes both arrays for
+ * the worst case up front, so appending needs no checks. */
+typedef struct backwards {
   uint32_t *v;
-  size_t n, cap;
-} vec32;
+  size_t n;
+  uint32_t *at; /* per root-first depth: where that frame of the stacks
+                   appended so far went */
+} backwards;
 
-static void push(vec32 *w, uint32_t x) {
-  MP_VEC_RESERVE(w->v, w->cap, w->n + 1);
-  w->v[w->n++] = x;
-}
-
-/* Append one stack, which shares `common` root frames with the one
+/* Append stack s, which shares `common` root frames with the one
  * appended before it, to the backwards array; returns its position
  * there. */
-static uint32_t encode_one(vec32 *w, vec32 *idx, const mp_radix_stack *s,
+static uint32_t encode_one(backwards *w, const sorted *so, uint32_t s,
                            uint32_t common) {
-  idx->n = common;
-  if (common) push(w, idx->v[common - 1] - (uint32_t)w->n);
-  for (uint32_t i = common; i < s->len; i++) {
-    push(idx, (uint32_t)w->n);
-    push(w, s->frames[s->len - 1 - i]);
+  const uint32_t *row = so->keys + so->off[s];
+  uint32_t len = so->len[s];
+  uint32_t *v = w->v, *at = w->at;
+  size_t n = w->n;
+  if (common) {
+    v[n] = at[common - 1] - (uint32_t)n;
+    n++;
   }
-  push(w, s->len);
-  return (uint32_t)w->n - 1;
+  for (uint32_t i = common; i < len; i++) {
+    at[i] = (uint32_t)n;
+    v[n++] = so->by[__builtin_bswap32(row[i])];
+  }
+  v[n++] = len;
+  w->n = n;
+  return (uint32_t)n - 1;
 }
 
 void mp_radix_build(const mp_radix_stack *stacks, size_t n,
                     const uint64_t *count, const uint64_t *key,
                     uint32_t **arr, size_t *n_arr, uint32_t *pos) {
-  uint32_t *lcp;
-  uint32_t *order = sort_stacks(stacks, n, count, key, &lcp);
+  sorted so;
+  sort_stacks(stacks, n, count, key, &so);
 
-  vec32 w = {0}, idx = {0};
-  for (size_t k = n; k-- > 0;)
-    pos[order[k]] = encode_one(&w, &idx, &stacks[order[k]],
-                               k + 1 < n ? lcp[k + 1] : 0);
-  free(lcp);
+  /* Sized for the worst case (no sharing: every frame plus a length and
+   * a jump per stack), so encoding never reallocates. */
+  size_t total = 0, longest = 0;
+  for (size_t i = 0; i < n; i++) {
+    total += stacks[i].len;
+    if (stacks[i].len > longest) longest = stacks[i].len;
+  }
+  backwards w = {mp_xmalloc((total + 2 * n + 1) * 4), 0,
+                 mp_xmalloc((longest + 1) * 4)};
+  for (size_t k = n; k-- > 0;) {
+    if (k >= AHEAD) {
+      uint32_t a = so.order[k - AHEAD];
+      prefetch_row(a, so.lcp[k - AHEAD + 1]);
+      prefetch_row(a, so.len[a] ? so.len[a] - 1 : 0);
+    }
+    pos[so.order[k]] = encode_one(&w, &so, so.order[k],
+                                  k + 1 < n ? so.lcp[k + 1] : 0);
+  }
   for (size_t i = 0; i < w.n / 2; i++) {
     uint32_t t = w.v[i];
     w.v[i] = w.v[w.n - 1 - i];
     w.v[w.n - 1 - i] = t;
   }
   for (size_t i = 0; i < n; i++) pos[i] = (uint32_t)w.n - 1 - pos[i];
-  free(idx.v);
-  free(order);
+  free(w.at);
+  free(so.order);
+  free(so.lcp);
+  free(so.keys);
+  free(so.off);
+  free(so.len);
+  free(so.by);
   *arr = w.v;
   *n_arr = w.n;
 }

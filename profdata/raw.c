@@ -94,26 +94,6 @@ int mp_is_raw(const void *data, size_t len) {
   return len >= 8 && raw_u64(data) == MP_RAW_MAGIC;
 }
 
-static size_t mib_fixed_size(uint32_t version) {
-  return 8 + (version == 3 ? MP_MIB_SIZE_V3 : MP_MIB_SIZE_V4);
-}
-
-static size_t hist_entry_size(uint32_t version) {
-  return version == 5 ? 2 : 8;
-}
-
-static uint32_t mib_hist_size(uint32_t version, const unsigned char *entry) {
-  if (version == 3) return 0;
-  uint32_t n;
-  memcpy(&n, entry + 8 + offsetof(mp_mib, AccessHistogramSize), 4);
-  return n;
-}
-
-size_t raw_mib_entry_size(uint32_t version, const unsigned char *entry) {
-  return mib_fixed_size(version) +
-         (size_t)mib_hist_size(version, entry) * hist_entry_size(version);
-}
-
 /* ---- validation ---------------------------------------------------------- */
 
 typedef struct dump_hdr {
@@ -271,6 +251,12 @@ static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
                    at, n, end - at - 8);
   size_t cur = at + 8;
   raw_map_reserve(&f->stack_index, f->stack_index.used + (size_t)n);
+  /* one allocation for the whole table (n fits in the file, 16+ bytes
+   * each) instead of a copy at every doubling */
+  if (f->n_stacks + n > f->cap_stacks) {
+    f->cap_stacks = f->n_stacks + (size_t)n;
+    f->stacks = mp_xrealloc(f->stacks, (f->cap_stacks + 1) * sizeof *f->stacks);
+  }
   for (uint64_t i = 0; i < n; i++) {
     if (end - cur < 16)
       return mp_fail(err,

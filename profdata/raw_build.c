@@ -5,9 +5,9 @@
  *
  * A reader (mp_raw_reader) lives for a whole merge.  Every call stack comes
  * normalized (raw_keys.c: module and link-time address of each PC), and a
- * cache keyed by that remembers its model stack and where its alloc sites
- * live, so a context already seen costs one lookup and one MIB merge per
- * record.  Each (module, address) is symbolized once per reader.  The call
+ * cache keyed by that (stack_cache.c) remembers its model stack and where
+ * its alloc sites live, so a context already seen costs one lookup and one
+ * MIB merge per record.  Each (module, address) is symbolized once per reader.  The call
  * sites a PC contributes depend only on the PC (its frame list) and on
  * whether it is the allocation frame, so they are queued once per PC and
  * role for the whole merge; queueing them again would only add sites that
@@ -20,6 +20,7 @@
 #include "io.h"
 #include "memprof_format.h"
 #include "raw_internal.h"
+#include "stack_cache.h"
 
 #define PC_DROPPED (UINT32_MAX - 1) /* UINT32_MAX means "absent" in raw_map */
 
@@ -30,24 +31,20 @@ typedef struct pc_info {
   uint8_t tail_done; /* call sites of frames 1..n-1 queued */
 } pc_info;
 
+/* A direct-mapped memo in front of the per-module PC maps: new stacks look
+ * up a few hundred thousand PCs per file, but only hundreds or thousands
+ * are distinct, and a hit here costs one load and no call. */
+#define PC_MEMO_BITS 12
+typedef struct pc_memo {
+  uint64_t vaddr;
+  uint32_t mod; /* UINT32_MAX: empty */
+  uint32_t idx;
+} pc_memo;
+
 typedef struct pending_call {
   uint64_t guid;
   uint32_t stack;
 } pending_call;
-
-#define ENT_DROPPED UINT32_MAX /* model_stack of a stack with no frame */
-#define SLOT_EMPTY UINT64_MAX
-#define SLOT_TAG(h) ((h) >> 32 << 32)
-
-/* One distinct normalized call stack (its key, raw_keys.c). */
-typedef struct stack_ent {
-  uint64_t hash;
-  uint64_t key_off; /* into r->keys */
-  uint32_t key_len;
-  uint32_t model_stack;      /* or ENT_DROPPED */
-  uint32_t ref_off, n_refs;  /* (record, alloc index) pairs in r->refs;
-                                n_refs == 0 until its first MIB */
-} stack_ent;
 
 struct mp_raw_reader {
   mp_profile *p;
@@ -55,19 +52,12 @@ struct mp_raw_reader {
   const msym_module **mods;
   size_t n_mods;
   raw_map *pc_maps; /* per module: vaddr -> index into pcs */
+  pc_memo *memo;
   pc_info *pcs;
   size_t n_pcs, cap_pcs;
   uint32_t *frame_ids;
   size_t n_frame_ids, cap_frame_ids;
-  stack_ent *ents;
-  size_t n_ents, cap_ents;
-  uint64_t *slots; /* open addressing over ents: hash >> 32 << 32 | ent;
-                      SLOT_EMPTY when free */
-  size_t mask;
-  uint32_t *keys; /* raw_keys.c layout */
-  size_t n_keys, cap_keys;
-  uint32_t *refs;
-  size_t n_refs, cap_refs;
+  stack_cache cache; /* normalized stack key -> model stack, alloc sites */
   /* scratch for the stack being built */
   uint32_t *pcl; /* its surviving PCs, as indexes into pcs */
   size_t cap_pcl;
@@ -96,9 +86,9 @@ mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym) {
     r->mods[i] = msym_module_at(sym, i);
     raw_map_init(&r->pc_maps[i]);
   }
-  r->mask = 1023;
-  r->slots = mp_xmalloc((r->mask + 1) * sizeof *r->slots);
-  memset(r->slots, 0xff, (r->mask + 1) * sizeof *r->slots);
+  r->memo = mp_xmalloc(sizeof *r->memo << PC_MEMO_BITS);
+  memset(r->memo, 0xff, sizeof *r->memo << PC_MEMO_BITS);
+  sc_init(&r->cache);
   return r;
 }
 
@@ -113,13 +103,11 @@ void mp_raw_reader_free(mp_raw_reader *r) {
   if (!r) return;
   for (size_t i = 0; i < r->n_mods; i++) raw_map_free(&r->pc_maps[i]);
   free(r->pc_maps);
+  free(r->memo);
   free(r->mods);
   free(r->pcs);
   free(r->frame_ids);
-  free(r->ents);
-  free(r->slots);
-  free(r->keys);
-  free(r->refs);
+  sc_free(&r->cache);
   free(r->pcl);
   free(r->cs);
   free(r->calls);
@@ -188,62 +176,34 @@ static int symbolize_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
   return 0;
 }
 
-/* (module, address) -> index into r->pcs, or PC_DROPPED.  Each is
- * symbolized once per reader. */
-static int resolve_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
-                      uint32_t *out, mp_err *err) {
+/* A memo miss: the module's map, or the symbolizer (each (module,
+ * address) is symbolized once per reader).  Kept out of line so that the
+ * hit path stays small. */
+static __attribute__((noinline)) int
+resolve_pc_slow(mp_raw_reader *r, size_t mi, uint64_t vaddr, pc_memo *m,
+                uint32_t *out, mp_err *err) {
   uint32_t hit = raw_map_get(&r->pc_maps[mi], vaddr);
   if (hit != UINT32_MAX) {
     *out = hit;
-    return 0;
+  } else {
+    if (symbolize_pc(r, mi, vaddr, out, err) != 0) return -1;
+    raw_map_put(&r->pc_maps[mi], vaddr, *out);
   }
-  if (symbolize_pc(r, mi, vaddr, out, err) != 0) return -1;
-  raw_map_put(&r->pc_maps[mi], vaddr, *out);
+  *m = (pc_memo){vaddr, (uint32_t)mi, *out};
   return 0;
 }
 
-/* ---- the stack cache ----------------------------------------------------- */
-
-static void cache_grow(mp_raw_reader *r) {
-  size_t n = (r->mask + 1) * 2;
-  free(r->slots);
-  r->slots = mp_xmalloc(n * sizeof *r->slots);
-  memset(r->slots, 0xff, n * sizeof *r->slots);
-  r->mask = n - 1;
-  for (size_t e = 0; e < r->n_ents; e++) {
-    size_t i = r->ents[e].hash & r->mask;
-    while (r->slots[i] != SLOT_EMPTY) i = (i + 1) & r->mask;
-    r->slots[i] = SLOT_TAG(r->ents[e].hash) | e;
+/* (module, address) -> index into r->pcs, or PC_DROPPED. */
+static inline __attribute__((always_inline)) int
+resolve_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr, uint32_t *out,
+           mp_err *err) {
+  pc_memo *m = &r->memo[((vaddr + mi) * 0x9e3779b97f4a7c15ULL) >>
+                        (64 - PC_MEMO_BITS)];
+  if (__builtin_expect(m->vaddr == vaddr && m->mod == mi, 1)) {
+    *out = m->idx;
+    return 0;
   }
-}
-
-/* The slot holding the entry for key[0..n), or the empty slot for it. */
-static uint64_t *cache_slot(mp_raw_reader *r, const uint32_t *key, size_t n,
-                            uint64_t h) {
-  size_t i = h & r->mask;
-  for (;;) {
-    uint64_t v = r->slots[i];
-    if (v == SLOT_EMPTY) return &r->slots[i];
-    if (SLOT_TAG(v) == SLOT_TAG(h)) {
-      const stack_ent *en = &r->ents[(uint32_t)v];
-      if (en->hash == h && en->key_len == n &&
-          (n == 0 || !memcmp(r->keys + en->key_off, key, n * 4)))
-        return &r->slots[i];
-    }
-    i = (i + 1) & r->mask;
-  }
-}
-
-/* The entry the slot probe for `h` meets first with the same tag, or
- * UINT32_MAX: a guess used only to prefetch. */
-static uint32_t cache_guess(const mp_raw_reader *r, uint64_t h) {
-  size_t i = h & r->mask;
-  for (;;) {
-    uint64_t v = r->slots[i];
-    if (v == SLOT_EMPTY) return UINT32_MAX;
-    if (SLOT_TAG(v) == SLOT_TAG(h)) return (uint32_t)v;
-    i = (i + 1) & r->mask;
-  }
+  return resolve_pc_slow(r, mi, vaddr, m, out, err);
 }
 
 /* ---- one stack ----------------------------------------------------------- */
@@ -271,71 +231,86 @@ static void queue_calls(mp_raw_reader *r, const uint32_t *pcl, size_t n) {
 }
 
 /* The model stack of a key seen for the first time: its surviving PCs'
- * frames, leaf first.  ENT_DROPPED if no PC survives. */
-static int model_stack(mp_raw_reader *r, const uint32_t *key, size_t len,
-                       uint32_t *out, mp_err *err) {
-  int pairs = r->n_mods > 1;
+ * frames, leaf first.  SC_DROPPED if no PC survives. */
+static inline __attribute__((always_inline)) int
+model_stack_as(mp_raw_reader *r, const uint32_t *key, size_t len,
+               uint32_t *out, mp_err *err, const int pairs) {
   MP_VEC_RESERVE(r->pcl, r->cap_pcl, len + 1);
+  MP_VEC_RESERVE(r->cs, r->cap_cs, len + 1); /* mostly one frame per PC */
+  uint32_t *pcl = r->pcl, *cs = r->cs;
   size_t n = 0, n_cs = 0;
+  int queue = 0; /* some PC still has call sites to queue */
+  *out = SC_DROPPED;
   for (size_t i = 0; i < len;) {
     uint32_t idx = PC_DROPPED;
     size_t mi = pairs ? key[i++] : 0;
     uint64_t off = key[i++];
-    if (off == KEY_ESCAPE) {
+    if (__builtin_expect(off == KEY_ESCAPE, 0)) {
       off = key[i] | (uint64_t)key[i + 1] << 32;
       i += 2;
     }
     uint64_t vaddr = off + r->mods[mi]->exec_vaddr + 1;
     if (resolve_pc(r, mi, vaddr, &idx, err) != 0) return -1;
     if (idx == PC_DROPPED) continue;
-    r->pcl[n++] = idx;
-    n_cs += r->pcs[idx].n;
-  }
-  *out = ENT_DROPPED;
-  if (n_cs == 0 || n_cs > UINT32_MAX) return 0;
-  MP_VEC_RESERVE(r->cs, r->cap_cs, n_cs);
-  n_cs = 0;
-  for (size_t k = 0; k < n; k++) {
-    const pc_info *pi = &r->pcs[r->pcl[k]];
+    const pc_info *pi = &r->pcs[idx]; /* after resolve_pc: it may grow
+                                         pcs and frame_ids */
+    queue |= !pi->tail_done || (n > 0 && !pi->head_done);
+    pcl[n++] = idx;
+    if (n_cs + pi->n > UINT32_MAX) { /* not a stack: still resolve the
+                                        rest, for the same errors */
+      n_cs = (size_t)UINT32_MAX + 1;
+      continue;
+    }
+    if (n_cs + pi->n > r->cap_cs) {
+      MP_VEC_RESERVE(r->cs, r->cap_cs, n_cs + pi->n);
+      cs = r->cs;
+    }
     const uint32_t *fr = r->frame_ids + pi->first;
-    for (uint32_t j = 0; j < pi->n; j++) r->cs[n_cs++] = fr[j];
+    if (pi->n == 1)
+      cs[n_cs] = fr[0];
+    else
+      memcpy(cs + n_cs, fr, (size_t)pi->n * 4);
+    n_cs += pi->n;
   }
-  queue_calls(r, r->pcl, n);
-  *out = mp_intern_stack(r->p, r->cs, (uint32_t)n_cs);
+  if (n_cs == 0 || n_cs > UINT32_MAX) return 0;
+  if (queue) queue_calls(r, pcl, n);
+  *out = mp_intern_stack(r->p, cs, (uint32_t)n_cs);
   return 0;
 }
 
-static uint32_t new_entry(mp_raw_reader *r, uint64_t *slot,
-                          const uint32_t *key, size_t n, uint64_t h,
-                          uint32_t stack) {
-  MP_VEC_RESERVE(r->keys, r->cap_keys, r->n_keys + n);
-  if (n) memcpy(r->keys + r->n_keys, key, n * 4);
-  MP_VEC_RESERVE(r->ents, r->cap_ents, r->n_ents + 1);
-  uint32_t e = (uint32_t)r->n_ents++;
-  r->ents[e] = (stack_ent){h, r->n_keys, (uint32_t)n, stack, 0, 0};
-  r->n_keys += n;
-  *slot = SLOT_TAG(h) | e;
-  if (r->n_ents * 4 > (r->mask + 1) * 3) cache_grow(r);
-  return e;
+/* Two copies of the loop above, each with `pairs` a constant. */
+static int model_stack(mp_raw_reader *r, const uint32_t *key, size_t len,
+                       uint32_t *out, mp_err *err) {
+  return r->n_mods > 1 ? model_stack_as(r, key, len, out, err, 1)
+                       : model_stack_as(r, key, len, out, err, 0);
+}
+
+/* Room for a context's alloc-site refs: add_alloc adds at most one per
+ * frame up to and including the first physical one. */
+static uint32_t refs_room(const mp_profile *p, uint32_t stack) {
+  if (stack == SC_DROPPED) return 0;
+  const uint32_t *fr = mp_stack_frames(p, stack);
+  uint32_t n = p->stacks[stack].len, k = 0;
+  while (k < n && p->frames[fr[k]].is_inline) k++;
+  return k < n ? k + 1 : n;
 }
 
 /* Find (or make) the cache entry of `s`. */
 static int resolve_stack(builder *b, raw_stack *s, mp_err *err) {
   mp_raw_reader *r = b->r;
   const uint32_t *key = b->f->keys + s->key_off;
-  size_t n = s->key_len;
-  uint64_t h = s->hash;
-  uint64_t *slot = cache_slot(r, key, n, h);
-  if (*slot != SLOT_EMPTY) {
-    s->ent = (uint32_t)*slot;
-  } else {
+  uint32_t n = s->key_len;
+  s->ent = sc_find(&r->cache, key, n, s->hash);
+  if (s->ent == SC_NONE) {
     uint32_t stack;
     if (model_stack(r, key, n, &stack, err) != 0) return -1;
-    if (r->n_ents >= UINT32_MAX - 1) return mp_fail(err, "too many stacks");
-    s->ent = new_entry(r, slot, key, n, h, stack); /* may move the slots */
+    s->ent = sc_insert(&r->cache, key, n, s->hash, stack,
+                       refs_room(r->p, stack));
+    if (s->ent == SC_NONE) return mp_fail(err, "too many stacks");
   }
-  s->state = r->ents[s->ent].model_stack == ENT_DROPPED ? RAW_STACK_DROPPED
-                                                         : RAW_STACK_LIVE;
+  s->state = sc_ent(&r->cache, s->ent)->model_stack == SC_DROPPED
+                 ? RAW_STACK_DROPPED
+                 : RAW_STACK_LIVE;
   return 0;
 }
 
@@ -363,15 +338,14 @@ static const uint64_t *read_hist(mp_raw_reader *r, uint32_t version,
 static void add_alloc(mp_raw_reader *r, stack_ent *e, const mp_mib *mib,
                       const uint64_t *hist) {
   mp_profile *p = r->p;
+  uint32_t *ref = sc_refs(e);
   if (e->n_refs) {
-    const uint32_t *ref = r->refs + e->ref_off;
     for (uint32_t i = 0; i < e->n_refs; i++)
       mp_merge_alloc_at(p, ref[2 * i], ref[2 * i + 1], mib, hist);
     return;
   }
   const uint32_t *fr = mp_stack_frames(p, e->model_stack);
   uint32_t n = p->stacks[e->model_stack].len;
-  e->ref_off = (uint32_t)r->n_refs;
   for (uint32_t i = 0; i < n; i++) {
     const mp_frame *f = &p->frames[fr[i]];
     int seen = 0; /* inlined recursion must not merge the MIB with itself */
@@ -379,11 +353,9 @@ static void add_alloc(mp_raw_reader *r, stack_ent *e, const mp_mib *mib,
       seen = p->frames[fr[k]].guid == f->guid;
     if (!seen) {
       uint32_t rec, idx;
-      mp_add_alloc_site(p, f->guid, e->model_stack, mib, hist);
-      mp_find_alloc_site(p, f->guid, e->model_stack, &rec, &idx);
-      MP_VEC_RESERVE(r->refs, r->cap_refs, r->n_refs + 2);
-      r->refs[r->n_refs++] = rec;
-      r->refs[r->n_refs++] = idx;
+      mp_add_alloc_site_at(p, f->guid, e->model_stack, mib, hist, &rec, &idx);
+      ref[2 * e->n_refs] = rec;
+      ref[2 * e->n_refs + 1] = idx;
       e->n_refs++;
     }
     if (!f->is_inline) break;
@@ -407,31 +379,28 @@ static void prefetch_span(const void *p, size_t n) {
   if (n) __builtin_prefetch(c + n - 1);
 }
 
+/* Three rounds, each over the whole batch: the home slots, then the
+ * entries (header, refs and key, sized by the file's key as the entry's
+ * refs are not known yet), then the first alloc site of each. */
 static void batch_prefetch(builder *b, mib_job *job, size_t m) {
-  mp_raw_reader *r = b->r;
-  for (size_t j = 0; j < m; j++) {
-    raw_stack *s = job[j].s;
-    job[j].guess = s->state == RAW_STACK_LIVE ? s->ent : UINT32_MAX;
-    if (s->state == RAW_STACK_NEW)
-      __builtin_prefetch(&r->slots[s->hash & r->mask]);
-  }
-  for (size_t j = 0; j < m; j++) {
+  const stack_cache *c = &b->r->cache;
+  for (size_t j = 0; j < m; j++)
     if (job[j].s->state == RAW_STACK_NEW)
-      job[j].guess = cache_guess(r, job[j].s->hash);
-    if (job[j].guess != UINT32_MAX) __builtin_prefetch(&r->ents[job[j].guess]);
+      __builtin_prefetch(sc_home(c, job[j].s->hash));
+  for (size_t j = 0; j < m; j++) {
+    const raw_stack *s = job[j].s;
+    job[j].guess = s->state == RAW_STACK_LIVE  ? s->ent
+                   : s->state == RAW_STACK_NEW ? sc_guess(c, s->hash)
+                                               : SC_NONE;
+    if (job[j].guess != SC_NONE)
+      prefetch_span(sc_ent(c, job[j].guess),
+                    sizeof(stack_ent) + 8 + 4 * (size_t)s->key_len);
   }
   for (size_t j = 0; j < m; j++) {
-    if (job[j].guess == UINT32_MAX) continue;
-    const stack_ent *en = &r->ents[job[j].guess];
-    if (job[j].s->state == RAW_STACK_NEW)
-      prefetch_span(r->keys + en->key_off, (size_t)en->key_len * 4);
-    if (en->n_refs) __builtin_prefetch(&r->refs[en->ref_off]);
-  }
-  for (size_t j = 0; j < m; j++) {
-    if (job[j].guess == UINT32_MAX) continue;
-    const stack_ent *en = &r->ents[job[j].guess];
+    if (job[j].guess == SC_NONE) continue;
+    stack_ent *en = sc_ent(c, job[j].guess);
     if (!en->n_refs) continue;
-    const uint32_t *ref = r->refs + en->ref_off;
+    const uint32_t *ref = sc_refs(en);
     prefetch_span(&b->p->records[ref[0]].allocs[ref[1]],
                   sizeof(mp_alloc_site));
   }
@@ -444,12 +413,16 @@ static int add_mib(builder *b, const raw_dump *d, mib_job *job, size_t *live,
   if (s->state == RAW_STACK_NEW && resolve_stack(b, s, err) != 0) return -1;
   if (s->state != RAW_STACK_LIVE) return 0;
   mp_mib mib;
-  memset(&mib, 0, sizeof mib);
-  memcpy(&mib, job->e + 8, d->version == 3 ? MP_MIB_SIZE_V3 : MP_MIB_SIZE_V4);
+  if (d->version == 3) { /* no histogram fields: they stay 0 */
+    memset(&mib, 0, sizeof mib);
+    memcpy(&mib, job->e + 8, MP_MIB_SIZE_V3);
+  } else {
+    memcpy(&mib, job->e + 8, sizeof mib);
+  }
   mib.AccessHistogram = 0;
   const uint64_t *hist = read_hist(r, d->version, job->e + 8 + MP_MIB_SIZE_V4,
                                    mib.AccessHistogramSize);
-  add_alloc(r, &r->ents[s->ent], &mib, hist);
+  add_alloc(r, sc_ent(&r->cache, s->ent), &mib, hist);
   (*live)++;
   return 0;
 }
@@ -482,10 +455,22 @@ static void add_calls(mp_raw_reader *r) {
   r->n_calls = 0;
 }
 
+/* The first file of a merge brings most of its contexts: size the cache
+ * and the profile's indexes for it once rather than doubling them (and
+ * faulting in each size) as it is read. */
+static void reserve_first(mp_raw_reader *r, const raw_file *f) {
+  if (r->cache.n) return;
+  size_t words = 0;
+  for (size_t i = 0; i < f->n_stacks; i++) words += f->stacks[i].key_len;
+  sc_reserve(&r->cache, f->n_stacks, words);
+  mp_profile_reserve(r->p, f->n_stacks, f->n_stacks);
+}
+
 static int build(builder *b, mp_err *err) {
   size_t total = 0, live = 0;
   for (size_t d = 0; d < b->f->n_dumps; d++) total += b->f->dumps[d].n_mibs;
   if (!total) return 0; /* nothing allocated: no binary needed */
+  reserve_first(b->r, b->f);
   for (size_t d = 0; d < b->f->n_dumps; d++)
     if (add_dump_mibs(b, &b->f->dumps[d], &live, err) != 0) return -1;
   if (total && !live)

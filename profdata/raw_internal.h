@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "memprof_format.h"
 #include "model.h"
 #include "raw.h"
 #include "symbolizer.h"
@@ -94,8 +95,30 @@ static inline uint64_t raw_u64(const unsigned char *p) {
   return v;
 }
 
+/* MIB entry sizes: inline, as every MIB of every file is stepped over
+ * three times (validating, matching stacks, building). */
+static inline size_t mib_fixed_size(uint32_t version) {
+  return 8 + (version == 3 ? MP_MIB_SIZE_V3 : MP_MIB_SIZE_V4);
+}
+
+static inline size_t hist_entry_size(uint32_t version) {
+  return version == 5 ? 2 : 8;
+}
+
+static inline uint32_t mib_hist_size(uint32_t version,
+                                     const unsigned char *entry) {
+  if (version == 3) return 0;
+  uint32_t n;
+  __builtin_memcpy(&n, entry + 8 + offsetof(mp_mib, AccessHistogramSize), 4);
+  return n;
+}
+
 /* Bytes of one MIB entry (stack id + MIB + histogram) in `version`. */
-size_t raw_mib_entry_size(uint32_t version, const unsigned char *entry);
+static inline size_t raw_mib_entry_size(uint32_t version,
+                                        const unsigned char *entry) {
+  return mib_fixed_size(version) +
+         (size_t)mib_hist_size(version, entry) * hist_entry_size(version);
+}
 
 /* Match segments to modules and key every stack of the validated file
  * (raw_keys.c); needs f->sym, f->mods, f->n_mods. */

@@ -167,8 +167,16 @@ static size_t key_room_of(raw_file *f, const raw_stack *s) {
 /* Room is reserved per stack: from its PC count when that is small, from
  * a counting pass otherwise, so that a huge stack of dropped PCs costs no
  * memory. */
-static void key_all(raw_file *f, const int pairs) {
-  size_t at = 0, cap = 0;
+static inline __attribute__((always_inline)) void
+key_all_as(raw_file *f, const int pairs) {
+  /* Sized once for the common case (every PC one element, two with
+   * several modules) plus one stack's worst case, so that only escapes
+   * and huge stacks make it grow. */
+  size_t at = 0, cap = 0, total = 0;
+  for (size_t i = 0; i < f->n_stacks; i++)
+    if (f->stacks[i].n_pcs <= 65536) total += (size_t)f->stacks[i].n_pcs;
+  cap = total * (pairs ? 2 : 1) + KEY_MAX_PER_PC * 65536 + 1;
+  f->keys = mp_xmalloc(cap * sizeof *f->keys);
   for (size_t i = 0; i < f->n_stacks; i++) {
     raw_stack *s = &f->stacks[i];
     size_t room = s->n_pcs <= 65536 ? KEY_MAX_PER_PC * (size_t)s->n_pcs
@@ -190,10 +198,11 @@ int raw_prepare_keys(raw_file *f, mp_err *err) {
     if (f->stacks[i].n_pcs > UINT32_MAX / KEY_MAX_PER_PC)
       return mp_fail(err, "stack 0x%016llx has too many PCs",
                      (unsigned long long)f->stacks[i].id);
+  /* two copies of the loop, each with `pairs` a constant */
   if (f->n_mods > 1)
-    key_all(f, 1);
+    key_all_as(f, 1);
   else
-    key_all(f, 0);
+    key_all_as(f, 0);
   return 0;
 }
 
