@@ -56,6 +56,14 @@ static int all_distinct(const uint64_t *ids, size_t n) {
   return ok;
 }
 
+/* Until every frame has its slot, each new stack's frames are read: they
+ * are scattered over the model, so fetch them this many sites ahead. */
+#define AHEAD 8
+
+static void prefetch_frames(const mp_profile *p, uint32_t s) {
+  __builtin_prefetch(p->stack_frames + p->stacks[s].off);
+}
+
 static void use_stack(mp_wview *v, uint32_t s) {
   if (v->stack_slot[s] != UINT32_MAX) return;
   v->stack_slot[s] = (uint32_t)v->n_stacks;
@@ -116,7 +124,11 @@ int mp_wview_init(mp_wview *v, const mp_profile *p, int want_stack_ids,
   memset(v->frame_slot, 0xff, (p->n_frames + 1) * 4);
   for (size_t i = 0; i < p->n_records; i++) {
     const mp_record *r = &p->records[i];
-    for (size_t j = 0; j < r->n_allocs; j++) use_stack(v, r->allocs[j].stack);
+    for (size_t j = 0; j < r->n_allocs; j++) {
+      if (j + AHEAD < r->n_allocs && v->n_frames < p->n_frames)
+        prefetch_frames(p, r->allocs[j + AHEAD].stack);
+      use_stack(v, r->allocs[j].stack);
+    }
     for (size_t j = 0; j < r->n_calls; j++) use_stack(v, r->calls[j].stack);
   }
   v->frame_id = mp_xmalloc((v->n_frames + 1) * 8);

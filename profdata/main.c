@@ -94,8 +94,20 @@ static void prepare_input(input *in) {
   }
 }
 
+static void close_input(input *in);
+
+/* What the second thread does for the next input: first release the
+ * input added before the current one (unmapping a file of some MB takes
+ * the kernel a while), then prepare the next. */
+typedef struct prep_job {
+  input *next;
+  input done;
+} prep_job;
+
 static void *prepare_thread(void *arg) {
-  prepare_input(arg);
+  prep_job *j = arg;
+  close_input(&j->done);
+  prepare_input(j->next);
   return NULL;
 }
 
@@ -121,8 +133,8 @@ static void close_input(input *in) {
 
 /* Input i+1 is opened, validated and keyed on a second thread while input
  * i is added: the two halves of reading a raw profile take comparable
- * time.  Inputs are added in order, so the result is the same as reading
- * them one by one. */
+ * time.  Input i-1 is released there too.  Inputs are added in order, so
+ * the result is the same as reading them one by one. */
 static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
   mp_profile *p = mp_profile_new();
   mp_raw_reader *raw = mp_raw_reader_new(p, sym);
@@ -138,18 +150,19 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
     input *cur = &in[i % 2], *next = &in[(i + 1) % 2];
     pthread_t t;
     int threaded = 0, more = i + 1 < o->n_inputs;
+    prep_job job = {next, *next}; /* next's slot holds input i - 1 */
+    memset(next, 0, sizeof *next);
     if (more) {
-      memset(next, 0, sizeof *next);
       next->path = o->inputs[i + 1];
       next->raw = raw;
-      threaded = pthread_create(&t, NULL, prepare_thread, next) == 0;
+      threaded = pthread_create(&t, NULL, prepare_thread, &job) == 0;
     }
+    if (!threaded) close_input(&job.done);
     if (add_input(p, cur) != 0) {
       report(cur->path, cur->err.msg);
       failed = 1;
     }
     if (threaded) pthread_join(t, NULL);
-    close_input(cur);
     if (!failed && more && !threaded) prepare_input(next);
   }
   close_input(&in[0]);

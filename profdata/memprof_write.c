@@ -144,26 +144,33 @@ static int cmp_frame_stat(const void *pa, const void *pb) {
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* One pass over every view stack: its frames as view frame slots into
- * `ids` (leaf first, back to back), and each frame's occurrence count and
- * sum of positions.  rs[i] is view stack i's run in `ids`.  Returns the
- * number of ids. */
-static size_t collect_stacks(const mp_wview *v, frame_stat *st,
-                             uint32_t *ids, mp_radix_stack *rs) {
-  size_t used = 0;
+/* View stacks come in first-use order, scattered over the model: fetch
+ * a stack's frames (its first two cache lines) this many stacks ahead. */
+#define AHEAD 8
+
+static void prefetch_stack(const mp_profile *p, uint32_t s) {
+  const uint32_t *f = p->stack_frames + p->stacks[s].off;
+  __builtin_prefetch(f);
+  if (p->stacks[s].len > 16) __builtin_prefetch(f + 16);
+}
+
+/* One pass over every view stack: each frame's occurrence count and sum
+ * of positions; rs[i] is view stack i's frames in the model, which the
+ * radix builder reads through a map instead of a copy. */
+static void collect_stacks(const mp_wview *v, frame_stat *st,
+                           mp_radix_stack *rs) {
+  const uint32_t *slot = v->frame_slot;
   for (size_t i = 0; i < v->n_stacks; i++) {
+    if (i + AHEAD < v->n_stacks) prefetch_stack(v->p, v->stacks[i + AHEAD]);
     const mp_stack *s = &v->p->stacks[v->stacks[i]];
     const uint32_t *fr = v->p->stack_frames + s->off;
     for (uint32_t j = 0; j < s->len; j++) {
-      uint32_t k = v->frame_slot[fr[j]];
-      ids[used + j] = k;
-      st[k].count++;
-      st[k].pos_sum += j;
+      frame_stat *f = &st[slot[fr[j]]];
+      f->count++;
+      f->pos_sum += j;
     }
-    rs[i] = (mp_radix_stack){ids + used, s->len};
-    used += s->len;
+    rs[i] = (mp_radix_stack){fr, s->len};
   }
-  return used;
 }
 
 /* LLVM's frame array order: popular frames first, then frames that sit
@@ -180,17 +187,27 @@ static uint32_t *order_frames(const mp_wview *v, frame_stat *st) {
   return lin;
 }
 
+/* Model frame -> linear id (0 for frames no view stack uses). */
+static uint32_t *model_to_linear(const mp_wview *v, const uint32_t *flin) {
+  size_t n = v->p->n_frames;
+  uint32_t *m = mp_xmalloc((n + 1) * 4);
+  for (size_t f = 0; f < n; f++) {
+    uint32_t k = v->frame_slot[f];
+    m[f] = k == UINT32_MAX ? 0 : flin[k];
+  }
+  return m;
+}
+
 /* The frame array order and the radix array over every view stack.
  * *st_out is in linear order; returns view stack -> linear id. */
 static uint32_t *build_radix(const mp_wview *v, uint32_t **flin_out,
                              frame_stat **st_out, uint32_t **arr,
                              size_t *n_arr) {
   frame_stat *st = mp_xcalloc(v->n_frames + 1, sizeof *st);
-  uint32_t *ids = mp_xmalloc((v->p->n_stack_frames + 1) * 4);
   mp_radix_stack *rs = mp_xmalloc((v->n_stacks + 1) * sizeof *rs);
-  size_t used = collect_stacks(v, st, ids, rs);
+  collect_stacks(v, st, rs);
   uint32_t *flin = order_frames(v, st);
-  for (size_t k = 0; k < used; k++) ids[k] = flin[ids[k]];
+  uint32_t *map = model_to_linear(v, flin);
   uint64_t *count = mp_xmalloc((v->n_frames + 1) * 8);
   uint64_t *key = mp_xmalloc((v->n_frames + 1) * 8);
   for (size_t i = 0; i < v->n_frames; i++) {
@@ -198,11 +215,12 @@ static uint32_t *build_radix(const mp_wview *v, uint32_t **flin_out,
     key[i] = st[i].id;
   }
   uint32_t *pos = mp_xmalloc((v->n_stacks + 1) * 4);
-  mp_radix_build(rs, v->n_stacks, count, key, arr, n_arr, pos);
+  mp_radix_map m = {map, (uint32_t)v->p->n_frames, (uint32_t)v->n_frames};
+  mp_radix_build_mapped(rs, v->n_stacks, &m, count, key, arr, n_arr, pos);
   free(count);
   free(key);
+  free(map);
   free(rs);
-  free(ids);
   *flin_out = flin;
   *st_out = st;
   return pos;

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The stacks are read where the caller keeps them, through `rank`
+ * (element -> frame rank), rather than copied into rows of ranks: the
+ * copy would be as large as all stacks together. */
 typedef struct sort_ctx {
-  const uint32_t *keys; /* per stack: its frames root first, as big-endian
-                           ranks, so memcmp orders them */
-  const size_t *off;
-  const uint32_t *len;
+  const mp_radix_stack *st;
+  const uint32_t *rank;
 } sort_ctx;
 
 static sort_ctx g_sort; /* qsort has no context argument in C11 */
@@ -26,15 +27,9 @@ static int cmp_frame(const void *pa, const void *pb) {
   return a < b ? -1 : a > b;
 }
 
-/* Frames by ascending popularity, then key, as ranks; *by_out receives
- * the inverse (rank -> frame). */
-static uint32_t *frame_ranks(const mp_radix_stack *stacks, size_t n,
-                             const uint64_t *count, const uint64_t *key,
-                             uint32_t **by_out) {
-  uint32_t n_frames = 0;
-  for (size_t i = 0; i < n; i++)
-    for (uint32_t j = 0; j < stacks[i].len; j++)
-      if (stacks[i].frames[j] >= n_frames) n_frames = stacks[i].frames[j] + 1;
+/* Frames by ascending popularity, then key, as ranks (frame -> rank). */
+static uint32_t *frame_ranks(uint32_t n_frames, const uint64_t *count,
+                             const uint64_t *key) {
   uint32_t *by = mp_xmalloc(((size_t)n_frames + 1) * 4);
   uint32_t *rank = mp_xmalloc(((size_t)n_frames + 1) * 4);
   for (uint32_t f = 0; f < n_frames; f++) by[f] = f;
@@ -42,17 +37,34 @@ static uint32_t *frame_ranks(const mp_radix_stack *stacks, size_t n,
   g_key = key;
   qsort(by, n_frames, 4, cmp_frame);
   for (uint32_t i = 0; i < n_frames; i++) rank[by[i]] = i;
-  *by_out = by;
+  free(by);
   return rank;
 }
 
-/* Lexicographic, root first; a proper prefix sorts first. */
+/* Element id -> rank: the caller's map composed with the ranks, so that
+ * the sort reads each element with one lookup. */
+static uint32_t *element_ranks(uint32_t *rank, const uint32_t *map,
+                               uint32_t n_ids) {
+  if (!map) return rank;
+  uint32_t *r = mp_xmalloc(((size_t)n_ids + 1) * 4);
+  for (uint32_t i = 0; i < n_ids; i++) r[i] = rank[map[i]];
+  return r;
+}
+
+/* The rank of stack s's frame at root-first depth d < its length. */
+static inline uint32_t rank_at(uint32_t s, uint32_t d) {
+  const mp_radix_stack *t = &g_sort.st[s];
+  return g_sort.rank[t->frames[t->len - 1 - d]];
+}
+
+/* Lexicographic by rank, root first; a proper prefix sorts first. */
 static int cmp_stack(const void *pa, const void *pb) {
   uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-  uint32_t la = g_sort.len[a], lb = g_sort.len[b];
-  int c = memcmp(g_sort.keys + g_sort.off[a], g_sort.keys + g_sort.off[b],
-                 (size_t)(la < lb ? la : lb) * 4);
-  if (c) return c;
+  uint32_t la = g_sort.st[a].len, lb = g_sort.st[b].len;
+  for (uint32_t d = 0, m = la < lb ? la : lb; d < m; d++) {
+    uint32_t ra = rank_at(a, d), rb = rank_at(b, d);
+    if (ra != rb) return ra < rb ? -1 : 1;
+  }
   if (la != lb) return la < lb ? -1 : 1;
   return a < b ? -1 : 1;
 }
@@ -60,9 +72,7 @@ static int cmp_stack(const void *pa, const void *pb) {
 /* The symbol of stack s at root-first depth d: 0 past its end (a proper
  * prefix sorts first), else its frame's rank + 1. */
 static inline uint32_t sym_at(uint32_t s, uint32_t d) {
-  return d < g_sort.len[s]
-             ? __builtin_bswap32(g_sort.keys[g_sort.off[s] + d]) + 1
-             : 0;
+  return d < g_sort.st[s].len ? rank_at(s, d) + 1 : 0;
 }
 
 /* MSD radix sort of ord[0..n) on depths >= depth (all share the frames
@@ -76,11 +86,9 @@ static inline uint32_t sym_at(uint32_t s, uint32_t d) {
 /* How many root frames stacks a and b share, given that they share
  * `from`. */
 static uint32_t common_from(uint32_t a, uint32_t b, uint32_t from) {
-  uint32_t la = g_sort.len[a], lb = g_sort.len[b], m = la < lb ? la : lb;
-  const uint32_t *ka = g_sort.keys + g_sort.off[a];
-  const uint32_t *kb = g_sort.keys + g_sort.off[b];
-  uint32_t i = from;
-  while (i < m && ka[i] == kb[i]) i++;
+  uint32_t la = g_sort.st[a].len, lb = g_sort.st[b].len;
+  uint32_t m = la < lb ? la : lb, i = from;
+  while (i < m && rank_at(a, i) == rank_at(b, i)) i++;
   return i;
 }
 
@@ -90,7 +98,8 @@ static uint32_t common_from(uint32_t a, uint32_t b, uint32_t from) {
 #define AHEAD 8
 
 static inline void prefetch_row(uint32_t s, uint32_t d) {
-  __builtin_prefetch(g_sort.keys + g_sort.off[s] + d);
+  const mp_radix_stack *t = &g_sort.st[s];
+  if (d < t->len) __builtin_prefetch(t->frames + (t->len - 1 - d));
 }
 
 /* sym[i] = sym_at(ord[i], depth): one pass over the rows, so that counting
@@ -241,43 +250,26 @@ static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
   }
 }
 
-/* The stacks as the builder sorts them: rows of root-first big-endian
- * ranks (so memcmp orders them), their order, and the LCPs. */
+/* The stacks as the builder sorts them: their order, and the LCPs. */
 typedef struct sorted {
   uint32_t *order;
   uint32_t *lcp; /* lcp[i]: root frames order[i - 1] and order[i] share */
-  uint32_t *keys;
-  size_t *off;
-  uint32_t *len;
-  uint32_t *by; /* rank -> linear frame id */
+  const mp_radix_stack *st;
+  const uint32_t *map; /* element -> linear frame id, NULL: the same */
 } sorted;
 
 static void sort_stacks(const mp_radix_stack *stacks, size_t n,
-                        const uint64_t *count, const uint64_t *key,
-                        sorted *so) {
-  uint32_t *rank = frame_ranks(stacks, n, count, key, &so->by);
-  size_t total = 0;
-  size_t *off = mp_xmalloc((n + 1) * sizeof *off);
-  uint32_t *len = mp_xmalloc((n + 1) * sizeof *len);
-  for (size_t i = 0; i < n; i++) {
-    off[i] = total;
-    len[i] = stacks[i].len;
-    total += stacks[i].len;
-  }
-  uint32_t *keys = mp_xmalloc((total + 1) * 4);
-  uint32_t n_sym = 0;
-  for (size_t i = 0; i < n; i++)
-    for (uint32_t j = 0; j < len[i]; j++) {
-      uint32_t r = rank[stacks[i].frames[len[i] - 1 - j]];
-      if (r + 1 > n_sym) n_sym = r + 1;
-      keys[off[i] + j] = __builtin_bswap32(r);
-    }
-  free(rank);
+                        const mp_radix_map *m, const uint64_t *count,
+                        const uint64_t *key, sorted *so) {
+  uint32_t *rank = frame_ranks(m->n_frames, count, key);
+  uint32_t *er = element_ranks(rank, m->map, m->n_ids);
+  /* every rank occurs (each linear frame is some stack's) */
+  uint32_t n_sym = m->n_frames;
   uint32_t *order = mp_xmalloc((n + 1) * sizeof *order);
   uint32_t *tmp = mp_xmalloc((n + 1) * sizeof *tmp);
   uint32_t *lcp = mp_xcalloc(n + 1, sizeof *lcp);
   for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
-  g_sort = (sort_ctx){keys, off, len};
+  g_sort = (sort_ctx){stacks, er};
   if (n_sym <= MSD_MAX_SYMS && n < UINT32_MAX) {
     uint32_t *cnt = mp_xmalloc(MSD_LEVELS * ((size_t)n_sym + 1) * 4);
     uint32_t *sym = mp_xmalloc((n + 1) * sizeof *sym);
@@ -290,7 +282,9 @@ static void sort_stacks(const mp_radix_stack *stacks, size_t n,
     sort_small(order, lcp, n, 0);
   }
   free(tmp);
-  *so = (sorted){order, lcp, keys, off, len, so->by};
+  if (er != rank) free(er);
+  free(rank);
+  *so = (sorted){order, lcp, stacks, m->map};
 }
 
 /* The backwards array being built.  mp_radix_build sizes both arrays for
@@ -307,8 +301,8 @@ typedef struct backwards {
  * there. */
 static uint32_t encode_one(backwards *w, const sorted *so, uint32_t s,
                            uint32_t common) {
-  const uint32_t *row = so->keys + so->off[s];
-  uint32_t len = so->len[s];
+  const uint32_t *fr = so->st[s].frames; /* leaf first */
+  uint32_t len = so->st[s].len;
   uint32_t *v = w->v, *at = w->at;
   size_t n = w->n;
   if (common) {
@@ -317,7 +311,8 @@ static uint32_t encode_one(backwards *w, const sorted *so, uint32_t s,
   }
   for (uint32_t i = common; i < len; i++) {
     at[i] = (uint32_t)n;
-    v[n++] = so->by[__builtin_bswap32(row[i])];
+    uint32_t e = fr[len - 1 - i];
+    v[n++] = so->map ? so->map[e] : e;
   }
   v[n++] = len;
   w->n = n;
@@ -327,8 +322,20 @@ static uint32_t encode_one(backwards *w, const sorted *so, uint32_t s,
 void mp_radix_build(const mp_radix_stack *stacks, size_t n,
                     const uint64_t *count, const uint64_t *key,
                     uint32_t **arr, size_t *n_arr, uint32_t *pos) {
+  mp_radix_map m = {NULL, 0, 0};
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < stacks[i].len; j++)
+      if (stacks[i].frames[j] >= m.n_frames)
+        m.n_frames = stacks[i].frames[j] + 1;
+  mp_radix_build_mapped(stacks, n, &m, count, key, arr, n_arr, pos);
+}
+
+void mp_radix_build_mapped(const mp_radix_stack *stacks, size_t n,
+                           const mp_radix_map *m, const uint64_t *count,
+                           const uint64_t *key, uint32_t **arr,
+                           size_t *n_arr, uint32_t *pos) {
   sorted so;
-  sort_stacks(stacks, n, count, key, &so);
+  sort_stacks(stacks, n, m, count, key, &so);
 
   /* Sized for the worst case (no sharing: every frame plus a length and
    * a jump per stack), so encoding never reallocates. */
@@ -343,7 +350,7 @@ void mp_radix_build(const mp_radix_stack *stacks, size_t n,
     if (k >= AHEAD) {
       uint32_t a = so.order[k - AHEAD];
       prefetch_row(a, so.lcp[k - AHEAD + 1]);
-      prefetch_row(a, so.len[a] ? so.len[a] - 1 : 0);
+      prefetch_row(a, so.st[a].len ? so.st[a].len - 1 : 0);
     }
     pos[so.order[k]] = encode_one(&w, &so, so.order[k],
                                   k + 1 < n ? so.lcp[k + 1] : 0);
@@ -357,10 +364,6 @@ void mp_radix_build(const mp_radix_stack *stacks, size_t n,
   free(w.at);
   free(so.order);
   free(so.lcp);
-  free(so.keys);
-  free(so.off);
-  free(so.len);
-  free(so.by);
   *arr = w.v;
   *n_arr = w.n;
 }

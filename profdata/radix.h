@@ -13,7 +13,7 @@
 #include "error.h"
 
 typedef struct mp_radix_stack {
-  const uint32_t *frames; /* linear frame ids, leaf first */
+  const uint32_t *frames; /* linear frame ids (or mapped ids), leaf first */
   uint32_t len;
 } mp_radix_stack;
 
@@ -25,6 +25,22 @@ typedef struct mp_radix_stack {
 void mp_radix_build(const mp_radix_stack *stacks, size_t n,
                     const uint64_t *count, const uint64_t *key,
                     uint32_t **arr, size_t *n_arr, uint32_t *pos);
+
+/* Element ids of stacks that are not linear frame ids yet (the writer
+ * hands over the model's stacks as they are, rather than copying every
+ * element): element e stands for linear frame map[e], e < n_ids.  map NULL:
+ * elements are linear frame ids already.  Linear frame ids are < n_frames. */
+typedef struct mp_radix_map {
+  const uint32_t *map;
+  uint32_t n_ids;
+  uint32_t n_frames;
+} mp_radix_map;
+
+/* mp_radix_build over stacks whose elements `m` maps to linear frames. */
+void mp_radix_build_mapped(const mp_radix_stack *stacks, size_t n,
+                           const mp_radix_map *m, const uint64_t *count,
+                           const uint64_t *key, uint32_t **arr,
+                           size_t *n_arr, uint32_t *pos);
 
 /* Decode the stack at linear id `at` of the n-element array at `bytes`
  * (little-endian u32s, any alignment).  Frame ids must be < n_frames.
