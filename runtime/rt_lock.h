@@ -13,7 +13,7 @@ typedef struct rt_mutex {
 
 MP_HIDDEN void rt_mutex_lock_slow(rt_mutex *m);
 
-/* 0 -> 1 with acquire: the uncontended path of both locks below. */
+/* 0 -> 1 with acquire: the uncontended path. */
 static inline int rt_lock_word_take(int *v) {
   int c = 0;
   return __atomic_compare_exchange_n(v, &c, 1, 0, __ATOMIC_ACQUIRE,
@@ -34,29 +34,5 @@ static inline void rt_mutex_unlock(rt_mutex *m) {
 
 /* For the fork child: whoever held it is gone. */
 static inline void rt_mutex_reset(rt_mutex *m) { m->v = 0; }
-
-/* A spin lock for sections of a few dozen instructions taken on every
- * free (the MIB table's stripes): unlocking is a plain store, where the
- * futex lock needs an atomic exchange to learn about sleepers.  Waiters
- * spin, then yield the CPU, then nap, so a holder that is descheduled or a
- * dump holding every stripe for milliseconds costs them little. */
-typedef struct rt_spin {
-  int v;
-} rt_spin;
-
-MP_HIDDEN void rt_spin_lock_slow(rt_spin *l);
-
-static inline void rt_spin_lock(rt_spin *l) {
-  if (!rt_lock_word_take(&l->v))
-    rt_spin_lock_slow(l);
-}
-
-static inline int rt_spin_trylock(rt_spin *l) { return rt_lock_word_take(&l->v); }
-
-static inline void rt_spin_unlock(rt_spin *l) {
-  __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
-}
-
-static inline void rt_spin_reset(rt_spin *l) { l->v = 0; }
 
 #endif

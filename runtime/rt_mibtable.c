@@ -18,7 +18,7 @@
 int rt_recording;
 
 static rt_mib_entry *table;
-static rt_spin stripes[NSTRIPES];
+static rt_mutex stripes[NSTRIPES];
 static rt_mutex init_mu = RT_MUTEX_INIT;
 
 static int table_ready(void) {
@@ -184,7 +184,7 @@ static void merge_parked(void) {
   while ((k = __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE)) != 0) {
     uint32_t s = mt.e[0].id % NSTRIPES; /* all parked under one stripe */
     set_held(s + 1);
-    rt_spin_lock(&stripes[s]);
+    rt_mutex_lock(&stripes[s]);
     uint32_t done = 0;
     for (;;) {
       for (; done < k; done++) {
@@ -195,7 +195,7 @@ static void merge_parked(void) {
                                       __ATOMIC_ACQUIRE))
         break; /* else k now counts what was appended meanwhile */
     }
-    rt_spin_unlock(&stripes[s]);
+    rt_mutex_unlock(&stripes[s]);
     set_held(0);
   }
 }
@@ -214,12 +214,12 @@ static inline int claim_live_locked(uint32_t *state) {
 static inline uint32_t stripe_enter(uint32_t s) {
   uint32_t outer = __atomic_load_n(&mt.held, __ATOMIC_RELAXED);
   set_held(s + 1);
-  rt_spin_lock(&stripes[s]);
+  rt_mutex_lock(&stripes[s]);
   return outer;
 }
 
 static inline void stripe_leave(uint32_t s, uint32_t outer) {
-  rt_spin_unlock(&stripes[s]);
+  rt_mutex_unlock(&stripes[s]);
   set_held(outer); /* a handler restores the stripe of the code it interrupted */
   if (MP_UNLIKELY(!outer && __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE)))
     merge_parked(); /* only the outermost free: the parked stripe is free now */
@@ -299,15 +299,15 @@ void rt_mib_add_live(const rt_block *b, void *ctx) {
 void rt_mib_lock_all(void) {
   table_ready();
   for (int i = 0; i < NSTRIPES; i++)
-    rt_spin_lock(&stripes[i]);
+    rt_mutex_lock(&stripes[i]);
 }
 
 int rt_mib_trylock_all(void) {
   table_ready();
   for (int i = 0; i < NSTRIPES; i++)
-    if (!rt_spin_trylock(&stripes[i])) {
+    if (!rt_mutex_trylock(&stripes[i])) {
       while (i--)
-        rt_spin_unlock(&stripes[i]);
+        rt_mutex_unlock(&stripes[i]);
       return 0;
     }
   return 1;
@@ -315,12 +315,12 @@ int rt_mib_trylock_all(void) {
 
 void rt_mib_unlock_all(void) {
   for (int i = NSTRIPES - 1; i >= 0; i--)
-    rt_spin_unlock(&stripes[i]);
+    rt_mutex_unlock(&stripes[i]);
 }
 
 void rt_mib_reset_locks(void) {
   for (int i = 0; i < NSTRIPES; i++)
-    rt_spin_reset(&stripes[i]);
+    rt_mutex_reset(&stripes[i]);
   rt_mutex_reset(&init_mu);
 }
 

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 
 #include "rt_lock.h"
 
@@ -73,21 +72,6 @@ void rt_mutex_lock_slow(rt_mutex *m) {
   }
   while (__atomic_exchange_n(&m->v, 2, __ATOMIC_ACQUIRE) != 0)
     rt_futex(&m->v, 0 /* FUTEX_WAIT */ | 128, 2);
-}
-
-void rt_spin_lock_slow(rt_spin *l) {
-  for (unsigned i = 0;; i++) {
-    if (__atomic_load_n(&l->v, __ATOMIC_RELAXED) == 0 && rt_spin_trylock(l))
-      return;
-    if (i < 100) {
-      __builtin_ia32_pause();
-    } else if (i < 200) {
-      rt_syscall(SYS_sched_yield, 0, 0, 0);
-    } else {
-      struct timespec nap = {0, 50000};
-      rt_syscall(SYS_nanosleep, &nap, 0, 0);
-    }
-  }
 }
 
 /* ---- formatter --------------------------------------------------------- */
