@@ -85,19 +85,30 @@ void sym_elf_close(sym_elf_file *f) {
   f->path = NULL;
 }
 
+/* The section after scn (the first for NULL) with its header and name;
+ * NULL at the end.  Sections whose header or name cannot be read are
+ * skipped. */
+static Elf_Scn *next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
+                           GElf_Shdr *sh, const char **name) {
+  while ((scn = elf_nextscn(elf, scn)) != NULL) {
+    if (gelf_getshdr(scn, sh) == NULL)
+      continue;
+    if ((*name = elf_strptr(elf, shstrndx, sh->sh_name)) != NULL)
+      return scn;
+  }
+  return NULL;
+}
+
 int sym_elf_has_section(Elf *elf, const char *name) {
   size_t shstrndx;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0;
-  for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
-       scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) == NULL)
-      continue;
-    const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
-    if (n && strcmp(n, name) == 0)
+  GElf_Shdr sh;
+  const char *n;
+  for (Elf_Scn *scn = next_named(elf, shstrndx, NULL, &sh, &n); scn;
+       scn = next_named(elf, shstrndx, scn, &sh, &n))
+    if (strcmp(n, name) == 0)
       return sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
-  }
   return 0;
 }
 
@@ -113,14 +124,13 @@ int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err) {
   size_t shstrndx;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0;
-  for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn;
-       scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
+  GElf_Shdr sh;
+  const char *n;
+  for (Elf_Scn *scn = next_named(elf, shstrndx, NULL, &sh, &n); scn;
+       scn = next_named(elf, shstrndx, scn, &sh, &n)) {
     GElf_Chdr ch;
-    if (gelf_getshdr(scn, &sh) == NULL || !(sh.sh_flags & SHF_COMPRESSED))
-      continue;
-    const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
-    if (!n || strncmp(n, ".debug_", 7) != 0 || gelf_getchdr(scn, &ch) == NULL)
+    if (!(sh.sh_flags & SHF_COMPRESSED) || strncmp(n, ".debug_", 7) != 0 ||
+        gelf_getchdr(scn, &ch) == NULL)
       continue;
     if (ch.ch_type != ELFCOMPRESS_ZLIB &&
         !(ch.ch_type == 2 && libdw_reads_zstd()))
