@@ -255,11 +255,10 @@ static int rdpid_agrees(void) {
   int agreed = 0;
   for (int i = 0; i < 8 && agreed < 3; i++) {
     int before = sched_getcpu();
-    uint64_t aux;
-    __asm__ volatile("rdpid %0" : "=r"(aux));
+    uint32_t r = rt_rdpid_cpu();
     if (before < 0 || sched_getcpu() != before)
       continue; /* migrated meanwhile: no verdict */
-    if ((aux & 0xFFF) != (uint32_t)before)
+    if (r != (uint32_t)before)
       return 0;
     agreed++;
   }

@@ -82,13 +82,16 @@ MP_HIDDEN int rt_ticker_spawn(void (*fn)(void));
 
 MP_HIDDEN extern int rt_use_rdpid; /* TSC_AUX holds the CPU number */
 MP_HIDDEN uint32_t rt_cpu_slow(void);
+/* The CPU number Linux keeps in TSC_AUX (node << 12 | cpu). */
+static inline uint32_t rt_rdpid_cpu(void) {
+  uint64_t aux;
+  __asm__ volatile("rdpid %0" : "=r"(aux));
+  return (uint32_t)aux & 0xFFF;
+}
 /* Current CPU, 0xFFFFFFFF before init (as LLVM). */
 static inline uint32_t rt_cpu(void) {
-  if (MP_LIKELY(mp_inited) && MP_LIKELY(__atomic_load_n(&rt_use_rdpid, __ATOMIC_RELAXED))) {
-    uint64_t aux;
-    __asm__ volatile("rdpid %0" : "=r"(aux));
-    return (uint32_t)aux & 0xFFF; /* Linux: node << 12 | cpu */
-  }
+  if (MP_LIKELY(mp_inited) && MP_LIKELY(__atomic_load_n(&rt_use_rdpid, __ATOMIC_RELAXED)))
+    return rt_rdpid_cpu();
   return rt_cpu_slow();
 }
 MP_HIDDEN void rt_cpu_init(void); /* picks the cheapest reliable source */
