@@ -19,7 +19,8 @@ import os
 
 import harness
 
-PROG = r"""
+# C shared by both programs: the real clock in ms, naps, the process's threads.
+HELPERS = r"""
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,29 +32,9 @@ static long long now_ms(void) {
   clock_gettime(CLOCK_REALTIME, &ts);
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
-static void spin_us(long us) {
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  do
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
-}
 static void nap_ms(long ms) {
   struct timespec t = {0, ms * 1000000L};
   nanosleep(&t, NULL);
-}
-/* One block of `size`, held while `hold` runs; prints its bounds. */
-static void one(size_t size, void (*hold)(long), long arg, long long *lo,
-                long long *hi) {
-  long long t0 = now_ms();
-  char *volatile p = malloc(size);
-  long long t1 = now_ms();
-  hold(arg);
-  long long t2 = now_ms();
-  free(p);
-  long long t3 = now_ms();
-  *lo = t2 - t1;
-  *hi = t3 - t0;
 }
 /* Threads of the process; *other: the tid of one that is not main. */
 static int tasks(int *other) {
@@ -68,6 +49,29 @@ static int tasks(int *other) {
     }
   closedir(d);
   return n;
+}
+"""
+
+PROG = HELPERS + r"""
+static void spin_us(long us) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+/* One block of `size`, held while `hold` runs; prints its bounds. */
+static void one(size_t size, void (*hold)(long), long arg, long long *lo,
+                long long *hi) {
+  long long t0 = now_ms();
+  char *volatile p = malloc(size);
+  long long t1 = now_ms();
+  hold(arg);
+  long long t2 = now_ms();
+  free(p);
+  long long t3 = now_ms();
+  *lo = t2 - t1;
+  *hi = t3 - t0;
 }
 static long wakeups(int tid) {
   char path[64], line[128];
@@ -169,31 +173,8 @@ class ClockTest(harness.ProfTest):
         self.assertLess(idle_wakeups, 300)
 
 
-FORK_PROG = r"""
-#include <stdio.h>
-#include <stdlib.h>
+FORK_PROG = HELPERS + r"""
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <dirent.h>
-static long long now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-static void nap_ms(long ms) {
-  struct timespec t = {0, ms * 1000000L};
-  nanosleep(&t, NULL);
-}
-static int tasks(void) {
-  int n = 0;
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  while ((e = readdir(d)))
-    n += e->d_name[0] != '.';
-  closedir(d);
-  return n;
-}
 int main(void) {
   char *volatile warm = malloc(16); /* the parent's ticker starts */
   free(warm);
@@ -209,7 +190,7 @@ int main(void) {
       free(p);
       long long t3 = now_ms();
       if (i == 0)
-        printf("child %lld %lld %d\n", t2 - t1, t3 - t0, tasks());
+        printf("child %lld %lld %d\n", t2 - t1, t3 - t0, tasks(&(int){0}));
     }
     exit(0); /* exit, not _exit: the child writes its profile at exit */
   }
