@@ -69,15 +69,17 @@ def measure(argv, cwd=None, env=None, stdout=subprocess.DEVNULL, stamp=None):
         log(f"{' '.join(argv)[:200]} exited {proc.returncode}: {proc.stderr[-400:]!r}")
     try:
         with open(usage) as f:
-            utime, stime, rss_kb = f.read().split()
+            utime, stime, rss_kb, start, end = f.read().split()
     except (OSError, ValueError):
         return Sample(t1 - t0, None, None, proc.returncode or 1)
+    # The command's own wall time, from rusage_run's fork to its reaping
+    # (t1 - t0 would add Python's ~2 ms of subprocess overhead).
     lag = None
     if stamp and os.path.exists(stamp):
         with open(stamp) as f:
-            lag = t1 - float(f.read())
-    return Sample(t1 - t0, float(utime) + float(stime), int(rss_kb),
-                  proc.returncode, lag)
+            lag = float(end) - float(f.read())
+    return Sample(float(end) - float(start), float(utime) + float(stime),
+                  int(rss_kb), proc.returncode, lag)
 
 
 def run(argv, cwd=None, quiet=True):
