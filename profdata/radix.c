@@ -5,6 +5,7 @@
  * popular root frames are stored once and reached without jumps. */
 #include "radix.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,11 +197,68 @@ static int split_by_pairs(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
     if (i < n && pair[i] >> 32 == pair[start] >> 32) continue;
     if (start > 0) lcp[start] = depth;
     if (i - start > 1)
-      msd_sort(ord + start, lcp + start, tmp, sym, pair + start, i - start,
-               depth + 1, n_sym, cnt);
+      msd_sort(ord + start, lcp + start, tmp + start, sym + start,
+               pair + start, i - start, depth + 1, n_sym, cnt);
     start = i;
   }
   return 1;
+}
+
+/* The scratch of one sorting thread: its counters, n_sym + 1 per level. */
+typedef struct msd_ctx {
+  uint32_t *tmp, *sym; /* n each, shared: a group uses its own range */
+  uint64_t *pair;
+  uint32_t n_sym;
+  uint32_t *cnt;
+} msd_ctx;
+
+/* Buckets k0..k1 of a counted level (ends[k]: end of bucket k, in ord),
+ * each sorted one level down.  A bucket of more than one stack shares
+ * `depth` root frames with its predecessor. */
+static void sort_buckets(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
+                         const uint32_t *ends, uint32_t k0, uint32_t k1,
+                         uint32_t depth) {
+  uint32_t start = ends[k0 - 1];
+  for (uint32_t k = k0; k <= k1; k++) {
+    uint32_t end = ends[k];
+    if (end > start && start > 0) lcp[start] = depth;
+    if (end - start > 1)
+      msd_sort(ord + start, lcp + start, x->tmp + start, x->sym + start,
+               x->pair + start, end - start, depth + 1, x->n_sym, x->cnt);
+    start = end;
+  }
+}
+
+/* One level of the sort: either every stack shares its symbol (returns 1:
+ * go one level down), or the group is split into buckets, whose ends are
+ * in the returned counters (returns 0), or it was small and is done
+ * (returns -1). */
+static int msd_level(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
+                     uint32_t *sym, uint64_t *pair, size_t n, uint32_t depth,
+                     uint32_t n_sym, uint32_t *cnt, uint32_t **ends) {
+  gather(ord, sym, n, depth);
+  /* Deep stacks share long runs of root frames: a level where every
+   * stack has the same frame needs neither counting nor sorting. */
+  if (all_same(sym, n)) return sym[0] ? 1 : -1; /* all ended: equal stacks,
+                                                   kept in order */
+  if (n < 32 || n < n_sym / 4 || depth >= MSD_LEVELS)
+    return split_by_pairs(ord, lcp, tmp, sym, pair, n, depth, n_sym, cnt) ? -1
+                                                                          : 1;
+  uint32_t *c = cnt + (size_t)depth * (n_sym + 1);
+  memset(c, 0, (n_sym + 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) c[sym[i]]++;
+  uint32_t sum = 0;
+  for (uint32_t k = 0; k <= n_sym; k++) {
+    uint32_t t = c[k];
+    c[k] = sum;
+    sum += t;
+  }
+  for (size_t i = 0; i < n; i++) tmp[c[sym[i]]++] = ord[i];
+  memcpy(ord, tmp, n * sizeof *ord);
+  /* c[k] is now the end of bucket k; bucket 0 (stacks that end here)
+   * holds at most one stack, as stacks are distinct */
+  *ends = c;
+  return 0;
 }
 
 /* Also fills lcp[i] (1 <= i < n): the root frames ord[i - 1] and ord[i]
@@ -209,43 +267,85 @@ static int split_by_pairs(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
 static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
                      uint32_t *sym, uint64_t *pair, size_t n, uint32_t depth,
                      uint32_t n_sym, uint32_t *cnt) {
-  while (n > 1) {
-    gather(ord, sym, n, depth);
-    /* Deep stacks share long runs of root frames: a level where every
-     * stack has the same frame needs neither counting nor sorting. */
-    if (all_same(sym, n)) {
-      if (!sym[0]) return; /* all ended: equal stacks, kept in order */
-      depth++;
-      continue;
+  for (; n > 1; depth++) {
+    uint32_t *ends;
+    int r = msd_level(ord, lcp, tmp, sym, pair, n, depth, n_sym, cnt, &ends);
+    if (r < 0) return;
+    if (r == 0) {
+      msd_ctx x = {tmp, sym, pair, n_sym, cnt};
+      sort_buckets(ord, lcp, &x, ends, 1, n_sym, depth);
+      return;
     }
-    if (n < 32 || n < n_sym / 4 || depth >= MSD_LEVELS) {
-      if (split_by_pairs(ord, lcp, tmp, sym, pair, n, depth, n_sym, cnt))
-        return;
-      depth++;
-      continue;
+  }
+}
+
+/* ---- the same on two threads ---------------------------------------------
+ * The output phase of a merge has the machine to itself, and the sort is
+ * most of it.  Buckets are independent, so the first level that splits the
+ * stacks evenly enough gives half of its buckets to a second thread (with
+ * counters of its own); a level dominated by one bucket descends into it
+ * first.  The result does not depend on the threads. */
+#define PAR_MIN 4096 /* smaller groups are not worth a thread */
+
+typedef struct half {
+  uint32_t *ord, *lcp;
+  msd_ctx x;
+  const uint32_t *ends;
+  uint32_t k0, k1, depth;
+} half;
+
+static void *sort_half(void *arg) {
+  const half *h = arg;
+  sort_buckets(h->ord, h->lcp, &h->x, h->ends, h->k0, h->k1, h->depth);
+  return NULL;
+}
+
+/* Bucket ends[k - 1]..ends[k] sizes; the first bucket after which half
+ * the stacks are sorted, and the largest bucket. */
+static void balance(const uint32_t *ends, uint32_t n_sym, size_t n,
+                    uint32_t *split, uint32_t *largest) {
+  uint32_t big = 1, best = 0;
+  *split = 0;
+  for (uint32_t k = 1; k <= n_sym; k++) {
+    uint32_t size = ends[k] - ends[k - 1];
+    if (size > best) {
+      best = size;
+      big = k;
     }
-    uint32_t *c = cnt + (size_t)depth * (n_sym + 1);
-    memset(c, 0, (n_sym + 1) * sizeof *c);
-    for (size_t i = 0; i < n; i++) c[sym[i]]++;
-    uint32_t sum = 0;
-    for (uint32_t k = 0; k <= n_sym; k++) {
-      uint32_t t = c[k];
-      c[k] = sum;
-      sum += t;
+    if (!*split && ends[k] >= n / 2) *split = k;
+  }
+  *largest = big;
+}
+
+static void msd_sort_par(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
+                         uint32_t *cnt2, size_t n, uint32_t depth) {
+  for (; n > 1; depth++) {
+    if (n < PAR_MIN) {
+      msd_sort(ord, lcp, x->tmp, x->sym, x->pair, n, depth, x->n_sym, x->cnt);
+      return;
     }
-    for (size_t i = 0; i < n; i++) tmp[c[sym[i]]++] = ord[i];
-    memcpy(ord, tmp, n * sizeof *ord);
-    /* c[k] is now the end of bucket k; bucket 0 (stacks that end here)
-     * holds at most one stack, as stacks are distinct */
-    uint32_t start = c[0];
-    for (uint32_t k = 1; k <= n_sym; k++) {
-      uint32_t end = c[k];
-      if (end > start && start > 0) lcp[start] = depth;
-      if (end - start > 1)
-        msd_sort(ord + start, lcp + start, tmp, sym, pair + start,
-                 end - start, depth + 1, n_sym, cnt);
-      start = end;
+    uint32_t *ends;
+    int r = msd_level(ord, lcp, x->tmp, x->sym, x->pair, n, depth, x->n_sym,
+                      x->cnt, &ends);
+    if (r < 0) return;
+    if (r > 0) continue;
+    uint32_t split, big;
+    balance(ends, x->n_sym, n, &split, &big);
+    uint32_t bs = ends[big - 1], be = ends[big];
+    if ((size_t)(be - bs) * 3 > n * 2) { /* one bucket dominates */
+      if (bs > 0) lcp[bs] = depth;
+      if (big > 1) sort_buckets(ord, lcp, x, ends, 1, big - 1, depth);
+      if (big < x->n_sym) sort_buckets(ord, lcp, x, ends, big + 1, x->n_sym, depth);
+      msd_ctx in = {x->tmp + bs, x->sym + bs, x->pair + bs, x->n_sym, x->cnt};
+      msd_sort_par(ord + bs, lcp + bs, &in, cnt2, be - bs, depth + 1);
+      return;
     }
+    half h = {ord, lcp, {x->tmp, x->sym, x->pair, x->n_sym, cnt2}, ends,
+              split + 1, x->n_sym, depth};
+    pthread_t t;
+    int threaded = split < x->n_sym && pthread_create(&t, NULL, sort_half, &h) == 0;
+    sort_buckets(ord, lcp, x, ends, 1, threaded ? split : x->n_sym, depth);
+    if (threaded) pthread_join(t, NULL);
     return;
   }
 }
@@ -271,10 +371,12 @@ static void sort_stacks(const mp_radix_stack *stacks, size_t n,
   for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
   g_sort = (sort_ctx){stacks, er};
   if (n_sym <= MSD_MAX_SYMS && n < UINT32_MAX) {
-    uint32_t *cnt = mp_xmalloc(MSD_LEVELS * ((size_t)n_sym + 1) * 4);
+    size_t levels = MSD_LEVELS * ((size_t)n_sym + 1);
+    uint32_t *cnt = mp_xmalloc(2 * levels * 4);
     uint32_t *sym = mp_xmalloc((n + 1) * sizeof *sym);
     uint64_t *pair = mp_xmalloc((n + 1) * sizeof *pair);
-    msd_sort(order, lcp, tmp, sym, pair, n, 0, n_sym, cnt);
+    msd_ctx x = {tmp, sym, pair, n_sym, cnt};
+    msd_sort_par(order, lcp, &x, cnt + levels, n, 0);
     free(pair);
     free(sym);
     free(cnt);

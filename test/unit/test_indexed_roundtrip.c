@@ -329,6 +329,93 @@ static void test_radix_random(void) {
   }
 }
 
+/* Rank of each frame as the builder orders them: ascending count, then
+ * key, then id. */
+static const uint64_t *g_cnt, *g_key;
+static int cmp_rank(const void *pa, const void *pb) {
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  if (g_cnt[a] != g_cnt[b]) return g_cnt[a] < g_cnt[b] ? -1 : 1;
+  if (g_key[a] != g_key[b]) return g_key[a] < g_key[b] ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* Root-first comparison of two stacks by frame rank; a prefix first. */
+static int cmp_root_first(const mp_radix_stack *a, const mp_radix_stack *b,
+                          const uint32_t *rank) {
+  for (uint32_t d = 0; d < a->len && d < b->len; d++) {
+    uint32_t ra = rank[a->frames[a->len - 1 - d]],
+             rb = rank[b->frames[b->len - 1 - d]];
+    if (ra != rb) return ra < rb ? -1 : 1;
+  }
+  return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Enough stacks for the builder to sort on two threads: one root chain
+ * that nearly all share (a level dominated by one bucket), then eight
+ * even branches (split between the threads), then tails that make every
+ * stack distinct.  The array must hold the stacks in root-first rank
+ * order (positions grow with it) and decode to each stack. */
+static void test_radix_parallel(void) {
+  enum { N = 20000, NF = 300 };
+  uint32_t *store = malloc((size_t)N * 32 * 4);
+  mp_radix_stack *st = malloc(N * sizeof *st);
+  uint64_t count[NF] = {0}, key[NF];
+  for (uint32_t f = 0; f < NF; f++) key[f] = rnd();
+  size_t used = 0;
+  for (uint32_t i = 0; i < N; i++) {
+    uint32_t root[32], len = 0;
+    if (i % 20) { /* the dominant chain, then a branch */
+      root[len++] = 1;
+      root[len++] = 2;
+      root[len++] = 10 + i % 8;
+    } else {
+      root[len++] = 20 + (uint32_t)(rnd() % 50);
+    }
+    uint32_t extra = (uint32_t)(rnd() % 12);
+    for (uint32_t k = 0; k < extra; k++) root[len++] = 100 + (uint32_t)(rnd() % 100);
+    root[len++] = 200 + i / NF % 100; /* i in two digits: all distinct */
+    root[len++] = i % NF;
+    uint32_t *s = store + used;
+    for (uint32_t d = 0; d < len; d++) s[len - 1 - d] = root[d]; /* leaf first */
+    for (uint32_t d = 0; d < len; d++) count[s[d]]++;
+    st[i] = (mp_radix_stack){s, len};
+    used += len;
+  }
+  uint32_t by[NF], rank[NF];
+  for (uint32_t f = 0; f < NF; f++) by[f] = f;
+  g_cnt = count;
+  g_key = key;
+  qsort(by, NF, 4, cmp_rank);
+  for (uint32_t r = 0; r < NF; r++) rank[by[r]] = r;
+  uint32_t *arr, *pos = malloc(N * 4), out[32];
+  size_t na;
+  mp_radix_build(st, N, count, key, &arr, &na, pos);
+  uint32_t *ord = malloc(N * 4);
+  for (uint32_t i = 0; i < N; i++) ord[i] = i;
+  int bad = 0; /* positions are distinct: shell-sort the stacks by them */
+  for (uint32_t gap = N / 2; gap > 0; gap /= 2)
+    for (uint32_t i = gap; i < N; i++)
+      for (uint32_t j = i; j >= gap && pos[ord[j - gap]] > pos[ord[j]]; j -= gap) {
+        uint32_t t = ord[j];
+        ord[j] = ord[j - gap];
+        ord[j - gap] = t;
+      }
+  for (uint32_t i = 1; i < N && !bad; i++)
+    if (cmp_root_first(&st[ord[i - 1]], &st[ord[i]], rank) >= 0) bad = 1;
+  CHECK(!bad);
+  for (uint32_t i = 0; i < N && !bad; i++) {
+    mp_err err;
+    long l = mp_radix_decode((unsigned char *)arr, na, pos[i], NF, out, 32, &err);
+    if (l != st[i].len || memcmp(out, st[i].frames, (size_t)l * 4)) bad = 1;
+  }
+  CHECK(!bad);
+  free(ord);
+  free(arr);
+  free(pos);
+  free(st);
+  free(store);
+}
+
 static void test_radix_worked_example(void) {
   /* llvm-indexed.md section 6: the array llvm-profdata wrote for m.cc */
   uint32_t a[16] = {1, (uint32_t)-4, 3, 0, 1, 3, 1, 1,
@@ -475,6 +562,7 @@ int main(void) {
   test_symsec_prefix_sharing();
   test_v4_summary();
   test_radix_random();
+  test_radix_parallel();
   test_radix_worked_example();
   test_radix_hostile();
   test_corruption();
