@@ -190,9 +190,22 @@ static int stack_eq(const mp_profile *p, uint32_t id, const void *key) {
           memcmp(p->stack_frames + s->off, k->frames, k->n * 4) == 0);
 }
 
+uint64_t mp_stack_hash(const uint32_t *frames, uint32_t n) {
+  return hash_bytes(frames, (size_t)n * 4);
+}
+
+void mp_prefetch_stack(const mp_profile *p, uint64_t hash) {
+  const mp_table *t = p->stack_index;
+  __builtin_prefetch(&t->slots[hash & t->mask]);
+}
+
 uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n) {
+  return mp_intern_stack_hashed(p, frames, n, mp_stack_hash(frames, n));
+}
+
+uint32_t mp_intern_stack_hashed(mp_profile *p, const uint32_t *frames,
+                                uint32_t n, uint64_t h) {
   stack_key k = {frames, n};
-  uint64_t h = hash_bytes(frames, (size_t)n * 4);
   mp_slot *s = table_probe(p->stack_index, p, h, 0, stack_eq, &k);
   if (s->val != UINT32_MAX) return s->val;
   MP_VEC_RESERVE(p->stack_frames, p->cap_stack_frames, p->n_stack_frames + n);
@@ -267,6 +280,15 @@ static mp_slot *site_slot(mp_profile *p, const mp_record *r, int is_call,
   *key = rec << 33 | (uint64_t)is_call << 32 | stack;
   *hash = mp_mix64(*key);
   return table_probe(p->site_index, p, *hash, *key, NULL, NULL);
+}
+
+void mp_prefetch_alloc_site(const mp_profile *p, uint64_t guid,
+                            uint32_t stack) {
+  const mp_record *r = mp_record_find(p, guid);
+  if (!r) return;
+  uint64_t key = (uint64_t)(r - p->records) << 33 | stack;
+  const mp_table *t = p->site_index;
+  __builtin_prefetch(&t->slots[mp_mix64(key) & t->mask]);
 }
 
 /* Histogram contents may be absent (indexed files keep only the size), so

@@ -123,6 +123,17 @@ uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f);
 /* Find a frame without adding it; returns UINT32_MAX if absent. */
 uint32_t mp_find_frame(const mp_profile *p, const mp_frame *f);
 uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n);
+/* The same in two steps, so that a batch of stacks can have its table
+ * slots fetched before they are interned in order: the hash, a prefetch,
+ * and the interning with that hash. */
+uint64_t mp_stack_hash(const uint32_t *frames, uint32_t n);
+void mp_prefetch_stack(const mp_profile *p, uint64_t hash);
+uint32_t mp_intern_stack_hashed(mp_profile *p, const uint32_t *frames,
+                                uint32_t n, uint64_t hash);
+/* Start fetching the index slot of the alloc site (guid, stack), if the
+ * record of guid exists. */
+void mp_prefetch_alloc_site(const mp_profile *p, uint64_t guid,
+                            uint32_t stack);
 uint32_t mp_intern_string(mp_profile *p, const char *s, size_t len);
 const char *mp_string(const mp_profile *p, uint32_t id); /* NULL for none */
 

@@ -11,7 +11,9 @@
  * sites a PC contributes depend only on the PC (its frame list) and on
  * whether it is the allocation frame, so they are queued once per PC and
  * role for the whole merge; queueing them again would only add sites that
- * already exist.
+ * already exist.  MIBs go in batches whose memory accesses (cache entries,
+ * and for new stacks their slots in the profile's stack and alloc-site
+ * tables) are started before the MIBs are added in order.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -65,6 +67,8 @@ struct mp_raw_reader {
   size_t cap_cs;
   pending_call *calls;
   size_t n_calls, cap_calls;
+  uint32_t *pre; /* frames of the new stacks of a batch */
+  size_t n_pre, cap_pre;
   uint64_t *hist;
   size_t cap_hist;
 };
@@ -111,6 +115,7 @@ void mp_raw_reader_free(mp_raw_reader *r) {
   free(r->pcl);
   free(r->cs);
   free(r->calls);
+  free(r->pre);
   free(r->hist);
   free(r);
 }
@@ -177,15 +182,16 @@ static int symbolize_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
 }
 
 /* A memo miss: the module's map, or the symbolizer (each (module,
- * address) is symbolized once per reader).  Kept out of line so that the
- * hit path stays small. */
+ * address) is symbolized once per reader), or with `pure` 1 instead of
+ * symbolizing.  Kept out of line so that the hit path stays small. */
 static __attribute__((noinline)) int
 resolve_pc_slow(mp_raw_reader *r, size_t mi, uint64_t vaddr, pc_memo *m,
-                uint32_t *out, mp_err *err) {
+                uint32_t *out, mp_err *err, int pure) {
   uint32_t hit = raw_map_get(&r->pc_maps[mi], vaddr);
   if (hit != UINT32_MAX) {
     *out = hit;
   } else {
+    if (pure) return 1;
     if (symbolize_pc(r, mi, vaddr, out, err) != 0) return -1;
     raw_map_put(&r->pc_maps[mi], vaddr, *out);
   }
@@ -196,14 +202,14 @@ resolve_pc_slow(mp_raw_reader *r, size_t mi, uint64_t vaddr, pc_memo *m,
 /* (module, address) -> index into r->pcs, or PC_DROPPED. */
 static inline __attribute__((always_inline)) int
 resolve_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr, uint32_t *out,
-           mp_err *err) {
+           mp_err *err, int pure) {
   pc_memo *m = &r->memo[((vaddr + mi) * 0x9e3779b97f4a7c15ULL) >>
                         (64 - PC_MEMO_BITS)];
   if (__builtin_expect(m->vaddr == vaddr && m->mod == mi, 1)) {
     *out = m->idx;
     return 0;
   }
-  return resolve_pc_slow(r, mi, vaddr, m, out, err);
+  return resolve_pc_slow(r, mi, vaddr, m, out, err, pure);
 }
 
 /* ---- one stack ----------------------------------------------------------- */
@@ -230,17 +236,19 @@ static void queue_calls(mp_raw_reader *r, const uint32_t *pcl, size_t n) {
   }
 }
 
-/* The model stack of a key seen for the first time: its surviving PCs'
- * frames, leaf first.  SC_DROPPED if no PC survives. */
+/* The frames of a key (its surviving PCs' frames, leaf first) into r->cs,
+ * those PCs into r->pcl; *queue: some PC still has call sites to queue.
+ * Returns -1 on error, 1 (only when `pure`) if a PC would need symbolizing
+ * first, else 0.  A pure call changes nothing but the PC memo. */
 static inline __attribute__((always_inline)) int
-model_stack_as(mp_raw_reader *r, const uint32_t *key, size_t len,
-               uint32_t *out, mp_err *err, const int pairs) {
+key_frames_as(mp_raw_reader *r, const uint32_t *key, size_t len,
+              size_t *n_cs_out, size_t *n_pcl, int *queue_out, mp_err *err,
+              const int pairs, const int pure) {
   MP_VEC_RESERVE(r->pcl, r->cap_pcl, len + 1);
   MP_VEC_RESERVE(r->cs, r->cap_cs, len + 1); /* mostly one frame per PC */
   uint32_t *pcl = r->pcl, *cs = r->cs;
   size_t n = 0, n_cs = 0;
-  int queue = 0; /* some PC still has call sites to queue */
-  *out = SC_DROPPED;
+  int queue = 0;
   for (size_t i = 0; i < len;) {
     uint32_t idx = PC_DROPPED;
     size_t mi = pairs ? key[i++] : 0;
@@ -250,7 +258,8 @@ model_stack_as(mp_raw_reader *r, const uint32_t *key, size_t len,
       i += 2;
     }
     uint64_t vaddr = off + r->mods[mi]->exec_vaddr + 1;
-    if (resolve_pc(r, mi, vaddr, &idx, err) != 0) return -1;
+    int rc = resolve_pc(r, mi, vaddr, &idx, err, pure);
+    if (rc != 0) return rc;
     if (idx == PC_DROPPED) continue;
     const pc_info *pi = &r->pcs[idx]; /* after resolve_pc: it may grow
                                          pcs and frame_ids */
@@ -272,17 +281,37 @@ model_stack_as(mp_raw_reader *r, const uint32_t *key, size_t len,
       memcpy(cs + n_cs, fr, (size_t)pi->n * 4);
     n_cs += pi->n;
   }
-  if (n_cs == 0 || n_cs > UINT32_MAX) return 0;
-  if (queue) queue_calls(r, pcl, n);
-  *out = mp_intern_stack(r->p, cs, (uint32_t)n_cs);
+  *n_cs_out = n_cs;
+  *n_pcl = n;
+  *queue_out = queue;
   return 0;
 }
 
-/* Two copies of the loop above, each with `pairs` a constant. */
+/* Four copies of the loop above, each with `pairs` and `pure` constants. */
+static int key_frames(mp_raw_reader *r, const uint32_t *key, size_t len,
+                      size_t *n_cs, size_t *n_pcl, int *queue, mp_err *err,
+                      int pure) {
+  if (pure)
+    return r->n_mods > 1
+               ? key_frames_as(r, key, len, n_cs, n_pcl, queue, err, 1, 1)
+               : key_frames_as(r, key, len, n_cs, n_pcl, queue, err, 0, 1);
+  return r->n_mods > 1
+             ? key_frames_as(r, key, len, n_cs, n_pcl, queue, err, 1, 0)
+             : key_frames_as(r, key, len, n_cs, n_pcl, queue, err, 0, 0);
+}
+
+/* The model stack of a key seen for the first time (SC_DROPPED if no PC
+ * survives), its call sites queued. */
 static int model_stack(mp_raw_reader *r, const uint32_t *key, size_t len,
                        uint32_t *out, mp_err *err) {
-  return r->n_mods > 1 ? model_stack_as(r, key, len, out, err, 1)
-                       : model_stack_as(r, key, len, out, err, 0);
+  size_t n_cs, n_pcl;
+  int queue;
+  *out = SC_DROPPED;
+  if (key_frames(r, key, len, &n_cs, &n_pcl, &queue, err, 0) != 0) return -1;
+  if (n_cs == 0 || n_cs > UINT32_MAX) return 0;
+  if (queue) queue_calls(r, r->pcl, n_pcl);
+  *out = mp_intern_stack(r->p, r->cs, (uint32_t)n_cs);
+  return 0;
 }
 
 /* Room for a context's alloc-site refs: add_alloc adds at most one per
@@ -295,22 +324,48 @@ static uint32_t refs_room(const mp_profile *p, uint32_t stack) {
   return k < n ? k + 1 : n;
 }
 
-/* Find (or make) the cache entry of `s`. */
-static int resolve_stack(builder *b, raw_stack *s, mp_err *err) {
-  mp_raw_reader *r = b->r;
-  const uint32_t *key = b->f->keys + s->key_off;
-  uint32_t n = s->key_len;
-  s->ent = sc_find(&r->cache, key, n, s->hash);
-  if (s->ent == SC_NONE) {
-    uint32_t stack;
-    if (model_stack(r, key, n, &stack, err) != 0) return -1;
-    s->ent = sc_insert(&r->cache, key, n, s->hash, stack,
-                       refs_room(r->p, stack));
-    if (s->ent == SC_NONE) return mp_fail(err, "too many stacks");
-  }
-  s->state = sc_ent(&r->cache, s->ent)->model_stack == SC_DROPPED
+/* MIBs are handled in batches: first every lookup of the batch is started
+ * with prefetches (the cache is far bigger than the CPU caches and each
+ * file hits it in random order), then the MIBs are added in file order. */
+#define MIB_BATCH 32
+
+typedef struct mib_job {
+  const unsigned char *e; /* the MIB entry */
+  raw_stack *s;
+  uint32_t guess;         /* likely cache entry, for prefetching */
+  uint32_t pre_off, pre_n; /* frames of a new stack in r->pre (n 0: none) */
+  uint64_t pre_hash;      /* their hash in the profile's stack table */
+  uint32_t pre_stack;     /* those frames interned, or SC_NONE */
+} mib_job;
+
+static void found_stack(mp_raw_reader *r, raw_stack *s, uint32_t ent) {
+  s->ent = ent;
+  s->state = sc_ent(&r->cache, ent)->model_stack == SC_DROPPED
                  ? RAW_STACK_DROPPED
                  : RAW_STACK_LIVE;
+}
+
+/* Find (or make) the cache entry of job j's stack, from the frames the
+ * batch computed for it if it did. */
+static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
+  mp_raw_reader *r = b->r;
+  raw_stack *s = j->s;
+  const uint32_t *key = b->f->keys + s->key_off;
+  uint32_t n = s->key_len;
+  uint32_t ent = sc_find(&r->cache, key, n, s->hash);
+  if (ent == SC_NONE) {
+    uint32_t stack = j->pre_stack;
+    if (stack != SC_NONE)
+      ; /* interned by the batch */
+    else if (j->pre_n)
+      stack = mp_intern_stack_hashed(r->p, r->pre + j->pre_off, j->pre_n,
+                                     j->pre_hash);
+    else if (model_stack(r, key, n, &stack, err) != 0)
+      return -1;
+    ent = sc_insert(&r->cache, key, n, s->hash, stack, refs_room(r->p, stack));
+    if (ent == SC_NONE) return mp_fail(err, "too many stacks");
+  }
+  found_stack(r, s, ent);
   return 0;
 }
 
@@ -362,17 +417,6 @@ static void add_alloc(mp_raw_reader *r, stack_ent *e, const mp_mib *mib,
   }
 }
 
-/* MIBs are handled in batches: first every lookup of the batch is started
- * with prefetches (the cache is far bigger than the CPU caches and each
- * file hits it in random order), then the MIBs are added in file order. */
-#define MIB_BATCH 32
-
-typedef struct mib_job {
-  const unsigned char *e; /* the MIB entry */
-  raw_stack *s;
-  uint32_t guess; /* likely cache entry, for prefetching */
-} mib_job;
-
 static void prefetch_span(const void *p, size_t n) {
   const char *c = p;
   for (size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i);
@@ -406,11 +450,66 @@ static void batch_prefetch(builder *b, mib_job *job, size_t m) {
   }
 }
 
+/* Interning the computed stacks now, in job order, gives them the ids
+ * they would get one by one, as long as no new stack before them needs
+ * its PCs symbolized (that interns the PCs' frame lists first): stop at
+ * the first such.  (A stack the batch meets twice is interned twice, the
+ * second time as the first one's id, as one by one.)  With its id known,
+ * a stack's first alloc site can be fetched too. */
+static void intern_new_stacks(mp_raw_reader *r, mib_job *job, size_t m) {
+  mp_profile *p = r->p;
+  for (size_t j = 0; j < m; j++) {
+    if (job[j].s->state != RAW_STACK_NEW) continue;
+    if (!job[j].pre_n) return;
+    uint32_t st = mp_intern_stack_hashed(p, r->pre + job[j].pre_off,
+                                         job[j].pre_n, job[j].pre_hash);
+    job[j].pre_stack = st;
+    mp_prefetch_alloc_site(p, p->frames[mp_stack_frames(p, st)[0]].guid, st);
+  }
+}
+
+/* The batch's stacks met for the first time: found in the cache now (the
+ * entries were fetched above) or, when all their PCs are known and their
+ * call sites queued, their frames computed and their slot in the
+ * profile's stack table fetched, so that interning them in order does
+ * not wait for memory.  Nothing else changes here, so the result is that
+ * of adding the MIBs one by one. */
+static void batch_new_stacks(builder *b, mib_job *job, size_t m) {
+  mp_raw_reader *r = b->r;
+  r->n_pre = 0;
+  for (size_t j = 0; j < m; j++) {
+    raw_stack *s = job[j].s;
+    job[j].pre_n = 0;
+    job[j].pre_stack = SC_NONE;
+    if (s->state != RAW_STACK_NEW) continue;
+    const uint32_t *key = b->f->keys + s->key_off;
+    uint32_t ent = sc_find(&r->cache, key, s->key_len, s->hash);
+    if (ent != SC_NONE) {
+      found_stack(r, s, ent);
+      continue;
+    }
+    size_t n_cs, n_pcl;
+    int queue;
+    mp_err err;
+    if (key_frames(r, key, s->key_len, &n_cs, &n_pcl, &queue, &err, 1) != 0 ||
+        queue || n_cs == 0 || n_cs > UINT32_MAX)
+      continue;
+    MP_VEC_RESERVE(r->pre, r->cap_pre, r->n_pre + n_cs);
+    memcpy(r->pre + r->n_pre, r->cs, n_cs * 4);
+    job[j].pre_off = (uint32_t)r->n_pre;
+    job[j].pre_n = (uint32_t)n_cs;
+    job[j].pre_hash = mp_stack_hash(r->pre + r->n_pre, (uint32_t)n_cs);
+    mp_prefetch_stack(r->p, job[j].pre_hash);
+    r->n_pre += n_cs;
+  }
+  intern_new_stacks(r, job, m);
+}
+
 static int add_mib(builder *b, const raw_dump *d, mib_job *job, size_t *live,
                    mp_err *err) {
   mp_raw_reader *r = b->r;
   raw_stack *s = job->s;
-  if (s->state == RAW_STACK_NEW && resolve_stack(b, s, err) != 0) return -1;
+  if (s->state == RAW_STACK_NEW && resolve_stack(b, job, err) != 0) return -1;
   if (s->state != RAW_STACK_LIVE) return 0;
   mp_mib mib;
   if (d->version == 3) { /* no histogram fields: they stay 0 */
@@ -439,6 +538,7 @@ static int add_dump_mibs(builder *b, const raw_dump *d, size_t *live,
       e += raw_mib_entry_size(d->version, e);
     }
     batch_prefetch(b, job, m);
+    batch_new_stacks(b, job, m);
     for (size_t j = 0; j < m; j++)
       if (add_mib(b, d, &job[j], live, err) != 0) return -1;
   }
