@@ -138,6 +138,7 @@ static void close_input(input *in) {
 static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
   mp_profile *p = mp_profile_new();
   mp_raw_reader *raw = mp_raw_reader_new(p, sym);
+  mp_raw_reader_expect(raw, o->n_inputs);
   input in[2];
   memset(in, 0, sizeof in);
   int failed = 0;

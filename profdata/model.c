@@ -137,6 +137,12 @@ void mp_profile_reserve(mp_profile *p, size_t stacks, size_t sites) {
   table_reserve(p->site_index, p->site_index->used + sites);
 }
 
+void mp_profile_reserve_stacks(mp_profile *p, size_t stacks, size_t frames) {
+  MP_VEC_RESERVE(p->stacks, p->cap_stacks, p->n_stacks + stacks);
+  MP_VEC_RESERVE(p->stack_frames, p->cap_stack_frames,
+                 p->n_stack_frames + frames);
+}
+
 /* ---- frames -------------------------------------------------------------- */
 
 static uint64_t frame_hash(const mp_frame *f) {

@@ -118,6 +118,10 @@ void mp_profile_free(mp_profile *p);
 
 /* A hint: about `stacks` more stacks and `sites` more sites are coming. */
 void mp_profile_reserve(mp_profile *p, size_t stacks, size_t sites);
+/* Room for `stacks` more stacks of `frames` frames in all, reserved but
+ * not touched (the indexes are left to mp_profile_reserve, as sizing them
+ * touches them). */
+void mp_profile_reserve_stacks(mp_profile *p, size_t stacks, size_t frames);
 
 uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f);
 /* Find a frame without adding it; returns UINT32_MAX if absent. */

@@ -33,6 +33,8 @@ int mp_read_raw(mp_profile *p, const char *name, const void *data, size_t len,
  * `sym` must outlive the reader. */
 typedef struct mp_raw_reader mp_raw_reader;
 mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym);
+/* A hint: about `files` raw profiles will be read. */
+void mp_raw_reader_expect(mp_raw_reader *r, size_t files);
 int mp_raw_reader_read(mp_raw_reader *r, const char *name, const void *data,
                        size_t len, mp_err *err);
 void mp_raw_reader_free(mp_raw_reader *r);

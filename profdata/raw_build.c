@@ -69,6 +69,7 @@ struct mp_raw_reader {
   size_t n_calls, cap_calls;
   uint32_t *pre; /* frames of the new stacks of a batch */
   size_t n_pre, cap_pre;
+  size_t expect; /* raw files to come (a hint; 0: unknown) */
   uint64_t *hist;
   size_t cap_hist;
 };
@@ -555,15 +556,32 @@ static void add_calls(mp_raw_reader *r) {
   r->n_calls = 0;
 }
 
-/* The first file of a merge brings most of its contexts: size the cache
- * and the profile's indexes for it once rather than doubling them (and
- * faulting in each size) as it is read. */
+/* Room for the stacks of more files than the first, as a multiple of the
+ * first file's: growing by doubling copies the arrays and faults in fresh
+ * pages for every size, while room reserved and never used costs address
+ * space only.  Merged runs of one program share most of their contexts. */
+#define RESERVE_FILES_MAX 4
+
+void mp_raw_reader_expect(mp_raw_reader *r, size_t files) {
+  r->expect = files;
+}
+
+/* The first file of a merge brings most of its contexts: size the cache,
+ * the profile's stacks and its indexes (for the first file: they are
+ * touched when sized) once rather than doubling them as it is read. */
 static void reserve_first(mp_raw_reader *r, const raw_file *f) {
   if (r->cache.n) return;
-  size_t words = 0;
-  for (size_t i = 0; i < f->n_stacks; i++) words += f->stacks[i].key_len;
-  sc_reserve(&r->cache, f->n_stacks, words);
+  size_t words = 0, frames = 0;
+  for (size_t i = 0; i < f->n_stacks; i++) {
+    words += f->stacks[i].key_len;
+    frames += f->stacks[i].n_pcs;
+  }
+  size_t k = r->expect < 1 ? 1
+             : r->expect > RESERVE_FILES_MAX ? RESERVE_FILES_MAX
+                                             : r->expect;
+  sc_reserve(&r->cache, f->n_stacks, words, k);
   mp_profile_reserve(r->p, f->n_stacks, f->n_stacks);
+  mp_profile_reserve_stacks(r->p, k * f->n_stacks, k * frames);
 }
 
 static int build(builder *b, mp_err *err) {

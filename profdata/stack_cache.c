@@ -43,12 +43,14 @@ static void rehash(stack_cache *c, size_t slots) {
   }
 }
 
-void sc_reserve(stack_cache *c, size_t entries, size_t words) {
+void sc_reserve(stack_cache *c, size_t entries, size_t words,
+                size_t times) {
   size_t slots = c->mask + 1;
   while ((c->n + entries) * 4 > slots * 3 && slots < SIZE_MAX / 16)
     slots *= 2;
   if (slots != c->mask + 1) rehash(c, slots);
   words += entries * (HEAD_WORDS + 3); /* a ref and alignment each */
+  words = words <= SIZE_MAX / times ? words * times : SIZE_MAX;
   if (c->used + words > c->cap && c->used + words <= UINT32_MAX) {
     c->mem = mp_xrealloc(c->mem, (c->used + words) * 4);
     c->cap = c->used + words;

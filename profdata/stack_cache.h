@@ -39,8 +39,10 @@ void sc_init(stack_cache *c);
 void sc_free(stack_cache *c);
 
 /* Room for about `entries` more entries of `words` u32 words in all, so
- * that a first file is not copied at every doubling. */
-void sc_reserve(stack_cache *c, size_t entries, size_t words);
+ * that a first file is not copied at every doubling; the arena gets
+ * `times` that room (reserved, untouched), the slot table only what the
+ * entries need (sizing it touches it). */
+void sc_reserve(stack_cache *c, size_t entries, size_t words, size_t times);
 
 static inline stack_ent *sc_ent(const stack_cache *c, uint32_t id) {
   return (stack_ent *)(void *)(c->mem + id);
