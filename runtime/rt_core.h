@@ -7,11 +7,54 @@
 
 #include "memprof_format.h"
 #include "rt_internal.h"
+#include "rt_lock.h"
 #include "rt_sys.h"
 
 /* Set on the thread dumping from a deadly-signal handler: every runtime
  * lock is then only try-locked (the crashed code may hold it). */
 MP_HIDDEN extern __thread int rt_nonblocking __attribute__((tls_model("initial-exec")));
+
+/* Runtime locks this thread holds or is taking, stripes of the MIB table
+ * aside (rt_mibtable.c counts those).  malloc and free may run in a signal
+ * handler that interrupted its own thread inside the runtime; deadlock is
+ * ruled out by two rules: code that holds a lock never blocks on a MIB
+ * stripe (the other locks are leaves: their holders wait for nothing), and
+ * a handler never takes a lock its own thread holds (each lock's owner
+ * knows: rt_heap.c's busy flag and class bits, rt_ialloc.c, rt_large.c). */
+MP_HIDDEN extern __thread int rt_locks_held __attribute__((tls_model("initial-exec")));
+/* Set when a handler parked a free's MIB (rt_mibtable.c): it is merged
+ * once this thread holds no lock any more. */
+MP_HIDDEN extern __thread int rt_mib_parked __attribute__((tls_model("initial-exec")));
+MP_HIDDEN void rt_mib_merge_parked(void);
+static inline void rt_locks_enter(void) {
+  rt_locks_held++;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+static inline void rt_locks_leave(void) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (!--rt_locks_held && MP_UNLIKELY(rt_mib_parked))
+    rt_mib_merge_parked();
+}
+
+/* A leaf lock (its holder waits for no other lock): taken unless this
+ * thread holds it already (*held: a signal handler that interrupted its
+ * holder), and only try-locked while dying from a signal.  0 if not taken:
+ * the caller does without. */
+static inline int rt_leaf_lock(rt_mutex *m, int *held) {
+  if (*held || (rt_nonblocking && !rt_mutex_trylock(m)))
+    return 0;
+  rt_locks_enter();
+  *held = 1;
+  if (!rt_nonblocking)
+    rt_mutex_lock(m);
+  return 1;
+}
+
+static inline void rt_leaf_unlock(rt_mutex *m, int *held) {
+  rt_mutex_unlock(m);
+  *held = 0;
+  rt_locks_leave();
+}
 
 /* ---- flags (rt_flags.c) ------------------------------------------------- */
 typedef struct rt_flags_t {
@@ -71,6 +114,8 @@ typedef struct rt_block {
  * no block changes state underneath). */
 MP_HIDDEN void rt_heap_for_each_live(void (*cb)(const rt_block *, void *),
                                      void *ctx);
+/* Register the calling new thread's cache (rt_thread.c's trampoline). */
+MP_HIDDEN void rt_heap_thread_start(void);
 MP_HIDDEN void rt_heap_fork_prepare(void);
 MP_HIDDEN void rt_heap_fork_parent(void);
 MP_HIDDEN void rt_heap_fork_child(void);

@@ -82,12 +82,23 @@ typedef struct heap_counters {
   uint64_t mallocs, frees, bytes_alloc, bytes_freed;
 } heap_counters;
 
+/* A free a signal handler could not make at once (see "signal handlers"). */
+#define DEFER_MAX 64
+typedef struct deferred_free {
+  uint32_t cls, slot;
+} deferred_free;
+
 typedef struct tcache {
   tc_bin bin[NCLASS];
   int state; /* 0 fresh, 1 registered for thread exit, 2 thread exiting */
+  int busy;  /* in slot_take, slot_give or the thread's (un)registration */
+  uint64_t held; /* bit c: this thread holds (or is taking) central c's lock */
+  uint32_t n_deferred;
+  deferred_free deferred[DEFER_MAX];
   heap_counters cnt; /* this thread's share of the statistics */
   struct tcache *next, **pprev; /* registry of live thread caches */
 } tcache;
+_Static_assert(NCLASS <= 64, "one bit of tcache.held per class");
 
 static uint32_t class_size[NCLASS];
 /* ceil(2^64 / class size) (exactly 2^64 / size for powers of two):
@@ -224,10 +235,25 @@ static inline void heap_ensure(void) {
 
 /* ---- central free lists ------------------------------------------------ */
 
+/* The held bit is set before the lock is taken and cleared after it is
+ * released, so a signal handler on this thread never waits for a lock its
+ * own interrupted code may hold.  Plain read-modify-writes suffice: a
+ * handler that runs in between restores every bit it sets. */
+static inline void hold_central(int c) {
+  tc.held |= 1ULL << c;
+  rt_locks_enter();
+}
+
+static inline void release_central(int c) {
+  rt_locks_leave();
+  tc.held &= ~(1ULL << c);
+}
+
 static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
   central *ce = &centrals[c];
   slot_meta *m = meta_of_class[c];
   uint32_t got = 0;
+  hold_central(c);
   rt_mutex_lock(&ce->mu);
   while (got < want && ce->free_head != NO_SLOT) {
     out[got++] = ce->free_head;
@@ -236,21 +262,96 @@ static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
   while (got < want && ce->bump < ce->max_slots)
     out[got++] = (uint32_t)ce->bump++;
   rt_mutex_unlock(&ce->mu);
+  release_central(c);
   return got;
 }
 
 static void central_put(int c, const uint32_t *slots, uint32_t n) {
   central *ce = &centrals[c];
   slot_meta *m = meta_of_class[c];
+  hold_central(c);
   rt_mutex_lock(&ce->mu);
   for (uint32_t i = 0; i < n; i++) {
     m[slots[i]].stack_or_next = ce->free_head;
     ce->free_head = slots[i];
   }
   rt_mutex_unlock(&ce->mu);
+  release_central(c);
 }
 
+/* ---- signal handlers ----------------------------------------------------
+ * malloc and free may run in a signal handler that interrupted its own
+ * thread inside the allocator, with the thread cache half updated and
+ * maybe a central lock (or the registry lock) held.  Such a call finds the
+ * thread busy and takes the nested path: it leaves the thread cache alone,
+ * takes a slot from the central list of the class (or, if this thread holds
+ * that lock, of a larger class, which holds the block as well), and gives
+ * a slot back at once unless this thread holds the class's lock; that free
+ * waits in tc.deferred until the interrupted code leaves the allocator. */
+static inline void enter_busy(void) {
+  tc.busy = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void drain_deferred(void);
+
+static inline void leave_busy(void) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  tc.busy = 0;
+  if (MP_UNLIKELY(__atomic_load_n(&tc.n_deferred, __ATOMIC_ACQUIRE)))
+    drain_deferred();
+}
+
+/* Handlers that run meanwhile may defer more; each reserves its entry
+ * before writing it and runs to completion before this code resumes. */
+static __attribute__((noinline)) void drain_deferred(void) {
+  enter_busy();
+  uint32_t done = 0, k;
+  for (;;) {
+    k = __atomic_load_n(&tc.n_deferred, __ATOMIC_ACQUIRE);
+    for (; done < k && done < DEFER_MAX; done++)
+      central_put((int)tc.deferred[done].cls, &tc.deferred[done].slot, 1);
+    if (__atomic_compare_exchange_n(&tc.n_deferred, &k, 0, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      break;
+  }
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  tc.busy = 0;
+}
+
+/* A slot of class *cls, or of a larger class whose size keeps `align`
+ * (*cls is updated). */
+static __attribute__((noinline)) uint32_t nested_take(int *cls, size_t align) {
+  for (int c = *cls; c < NCLASS; c++) {
+    uint32_t s;
+    if (tc.held >> c & 1 || (align > 64 && class_size[c] & (align - 1)))
+      continue;
+    if (central_take(c, &s, 1)) {
+      *cls = c;
+      return s;
+    }
+  }
+  return NO_SLOT;
+}
+
+static __attribute__((noinline)) void nested_give(int c, uint32_t s) {
+  if (!(tc.held >> c & 1)) {
+    central_put(c, &s, 1);
+    return;
+  }
+  uint32_t i = __atomic_fetch_add(&tc.n_deferred, 1, __ATOMIC_ACQ_REL);
+  if (i < DEFER_MAX)
+    tc.deferred[i] = (deferred_free){(uint32_t)c, s};
+  /* else the slot is never reused: a storm of handlers freeing while this
+   * thread held the class's lock */
+}
+
+/* ---- thread caches ------------------------------------------------------ */
+
+__thread int rt_locks_held __attribute__((tls_model("initial-exec")));
+
 static void tc_register(void) {
+  rt_locks_enter();
   rt_mutex_lock(&registry_mu);
   tc.next = registry;
   tc.pprev = &registry;
@@ -258,30 +359,58 @@ static void tc_register(void) {
     registry->pprev = &tc.next;
   registry = &tc;
   rt_mutex_unlock(&registry_mu);
+  rt_locks_leave();
   tc.state = 1;
   pthread_setspecific(tc_key, &tc);
 }
 
 static void tc_thread_exit(void *arg) {
   (void)arg;
+  if (tc.state != 1)
+    return; /* see rt_heap_thread_start */
+  enter_busy();
   for (int c = 0; c < NCLASS; c++) {
     central_put(c, tc.bin[c].slot, tc.bin[c].n);
     tc.bin[c].n = 0;
   }
+  rt_locks_enter();
   rt_mutex_lock(&registry_mu);
   *tc.pprev = tc.next;
   if (tc.next)
     tc.next->pprev = tc.pprev;
   counters_add(&retired, &tc.cnt);
   rt_mutex_unlock(&registry_mu);
+  rt_locks_leave();
   tc.state = 2; /* later frees on this thread bypass the cache */
+  leave_busy();
 }
 
-static uint32_t slot_take(int c) {
+/* Threads started through pthread_create register here, first thing.
+ * Registering on a thread's first malloc instead could happen after its
+ * TSD destructors ran (a signal handler on an exiting thread): the thread
+ * would stay in the registry after it is gone, and its TSD slot would
+ * outlive it into the next thread glibc builds on the same memory. */
+void rt_heap_thread_start(void) {
+  heap_ensure();
+  if (tc.busy || tc.state != 0)
+    return;
+  enter_busy();
+  tc_register();
+  leave_busy();
+}
+
+/* A slot of class *cls (a nested call may give a larger class). */
+static uint32_t slot_take(int *cls, size_t align) {
+  if (MP_UNLIKELY(tc.busy))
+    return nested_take(cls, align);
+  int c = *cls;
+  uint32_t s = NO_SLOT;
+  enter_busy();
   if (MP_UNLIKELY(tc.state != 1)) {
     if (tc.state == 2) {
-      uint32_t s;
-      return central_take(c, &s, 1) ? s : NO_SLOT;
+      if (!central_take(c, &s, 1))
+        s = NO_SLOT;
+      goto out;
     }
     tc_register();
   }
@@ -289,16 +418,24 @@ static uint32_t slot_take(int c) {
   if (MP_UNLIKELY(b->n == 0)) {
     b->n = central_take(c, b->slot, tc_cap[c] / 2 ? tc_cap[c] / 2 : 1);
     if (!b->n)
-      return NO_SLOT;
+      goto out;
   }
-  return b->slot[--b->n];
+  s = b->slot[--b->n];
+out:
+  leave_busy();
+  return s;
 }
 
 static void slot_give(int c, uint32_t s) {
+  if (MP_UNLIKELY(tc.busy)) {
+    nested_give(c, s);
+    return;
+  }
+  enter_busy();
   if (MP_UNLIKELY(tc.state != 1)) {
     if (tc.state == 2) {
       central_put(c, &s, 1);
-      return;
+      goto out;
     }
     tc_register();
   }
@@ -309,6 +446,8 @@ static void slot_give(int c, uint32_t s) {
     b->n -= half;
   }
   b->slot[b->n++] = s;
+out:
+  leave_busy();
 }
 
 /* ---- public core API --------------------------------------------------- */
@@ -368,7 +507,7 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
   uintptr_t p;
   int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? class_for(size) : -1)
                       : class_for_aligned(size, align);
-  uint32_t s = c >= 0 ? slot_take(c) : NO_SLOT;
+  uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
   if (s != NO_SLOT) {
     slot_meta *m = &meta_of_class[c][s];
     uint32_t lead = lead_bit(c, size, align);

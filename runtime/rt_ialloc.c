@@ -18,6 +18,13 @@ typedef struct free_node {
 } free_node;
 
 static rt_mutex mu = RT_MUTEX_INIT;
+/* Set while this thread holds mu: a signal handler on it gets nothing
+ * rather than waiting for its own thread (rt_core.h). */
+static __thread int mu_held __attribute__((tls_model("initial-exec")));
+
+static int lock_mu(void) { return rt_leaf_lock(&mu, &mu_held); }
+static void unlock_mu(void) { rt_leaf_unlock(&mu, &mu_held); }
+
 static free_node *buckets[MAX_SHIFT + 1];
 static char *chunk_cur, *chunk_end;
 
@@ -36,23 +43,19 @@ void *rt_ialloc(size_t n) {
   int b = bucket_of(n);
   size_t sz = (size_t)1 << b;
   void *p = NULL;
-  if (rt_nonblocking) {
-    if (!rt_mutex_trylock(&mu))
-      return NULL;
-  } else {
-    rt_mutex_lock(&mu);
-  }
+  if (!lock_mu())
+    return NULL;
   if (buckets[b]) {
     p = buckets[b];
     buckets[b] = buckets[b]->next;
-    rt_mutex_unlock(&mu);
+    unlock_mu();
     rt_memset(p, 0, sz);
     return p;
   }
   if ((size_t)(chunk_end - chunk_cur) < sz) {
     char *c = rt_mmap_anon(CHUNK, 0);
     if (!c) {
-      rt_mutex_unlock(&mu);
+      unlock_mu();
       return NULL;
     }
     chunk_cur = c; /* the tail of the old chunk is simply abandoned */
@@ -60,7 +63,7 @@ void *rt_ialloc(size_t n) {
   }
   p = chunk_cur;
   chunk_cur += sz;
-  rt_mutex_unlock(&mu);
+  unlock_mu();
   return p; /* fresh mmap memory is zero */
 }
 
@@ -111,15 +114,11 @@ void rt_ifree(void *p, size_t n) {
     return;
   }
   int b = bucket_of(n);
-  if (rt_nonblocking) {
-    if (!rt_mutex_trylock(&mu))
-      return; /* leaked: only while dying from a signal */
-  } else {
-    rt_mutex_lock(&mu);
-  }
+  if (!lock_mu())
+    return; /* leaked: only while dying from a signal, or in a handler */
   ((free_node *)p)->next = buckets[b];
   buckets[b] = p;
-  rt_mutex_unlock(&mu);
+  unlock_mu();
 }
 
 void rt_ialloc_fork_prepare(void) { rt_mutex_lock(&mu); }

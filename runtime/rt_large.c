@@ -22,6 +22,13 @@ typedef struct large_hdr {
 static rt_mutex mu = RT_MUTEX_INIT;
 static large_hdr *tab[LARGE_BUCKETS];
 static uint64_t mapped;
+/* Set while this thread holds mu: a signal handler on it then fails (a
+ * large malloc returns NULL, a large free leaks) rather than waiting for
+ * its own thread (rt_core.h). */
+static __thread int mu_held __attribute__((tls_model("initial-exec")));
+
+static int lock_mu(void) { return rt_leaf_lock(&mu, &mu_held); }
+static void unlock_mu(void) { rt_leaf_unlock(&mu, &mu_held); }
 
 static inline large_hdr **bucket(uintptr_t user) {
   return &tab[(user >> 12) % LARGE_BUCKETS];
@@ -55,39 +62,42 @@ uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack_id,
   h->alloc_ts = ts;
   h->alloc_cpu = cpu;
   h->live = RT_LIVE_BIT;
-  rt_mutex_lock(&mu);
+  if (!lock_mu()) {
+    rt_munmap(map, len);
+    return 0;
+  }
   large_hdr **b = bucket(user);
   h->next = *b;
   h->pprev = b;
   if (*b)
     (*b)->pprev = &h->next;
   *b = h;
-  rt_mutex_unlock(&mu);
+  unlock_mu();
   __atomic_fetch_add(&mapped, len, __ATOMIC_RELAXED);
   return user;
 }
 
 uint32_t *rt_large_find(uintptr_t p, rt_block *b) {
-  if (!p || (p & (RT_PAGE - 1)))
+  if (!p || (p & (RT_PAGE - 1)) || !lock_mu())
     return NULL;
-  rt_mutex_lock(&mu);
   large_hdr *h = find_locked(p);
   if (h && __atomic_load_n(&h->live, __ATOMIC_ACQUIRE)) {
     *b = (rt_block){h->user, h->size, h->stack_id, h->alloc_ts, h->alloc_cpu};
   } else {
     h = NULL;
   }
-  rt_mutex_unlock(&mu);
+  unlock_mu();
   return h ? &h->live : NULL;
 }
 
 void rt_large_release(uintptr_t p) {
   large_hdr *h = (large_hdr *)(p - RT_PAGE);
-  rt_mutex_lock(&mu);
+  if (!lock_mu())
+    return; /* leaked (see mu_held) */
   *h->pprev = h->next;
   if (h->next)
     h->next->pprev = h->pprev;
-  rt_mutex_unlock(&mu);
+  unlock_mu();
   rt_shadow_release_block(h->user, h->size);
   __atomic_fetch_sub(&mapped, h->map_len, __ATOMIC_RELAXED);
   rt_munmap((void *)h->map, h->map_len);
@@ -95,31 +105,28 @@ void rt_large_release(uintptr_t p) {
 
 uintptr_t rt_large_begin(uintptr_t p) {
   uintptr_t r = 0;
-  rt_mutex_lock(&mu);
+  if (!lock_mu())
+    return 0;
   for (int k = 0; k < LARGE_BUCKETS && !r; k++)
     for (large_hdr *h = tab[k]; h; h = h->next)
       if (h->live && p >= h->user && p < h->user + (h->size ? h->size : 1)) {
         r = h->user;
         break;
       }
-  rt_mutex_unlock(&mu);
+  unlock_mu();
   return r;
 }
 
 void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
-  if (rt_nonblocking) {
-    if (!rt_mutex_trylock(&mu))
-      return; /* dying from a signal: large blocks are skipped */
-  } else {
-    rt_mutex_lock(&mu);
-  }
+  if (!lock_mu())
+    return; /* dying from a signal: large blocks are skipped */
   for (int k = 0; k < LARGE_BUCKETS; k++)
     for (large_hdr *h = tab[k]; h; h = h->next)
       if (__atomic_load_n(&h->live, __ATOMIC_ACQUIRE)) {
         rt_block b = {h->user, h->size, h->stack_id, h->alloc_ts, h->alloc_cpu};
         cb(&b, ctx);
       }
-  rt_mutex_unlock(&mu);
+  unlock_mu();
 }
 
 uint64_t rt_large_mapped(void) { return __atomic_load_n(&mapped, __ATOMIC_RELAXED); }

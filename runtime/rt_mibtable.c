@@ -134,12 +134,14 @@ static inline __attribute__((always_inline)) void merge_locked(uint32_t id,
 }
 
 /* A free from a signal handler that interrupted this thread while it held
- * (or was taking) a stripe lock must not wait for that lock: its MIB is
- * built at once (the block is reused right after) and parked here, and the
- * interrupted free merges it before it returns.  Handlers run to completion
- * before the code they interrupt resumes, so they only ever append, and the
- * owner empties the list with one compare-and-swap. */
-#define PARKED_MAX 8
+ * (or was taking) a stripe or another runtime lock must not wait for a
+ * stripe (rt_core.h, rt_locks_held): its MIB is built at once (the block
+ * is reused right after) and parked here, and the next free of this thread
+ * that holds nothing else merges it (the interrupted free, when that held
+ * a stripe).  Handlers run to completion before the code they interrupt
+ * resumes, so they only ever append, and the owner empties the list with
+ * one compare-and-swap per round. */
+#define PARKED_MAX 16
 typedef struct parked_mib {
   uint32_t id;
   built n;
@@ -175,29 +177,46 @@ static int park(uint32_t id, built *n, uint32_t *live) {
   mt.e[i].id = id;
   mt.e[i].n = *n;
   __atomic_store_n(&mt.n, i + 1, __ATOMIC_RELEASE);
+  rt_mib_parked = 1;
   return was_live;
 }
 
-/* Merge what handlers parked while this thread held a stripe. */
+/* Merge what handlers parked while this thread held a lock, each under
+ * its own stripe.  Handlers that run meanwhile park behind (they find a
+ * stripe held) and are merged by the next round. */
 static void merge_parked(void) {
-  uint32_t k;
-  while ((k = __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE)) != 0) {
-    uint32_t s = mt.e[0].id % NSTRIPES; /* all parked under one stripe */
-    set_held(s + 1);
-    rt_mutex_lock(&stripes[s]);
-    uint32_t done = 0;
-    for (;;) {
-      for (; done < k; done++) {
-        built n = mt.e[done].n;
-        merge_or_drop(mt.e[done].id, &n);
-      }
-      if (__atomic_compare_exchange_n(&mt.n, &k, 0, 0, __ATOMIC_ACQ_REL,
-                                      __ATOMIC_ACQUIRE))
-        break; /* else k now counts what was appended meanwhile */
+  uint32_t k, done = 0;
+  for (;;) {
+    k = __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE);
+    for (; done < k; done++) {
+      uint32_t s = mt.e[done].id % NSTRIPES;
+      set_held(s + 1);
+      rt_mutex_lock(&stripes[s]);
+      built n = mt.e[done].n;
+      merge_or_drop(mt.e[done].id, &n);
+      rt_mutex_unlock(&stripes[s]);
+      set_held(0);
     }
-    rt_mutex_unlock(&stripes[s]);
-    set_held(0);
+    if (__atomic_compare_exchange_n(&mt.n, &k, 0, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      break; /* else k now counts what was appended meanwhile */
   }
+  rt_mib_parked = 0;
+}
+
+__thread int rt_mib_parked __attribute__((tls_model("initial-exec")));
+
+/* The last runtime lock of this thread was released: merge what handlers
+ * parked meanwhile, unless a stripe is still held (its release does). */
+void rt_mib_merge_parked(void) {
+  if (!__atomic_load_n(&mt.held, __ATOMIC_RELAXED))
+    merge_parked();
+}
+
+/* A free that must not wait for a stripe: its thread holds a lock (it is
+ * a signal handler that interrupted the runtime), see rt_locks_held. */
+static inline int must_park(void) {
+  return __atomic_load_n(&mt.held, __ATOMIC_RELAXED) || rt_locks_held;
 }
 
 /* The live flag of a block whose stripe this thread holds: no other free
@@ -225,16 +244,34 @@ static inline void stripe_leave(uint32_t s, uint32_t outer) {
     merge_parked(); /* only the outermost free: the parked stripe is free now */
 }
 
+/* A free that must not wait (must_park): merged at once if its stripe is
+ * free (and not the one this thread's interrupted code holds or is taking:
+ * that code may be half way through an entry), else parked. */
+static int merge_or_park(uint32_t id, uint32_t s, built *n, uint32_t *live) {
+  uint32_t outer = __atomic_load_n(&mt.held, __ATOMIC_RELAXED);
+  if (outer == s + 1 || !rt_mutex_trylock(&stripes[s]))
+    return park(id, n, live);
+  set_held(s + 1);
+  int was_live = claim_live_locked(live);
+  if (was_live)
+    merge_or_drop(id, n);
+  else
+    drop(n);
+  rt_mutex_unlock(&stripes[s]);
+  set_held(outer);
+  return was_live;
+}
+
 /* Histogram mode, ids past the table and frees from a handler that
- * interrupted this stripe's holder: the MIB is built in full first. */
+ * interrupted a lock holder: the MIB is built in full first. */
 static __attribute__((noinline)) int on_free_built(const rt_block *b,
                                                    uint32_t *live) {
   built n;
   uint64_t scratch[SCRATCH_ENTRIES];
   build(b, rt_now_ms(), rt_cpu(), scratch, &n);
   uint32_t s = b->stack_id % NSTRIPES;
-  if (MP_UNLIKELY(__atomic_load_n(&mt.held, __ATOMIC_RELAXED) == s + 1))
-    return park(b->stack_id, &n, live);
+  if (MP_UNLIKELY(must_park()))
+    return merge_or_park(b->stack_id, s, &n, live);
   uint32_t outer = stripe_enter(s);
   int was_live = claim_live_locked(live);
   if (was_live)
@@ -267,7 +304,7 @@ int rt_mib_on_free(const rt_block *b, uint32_t *live) {
     return rt_claim_live(live);
   uint32_t id = b->stack_id, s = id % NSTRIPES;
   if (MP_UNLIKELY(rt_hist_mode() || id >= MAX_IDS ||
-                  __atomic_load_n(&mt.held, __ATOMIC_RELAXED) == s + 1))
+                  must_park()))
     return on_free_built(b, live);
   /* The entry is likely cold: fetch it while the block is summed. */
   const char *ep = (const char *)&table[id];
@@ -296,18 +333,23 @@ void rt_mib_add_live(const rt_block *b, void *ctx) {
   merge_locked(b->stack_id, &n);
 }
 
+/* Counted as a held lock, so that a handler on the dumping thread parks
+ * its frees instead of waiting for the stripes this thread holds. */
 void rt_mib_lock_all(void) {
   table_ready();
+  rt_locks_enter();
   for (int i = 0; i < NSTRIPES; i++)
     rt_mutex_lock(&stripes[i]);
 }
 
 int rt_mib_trylock_all(void) {
   table_ready();
+  rt_locks_enter();
   for (int i = 0; i < NSTRIPES; i++)
     if (!rt_mutex_trylock(&stripes[i])) {
       while (i--)
         rt_mutex_unlock(&stripes[i]);
+      rt_locks_leave();
       return 0;
     }
   return 1;
@@ -316,9 +358,13 @@ int rt_mib_trylock_all(void) {
 void rt_mib_unlock_all(void) {
   for (int i = NSTRIPES - 1; i >= 0; i--)
     rt_mutex_unlock(&stripes[i]);
+  rt_locks_leave();
 }
 
+/* The child's only thread is the one that forked: it held the stripes
+ * (fork_prepare), now reset, and nothing else. */
 void rt_mib_reset_locks(void) {
+  rt_locks_held = 0;
   for (int i = 0; i < NSTRIPES; i++)
     rt_mutex_reset(&stripes[i]);
   rt_mutex_reset(&init_mu);

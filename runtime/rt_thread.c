@@ -77,6 +77,7 @@ __attribute__((noinline)) static void *thread_trampoline(void *p) {
   thread_start s = *(thread_start *)p;
   rt_ifree(p, sizeof(thread_start));
   set_bounds((uintptr_t)__builtin_frame_address(0), s.stack_size);
+  rt_heap_thread_start();
   void *r = s.fn(s.arg);
   __asm__ volatile("" ::: "memory"); /* keep the call a call */
   return r;

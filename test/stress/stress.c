@@ -252,6 +252,31 @@ static int run_signal_mt(void) {
   return 0;
 }
 
+/* The same while threads start and end all the time (the timer every
+ * 20 us): handlers land in threads that are registering or unregistering
+ * with the allocator, or that hold one of its locks. */
+#define SPAWN_ROUNDS 300
+#define SPAWN_THREADS 4
+#define SPAWN_LOOPS 500
+NOI void *site_spawn(size_t n) { return malloc(n); }
+static void *spawn_loop(void *arg) {
+  (void)arg;
+  for (int i = 0; i < SPAWN_LOOPS; i++) free(site_spawn(32));
+  return NULL;
+}
+
+static int run_signal_spawn(void) {
+  start_alarm_timer(20);
+  for (int r = 0; r < SPAWN_ROUNDS; r++) {
+    pthread_t t[SPAWN_THREADS];
+    for (int i = 0; i < SPAWN_THREADS; i++)
+      pthread_create(&t[i], NULL, spawn_loop, NULL);
+    for (int i = 0; i < SPAWN_THREADS; i++) pthread_join(t[i], NULL);
+  }
+  stop_alarm_timer();
+  return 0;
+}
+
 /* ---- dlopen of an instrumented library --------------------------------- */
 static int run_dlopen(const char *lib) {
   void *h = dlopen(lib, RTLD_NOW);
@@ -308,6 +333,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "exit")) return run_exit();
   if (!strcmp(m, "signal")) return run_signal();
   if (!strcmp(m, "signal_mt")) return run_signal_mt();
+  if (!strcmp(m, "signal_spawn")) return run_signal_spawn();
   if (!strcmp(m, "dlopen") && argc > 2) return run_dlopen(argv[2]);
   if (!strcmp(m, "ctor")) return run_ctor();
   return 2;

@@ -30,6 +30,7 @@ REPEATS = 20
 T_THREADS, T_ITERS, X_ITEMS, R_CHAIN = 8, 300, 400, 40
 SIG_RAISES, TIMER_LOOPS = 50, 200000
 MT_THREADS, MT_LOOPS = 4, 50000
+SPAWN_ROUNDS, SPAWN_THREADS, SPAWN_LOOPS = 300, 4, 500
 BG_THREADS, CTOR_BLOCKS, TLS_THREADS = 4, 5, 4
 
 
@@ -144,6 +145,16 @@ class StressTest(unittest.TestCase):
         self.assertEqual(s["site_loop"], (n, (n // 8) * (16 * 8 + 28)))
         self.consume(profs)
 
+    def check_signal_spawn(self):
+        out, profs = self.run_mode("signal_spawn")
+        hits = int(re.search(r"timer_hits=(\d+)", out).group(1))
+        s = self.show(profs[0])
+        self.assertGreater(hits, 0)
+        self.assertEqual(s.get("site_timer", (0, 0)), (hits, 8 * hits))
+        n = SPAWN_ROUNDS * SPAWN_THREADS * SPAWN_LOOPS
+        self.assertEqual(s["site_spawn"], (n, 32 * n))
+        self.consume(profs)
+
     def check_dlopen(self):
         _, profs = self.run_mode("dlopen", self.lib)
         s = self.show(profs[0])
@@ -168,7 +179,8 @@ class StressTest(unittest.TestCase):
         self.assertEqual(s["site_tls"], (TLS_THREADS, TLS_THREADS * 64))
         self.consume(profs)
 
-    SCENARIOS = ["threads", "fork", "exit", "signal", "signal_mt", "dlopen", "ctor"]
+    SCENARIOS = ["threads", "fork", "exit", "signal", "signal_mt",
+                 "signal_spawn", "dlopen", "ctor"]
 
     def skip_reason(self, name):
         if RUNTIME == "llvm" and name == "fork":
@@ -176,7 +188,7 @@ class StressTest(unittest.TestCase):
             # (InsertOrMerge from FinishAndWrite) when fork() happens while
             # another thread holds a MIB lock; it also repeats pre-fork MIBs.
             return "LLVM's runtime deadlocks in the child after fork"
-        if RUNTIME == "llvm" and name == "signal_mt":
+        if RUNTIME == "llvm" and name in ("signal_mt", "signal_spawn"):
             # LLVM 22: SIGSEGV in InsertOrMerge (Allocator::Deallocate) when
             # the handler frees on a thread that is just starting.
             return "LLVM's runtime crashes in a signal handler on a new thread"
@@ -201,11 +213,18 @@ class StressTest(unittest.TestCase):
         self.scenario("signal")
 
     def test_signals_in_allocating_threads(self):
-        # A deadlock here is a race (about 1 run in 75 on our runtime as of
-        # this writing): run it 10 times, the repeat test 20 more.
+        # A deadlock here is a race: run it 10 times, the repeat test 20 more.
         for i in range(10):
             with self.subTest(run=i):
                 self.scenario("signal_mt")
+
+    def test_signals_while_threads_come_and_go(self):
+        # Before handlers stopped waiting for locks their own thread held
+        # (and threads registered at start), this hung or crashed in about
+        # 1 run in 8: run it 10 times, the repeat test 20 more.
+        for i in range(10):
+            with self.subTest(run=i):
+                self.scenario("signal_spawn")
 
     def test_dlopen_instrumented_library(self):
         self.scenario("dlopen")
