@@ -131,16 +131,60 @@ static void close_input(input *in) {
   in->opened = 0;
 }
 
-/* Input i+1 is opened, validated and keyed on a second thread while input
- * i is added: the two halves of reading a raw profile take comparable
- * time.  Input i-1 is released there too.  Inputs are added in order, so
- * the result is the same as reading them one by one. */
+/* The MIBs of the raw input whose stacks were added last, being added on
+ * a thread of their own (mp_raw_add_mibs) while the next input's stacks
+ * are added. */
+typedef struct mib_stage {
+  pthread_t t;
+  input *in; /* NULL: none running */
+} mib_stage;
+
+static void *add_mibs_thread(void *arg) {
+  input *in = arg;
+  mp_raw_add_mibs(in->raw, in->prepared);
+  return NULL;
+}
+
+static void finish_mibs(mib_stage *m) {
+  if (m->in) pthread_join(m->t, NULL);
+  m->in = NULL;
+}
+
+static void start_mibs(mib_stage *m, input *in) {
+  if (pthread_create(&m->t, NULL, add_mibs_thread, in) == 0) {
+    m->in = in;
+  } else {
+    mp_raw_add_mibs(in->raw, in->prepared);
+  }
+}
+
+/* Input i's stacks (or all of a non-raw input, once the profile is
+ * quiet); the MIBs of input i - 1 are finished meanwhile, and input i's
+ * then started. */
+static int add_stacks(mp_profile *p, input *cur, mib_stage *m) {
+  if (cur->rc || cur->kind != IN_RAW) {
+    finish_mibs(m);
+    return add_input(p, cur);
+  }
+  int rc = mp_raw_add_stacks(cur->raw, cur->prepared, &cur->err);
+  finish_mibs(m);
+  if (rc == 0) start_mibs(m, cur);
+  return rc;
+}
+
+/* A pipeline of three inputs on three threads: input i+1 is opened,
+ * validated and keyed (and input i-2 released) on one while the stacks of
+ * input i are added on this one and the MIBs of input i-1 on a third; the
+ * two halves of reading a raw profile, and its MIBs, take comparable time.
+ * Each step takes the inputs in order, so the result is the same as
+ * reading them one by one. */
 static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
   mp_profile *p = mp_profile_new();
   mp_raw_reader *raw = mp_raw_reader_new(p, sym);
   mp_raw_reader_expect(raw, o->n_inputs);
-  input in[2];
+  input in[3];
   memset(in, 0, sizeof in);
+  mib_stage mibs = {0};
   int failed = 0;
   if (o->n_inputs) {
     in[0].path = o->inputs[0];
@@ -148,10 +192,10 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
     prepare_input(&in[0]);
   }
   for (size_t i = 0; i < o->n_inputs && !failed; i++) {
-    input *cur = &in[i % 2], *next = &in[(i + 1) % 2];
+    input *cur = &in[i % 3], *next = &in[(i + 1) % 3];
     pthread_t t;
     int threaded = 0, more = i + 1 < o->n_inputs;
-    prep_job job = {next, *next}; /* next's slot holds input i - 1 */
+    prep_job job = {next, *next}; /* next's slot holds input i - 2 */
     memset(next, 0, sizeof *next);
     if (more) {
       next->path = o->inputs[i + 1];
@@ -159,15 +203,15 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
       threaded = pthread_create(&t, NULL, prepare_thread, &job) == 0;
     }
     if (!threaded) close_input(&job.done);
-    if (add_input(p, cur) != 0) {
+    if (add_stacks(p, cur, &mibs) != 0) {
       report(cur->path, cur->err.msg);
       failed = 1;
     }
     if (threaded) pthread_join(t, NULL);
     if (!failed && more && !threaded) prepare_input(next);
   }
-  close_input(&in[0]);
-  close_input(&in[1]);
+  finish_mibs(&mibs);
+  for (int k = 0; k < 3; k++) close_input(&in[k]);
   mp_raw_reader_free(raw);
   if (failed) {
     mp_profile_free(p);

@@ -132,15 +132,16 @@ void mp_profile_free(mp_profile *p) {
   free(p);
 }
 
-void mp_profile_reserve(mp_profile *p, size_t stacks, size_t sites) {
-  table_reserve(p->stack_index, p->n_stacks + stacks);
-  table_reserve(p->site_index, p->site_index->used + sites);
-}
-
-void mp_profile_reserve_stacks(mp_profile *p, size_t stacks, size_t frames) {
+void mp_profile_reserve_stacks(mp_profile *p, size_t indexed, size_t stacks,
+                               size_t frames) {
+  table_reserve(p->stack_index, p->n_stacks + indexed);
   MP_VEC_RESERVE(p->stacks, p->cap_stacks, p->n_stacks + stacks);
   MP_VEC_RESERVE(p->stack_frames, p->cap_stack_frames,
                  p->n_stack_frames + frames);
+}
+
+void mp_profile_reserve_sites(mp_profile *p, size_t sites) {
+  table_reserve(p->site_index, p->site_index->used + sites);
 }
 
 /* ---- frames -------------------------------------------------------------- */
@@ -286,15 +287,6 @@ static mp_slot *site_slot(mp_profile *p, const mp_record *r, int is_call,
   *key = rec << 33 | (uint64_t)is_call << 32 | stack;
   *hash = mp_mix64(*key);
   return table_probe(p->site_index, p, *hash, *key, NULL, NULL);
-}
-
-void mp_prefetch_alloc_site(const mp_profile *p, uint64_t guid,
-                            uint32_t stack) {
-  const mp_record *r = mp_record_find(p, guid);
-  if (!r) return;
-  uint64_t key = (uint64_t)(r - p->records) << 33 | stack;
-  const mp_table *t = p->site_index;
-  __builtin_prefetch(&t->slots[mp_mix64(key) & t->mask]);
 }
 
 /* Histogram contents may be absent (indexed files keep only the size), so

@@ -116,12 +116,13 @@ static inline uint64_t mp_mix64(uint64_t x) {
 mp_profile *mp_profile_new(void);
 void mp_profile_free(mp_profile *p);
 
-/* A hint: about `stacks` more stacks and `sites` more sites are coming. */
-void mp_profile_reserve(mp_profile *p, size_t stacks, size_t sites);
-/* Room for `stacks` more stacks of `frames` frames in all, reserved but
- * not touched (the indexes are left to mp_profile_reserve, as sizing them
- * touches them). */
-void mp_profile_reserve_stacks(mp_profile *p, size_t stacks, size_t frames);
+/* Hints: about `stacks` more stacks (of `frames` frames in all) and
+ * `sites` more sites are coming.  The stack index is sized for `indexed`
+ * of those stacks (sizing it touches it, while the room reserved for the
+ * stacks is not touched until used). */
+void mp_profile_reserve_stacks(mp_profile *p, size_t indexed, size_t stacks,
+                               size_t frames);
+void mp_profile_reserve_sites(mp_profile *p, size_t sites);
 
 uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f);
 /* Find a frame without adding it; returns UINT32_MAX if absent. */
@@ -134,10 +135,7 @@ uint64_t mp_stack_hash(const uint32_t *frames, uint32_t n);
 void mp_prefetch_stack(const mp_profile *p, uint64_t hash);
 uint32_t mp_intern_stack_hashed(mp_profile *p, const uint32_t *frames,
                                 uint32_t n, uint64_t hash);
-/* Start fetching the index slot of the alloc site (guid, stack), if the
- * record of guid exists. */
-void mp_prefetch_alloc_site(const mp_profile *p, uint64_t guid,
-                            uint32_t stack);
+
 uint32_t mp_intern_string(mp_profile *p, const char *s, size_t len);
 const char *mp_string(const mp_profile *p, uint32_t id); /* NULL for none */
 

@@ -325,6 +325,7 @@ void mp_raw_file_free(mp_raw_file *f) {
   for (size_t d = 0; d < f->n_dumps; d++) free(f->dumps[d].mib_stack);
   free(f->dumps);
   free(f->stacks);
+  free(f->calls);
   free(f);
 }
 
@@ -345,8 +346,18 @@ int mp_raw_prepare(const mp_raw_reader *r, const char *name, const void *data,
   return 0;
 }
 
+int mp_raw_add_stacks(mp_raw_reader *r, mp_raw_file *f, mp_err *err) {
+  return raw_build_stacks(f, r, err);
+}
+
+void mp_raw_add_mibs(mp_raw_reader *r, mp_raw_file *f) {
+  raw_add_mibs(f, raw_reader_mib_ctx(r));
+}
+
 int mp_raw_add(mp_raw_reader *r, mp_raw_file *f, mp_err *err) {
-  return raw_build(f, r, err);
+  if (mp_raw_add_stacks(r, f, err) != 0) return -1;
+  mp_raw_add_mibs(r, f);
+  return 0;
 }
 
 int mp_raw_reader_read(mp_raw_reader *r, const char *name, const void *data,

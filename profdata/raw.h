@@ -52,4 +52,14 @@ int mp_raw_prepare(const mp_raw_reader *r, const char *name, const void *data,
 int mp_raw_add(mp_raw_reader *r, mp_raw_file *f, mp_err *err);
 void mp_raw_file_free(mp_raw_file *f);
 
+/* mp_raw_add in two steps, for a pipeline: mp_raw_add_stacks symbolizes
+ * the file's call stacks (the reader's caches, the profile's frames,
+ * strings and stacks); mp_raw_add_mibs then adds its MIBs and call sites
+ * (the profile's records only).  So the MIBs of file i may be added on one
+ * thread while the stacks of file i + 1 are added on another.  Each step
+ * takes the files in input order, a file's stacks before its MIBs, and
+ * nothing else may use the profile while MIBs are being added. */
+int mp_raw_add_stacks(mp_raw_reader *r, mp_raw_file *f, mp_err *err);
+void mp_raw_add_mibs(mp_raw_reader *r, mp_raw_file *f);
+
 #endif

@@ -1,19 +1,20 @@
-/* raw_build.c - adding a validated, keyed raw profile (raw.c, raw_keys.c)
- * to the profile: PCs are symbolized once each, filtered, and turned into
- * alloc sites and call sites exactly as LLVM's RawMemProfReader does
- * (llvm-indexed.md 1.2-1.5).
+/* raw_build.c - the first half of adding a validated, keyed raw profile
+ * (raw.c, raw_keys.c) to the profile: its call stacks.  PCs are
+ * symbolized once each, filtered, and turned into model stacks and queued
+ * call sites exactly as LLVM's RawMemProfReader does (llvm-indexed.md
+ * 1.2-1.5); raw_mibs.c then adds the MIBs and the call sites.
  *
  * A reader (mp_raw_reader) lives for a whole merge.  Every call stack comes
  * normalized (raw_keys.c: module and link-time address of each PC), and a
- * cache keyed by that (stack_cache.c) remembers its model stack and where
- * its alloc sites live, so a context already seen costs one lookup and one
- * MIB merge per record.  Each (module, address) is symbolized once per reader.  The call
- * sites a PC contributes depend only on the PC (its frame list) and on
- * whether it is the allocation frame, so they are queued once per PC and
- * role for the whole merge; queueing them again would only add sites that
- * already exist.  MIBs go in batches whose memory accesses (cache entries,
- * and for new stacks their slots in the profile's stack and alloc-site
- * tables) are started before the MIBs are added in order.
+ * cache keyed by that (stack_cache.c) remembers its model stack and the
+ * functions its alloc sites belong to, so a context already seen costs one
+ * lookup here.  Each (module, address) is symbolized once per reader.  The
+ * call sites a PC contributes depend only on the PC (its frame list) and
+ * on whether it is the allocation frame, so they are queued once per PC
+ * and role for the whole merge; queueing them again would only add sites
+ * that already exist.  Stacks go in batches whose memory accesses (cache
+ * entries, and for new stacks their slots in the profile's stack table)
+ * are started before the stacks are resolved in order.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,11 +44,6 @@ typedef struct pc_memo {
   uint32_t idx;
 } pc_memo;
 
-typedef struct pending_call {
-  uint64_t guid;
-  uint32_t stack;
-} pending_call;
-
 struct mp_raw_reader {
   mp_profile *p;
   msym_ctx *sym;
@@ -65,13 +61,13 @@ struct mp_raw_reader {
   size_t cap_pcl;
   uint32_t *cs; /* its call stack, as frame ids */
   size_t cap_cs;
-  pending_call *calls;
-  size_t n_calls, cap_calls;
   uint32_t *pre; /* frames of the new stacks of a batch */
   size_t n_pre, cap_pre;
+  uint64_t *guids; /* the alloc-site GUIDs of the stack being added */
+  size_t cap_guids;
   size_t expect; /* raw files to come (a hint; 0: unknown) */
-  uint64_t *hist;
-  size_t cap_hist;
+  raw_file *cur;  /* the file whose stacks are being added */
+  raw_mib_ctx mibs; /* raw_mibs.c's */
 };
 
 typedef struct builder {
@@ -94,8 +90,11 @@ mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym) {
   r->memo = mp_xmalloc(sizeof *r->memo << PC_MEMO_BITS);
   memset(r->memo, 0xff, sizeof *r->memo << PC_MEMO_BITS);
   sc_init(&r->cache);
+  r->mibs = (raw_mib_ctx){p, &r->cache, NULL, 0};
   return r;
 }
+
+raw_mib_ctx *raw_reader_mib_ctx(mp_raw_reader *r) { return &r->mibs; }
 
 void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
                         const msym_module *const **mods, size_t *n_mods) {
@@ -115,9 +114,9 @@ void mp_raw_reader_free(mp_raw_reader *r) {
   sc_free(&r->cache);
   free(r->pcl);
   free(r->cs);
-  free(r->calls);
   free(r->pre);
-  free(r->hist);
+  free(r->guids);
+  free(r->mibs.hist);
   free(r);
 }
 
@@ -216,8 +215,9 @@ resolve_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr, uint32_t *out,
 /* ---- one stack ----------------------------------------------------------- */
 
 static void queue_call(mp_raw_reader *r, uint32_t frame, uint32_t stack) {
-  MP_VEC_RESERVE(r->calls, r->cap_calls, r->n_calls + 1);
-  r->calls[r->n_calls++] = (pending_call){r->p->frames[frame].guid, stack};
+  raw_file *f = r->cur;
+  MP_VEC_RESERVE(f->calls, f->cap_calls, f->n_calls + 1);
+  f->calls[f->n_calls++] = (pending_call){r->p->frames[frame].guid, stack};
 }
 
 /* Each surviving PC's frame list is a call site of every function in it,
@@ -315,23 +315,33 @@ static int model_stack(mp_raw_reader *r, const uint32_t *key, size_t len,
   return 0;
 }
 
-/* Room for a context's alloc-site refs: add_alloc adds at most one per
- * frame up to and including the first physical one. */
-static uint32_t refs_room(const mp_profile *p, uint32_t stack) {
+/* The functions a MIB of `stack` makes alloc sites in, into r->guids: the
+ * leaf's and every inline parent's up to and including the first physical
+ * frame, each once (inlined recursion must not merge a MIB with itself).
+ * Returns how many. */
+static uint32_t alloc_guids(mp_raw_reader *r, uint32_t stack) {
   if (stack == SC_DROPPED) return 0;
+  const mp_profile *p = r->p;
   const uint32_t *fr = mp_stack_frames(p, stack);
   uint32_t n = p->stacks[stack].len, k = 0;
-  while (k < n && p->frames[fr[k]].is_inline) k++;
-  return k < n ? k + 1 : n;
+  MP_VEC_RESERVE(r->guids, r->cap_guids, n + 1);
+  for (uint32_t i = 0; i < n; i++) {
+    const mp_frame *f = &p->frames[fr[i]];
+    int seen = 0;
+    for (uint32_t j = 0; j < k && !seen; j++) seen = r->guids[j] == f->guid;
+    if (!seen) r->guids[k++] = f->guid;
+    if (!f->is_inline) break;
+  }
+  return k;
 }
 
-/* MIBs are handled in batches: first every lookup of the batch is started
- * with prefetches (the cache is far bigger than the CPU caches and each
- * file hits it in random order), then the MIBs are added in file order. */
+/* The stacks of a dump's MIBs are resolved in batches: first every lookup
+ * of the batch is started with prefetches (the cache is far bigger than
+ * the CPU caches and each file hits it in random order), then the stacks
+ * are resolved in file order. */
 #define MIB_BATCH 32
 
 typedef struct mib_job {
-  const unsigned char *e; /* the MIB entry */
   raw_stack *s;
   uint32_t guess;         /* likely cache entry, for prefetching */
   uint32_t pre_off, pre_n; /* frames of a new stack in r->pre (n 0: none) */
@@ -363,59 +373,12 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
                                      j->pre_hash);
     else if (model_stack(r, key, n, &stack, err) != 0)
       return -1;
-    ent = sc_insert(&r->cache, key, n, s->hash, stack, refs_room(r->p, stack));
+    uint32_t n_sites = alloc_guids(r, stack);
+    ent = sc_insert(&r->cache, key, n, s->hash, stack, r->guids, n_sites);
     if (ent == SC_NONE) return mp_fail(err, "too many stacks");
   }
   found_stack(r, s, ent);
   return 0;
-}
-
-/* ---- MIBs ---------------------------------------------------------------- */
-
-static const uint64_t *read_hist(mp_raw_reader *r, uint32_t version,
-                                 const unsigned char *h, uint32_t n) {
-  if (!n) return NULL;
-  MP_VEC_RESERVE(r->hist, r->cap_hist, n);
-  for (uint32_t i = 0; i < n; i++) {
-    if (version == 5) {
-      uint16_t e;
-      memcpy(&e, h + 2 * (size_t)i, 2);
-      r->hist[i] = mp_hist_decode_v5(e);
-    } else {
-      r->hist[i] = raw_u64(h + 8 * (size_t)i);
-    }
-  }
-  return r->hist;
-}
-
-/* The alloc site goes to the leaf function and to every inline parent up to
- * and including the first physical frame.  The first MIB of a context adds
- * the sites and remembers where they are; later ones merge in place. */
-static void add_alloc(mp_raw_reader *r, stack_ent *e, const mp_mib *mib,
-                      const uint64_t *hist) {
-  mp_profile *p = r->p;
-  uint32_t *ref = sc_refs(e);
-  if (e->n_refs) {
-    for (uint32_t i = 0; i < e->n_refs; i++)
-      mp_merge_alloc_at(p, ref[2 * i], ref[2 * i + 1], mib, hist);
-    return;
-  }
-  const uint32_t *fr = mp_stack_frames(p, e->model_stack);
-  uint32_t n = p->stacks[e->model_stack].len;
-  for (uint32_t i = 0; i < n; i++) {
-    const mp_frame *f = &p->frames[fr[i]];
-    int seen = 0; /* inlined recursion must not merge the MIB with itself */
-    for (uint32_t k = 0; k < i && !seen; k++)
-      seen = p->frames[fr[k]].guid == f->guid;
-    if (!seen) {
-      uint32_t rec, idx;
-      mp_add_alloc_site_at(p, f->guid, e->model_stack, mib, hist, &rec, &idx);
-      ref[2 * e->n_refs] = rec;
-      ref[2 * e->n_refs + 1] = idx;
-      e->n_refs++;
-    }
-    if (!f->is_inline) break;
-  }
 }
 
 static void prefetch_span(const void *p, size_t n) {
@@ -424,9 +387,9 @@ static void prefetch_span(const void *p, size_t n) {
   if (n) __builtin_prefetch(c + n - 1);
 }
 
-/* Three rounds, each over the whole batch: the home slots, then the
- * entries (header, refs and key, sized by the file's key as the entry's
- * refs are not known yet), then the first alloc site of each. */
+/* Two rounds, each over the whole batch: the home slots of the stacks
+ * still to be found, then the entries (header and key, sized by the file's
+ * key as the entry's sites are not known yet) and the file's keys. */
 static void batch_prefetch(builder *b, mib_job *job, size_t m) {
   const stack_cache *c = &b->r->cache;
   for (size_t j = 0; j < m; j++)
@@ -434,20 +397,11 @@ static void batch_prefetch(builder *b, mib_job *job, size_t m) {
       __builtin_prefetch(sc_home(c, job[j].s->hash));
   for (size_t j = 0; j < m; j++) {
     const raw_stack *s = job[j].s;
-    job[j].guess = s->state == RAW_STACK_LIVE  ? s->ent
-                   : s->state == RAW_STACK_NEW ? sc_guess(c, s->hash)
-                                               : SC_NONE;
-    if (job[j].guess != SC_NONE)
-      prefetch_span(sc_ent(c, job[j].guess),
-                    sizeof(stack_ent) + 8 + 4 * (size_t)s->key_len);
-  }
-  for (size_t j = 0; j < m; j++) {
+    job[j].guess = s->state == RAW_STACK_NEW ? sc_guess(c, s->hash) : SC_NONE;
     if (job[j].guess == SC_NONE) continue;
-    stack_ent *en = sc_ent(c, job[j].guess);
-    if (!en->n_refs) continue;
-    const uint32_t *ref = sc_refs(en);
-    prefetch_span(&b->p->records[ref[0]].allocs[ref[1]],
-                  sizeof(mp_alloc_site));
+    prefetch_span(sc_ent(c, job[j].guess),
+                  sizeof(stack_ent) + 24 + 4 * (size_t)s->key_len);
+    prefetch_span(b->f->keys + s->key_off, 4 * (size_t)s->key_len);
   }
 }
 
@@ -455,8 +409,7 @@ static void batch_prefetch(builder *b, mib_job *job, size_t m) {
  * they would get one by one, as long as no new stack before them needs
  * its PCs symbolized (that interns the PCs' frame lists first): stop at
  * the first such.  (A stack the batch meets twice is interned twice, the
- * second time as the first one's id, as one by one.)  With its id known,
- * a stack's first alloc site can be fetched too. */
+ * second time as the first one's id, as one by one.) */
 static void intern_new_stacks(mp_raw_reader *r, mib_job *job, size_t m) {
   mp_profile *p = r->p;
   for (size_t j = 0; j < m; j++) {
@@ -465,7 +418,6 @@ static void intern_new_stacks(mp_raw_reader *r, mib_job *job, size_t m) {
     uint32_t st = mp_intern_stack_hashed(p, r->pre + job[j].pre_off,
                                          job[j].pre_n, job[j].pre_hash);
     job[j].pre_stack = st;
-    mp_prefetch_alloc_site(p, p->frames[mp_stack_frames(p, st)[0]].guid, st);
   }
 }
 
@@ -506,82 +458,53 @@ static void batch_new_stacks(builder *b, mib_job *job, size_t m) {
   intern_new_stacks(r, job, m);
 }
 
-static int add_mib(builder *b, const raw_dump *d, mib_job *job, size_t *live,
-                   mp_err *err) {
-  mp_raw_reader *r = b->r;
-  raw_stack *s = job->s;
-  if (s->state == RAW_STACK_NEW && resolve_stack(b, job, err) != 0) return -1;
-  if (s->state != RAW_STACK_LIVE) return 0;
-  mp_mib mib;
-  if (d->version == 3) { /* no histogram fields: they stay 0 */
-    memset(&mib, 0, sizeof mib);
-    memcpy(&mib, job->e + 8, MP_MIB_SIZE_V3);
-  } else {
-    memcpy(&mib, job->e + 8, sizeof mib);
-  }
-  mib.AccessHistogram = 0;
-  const uint64_t *hist = read_hist(r, d->version, job->e + 8 + MP_MIB_SIZE_V4,
-                                   mib.AccessHistogramSize);
-  add_alloc(r, sc_ent(&r->cache, s->ent), &mib, hist);
-  (*live)++;
-  return 0;
-}
-
-static int add_dump_mibs(builder *b, const raw_dump *d, size_t *live,
-                         mp_err *err) {
-  const unsigned char *e = d->mibs;
+static int resolve_dump(builder *b, const raw_dump *d, size_t *live,
+                        mp_err *err) {
   mib_job job[MIB_BATCH];
   for (uint64_t i = 0; i < d->n_mibs;) {
     size_t m = 0;
-    for (; m < MIB_BATCH && i < d->n_mibs; m++, i++) {
-      job[m].e = e;
+    for (; m < MIB_BATCH && i < d->n_mibs; m++, i++)
       job[m].s = &b->f->stacks[d->mib_stack[i]];
-      e += raw_mib_entry_size(d->version, e);
-    }
     batch_prefetch(b, job, m);
     batch_new_stacks(b, job, m);
-    for (size_t j = 0; j < m; j++)
-      if (add_mib(b, d, &job[j], live, err) != 0) return -1;
+    for (size_t j = 0; j < m; j++) {
+      if (job[j].s->state == RAW_STACK_NEW &&
+          resolve_stack(b, &job[j], err) != 0)
+        return -1;
+      *live += job[j].s->state == RAW_STACK_LIVE;
+    }
   }
   return 0;
-}
-
-/* Call-site-only records come after all alloc records of the file, grouped
- * by function in first-seen order, like LLVM's: adding the queued sites in
- * queue order creates each record at its function's first call site and
- * appends its sites in first-seen order, which is exactly that. */
-static void add_calls(mp_raw_reader *r) {
-  for (size_t i = 0; i < r->n_calls; i++)
-    mp_add_call_site(r->p, r->calls[i].guid, r->calls[i].stack, NULL, 0);
-  r->n_calls = 0;
 }
 
 /* Room for the stacks of more files than the first, as a multiple of the
  * first file's: growing by doubling copies the arrays and faults in fresh
  * pages for every size, while room reserved and never used costs address
- * space only.  Merged runs of one program share most of their contexts. */
+ * space only (merged runs of one program share most of their contexts).
+ * Past RESERVE_EXTRA_MAX bytes of such room only the first file's own is
+ * reserved, as address space may be limited (RLIMIT_DATA). */
 #define RESERVE_FILES_MAX 4
+#define RESERVE_EXTRA_MAX ((size_t)64 << 20)
 
 void mp_raw_reader_expect(mp_raw_reader *r, size_t files) {
   r->expect = files;
 }
 
 /* The first file of a merge brings most of its contexts: size the cache,
- * the profile's stacks and its indexes (for the first file: they are
- * touched when sized) once rather than doubling them as it is read. */
+ * the profile's stacks and its stack index (for the first file: sizing it
+ * touches it) once rather than doubling them as it is read.  A stack has
+ * about one frame per key element (a PC outside every module has none). */
 static void reserve_first(mp_raw_reader *r, const raw_file *f) {
   if (r->cache.n) return;
-  size_t words = 0, frames = 0;
-  for (size_t i = 0; i < f->n_stacks; i++) {
-    words += f->stacks[i].key_len;
-    frames += f->stacks[i].n_pcs;
-  }
+  size_t frames = 0;
+  for (size_t i = 0; i < f->n_stacks; i++) frames += f->stacks[i].key_len;
   size_t k = r->expect < 1 ? 1
              : r->expect > RESERVE_FILES_MAX ? RESERVE_FILES_MAX
                                              : r->expect;
-  sc_reserve(&r->cache, f->n_stacks, words, k);
-  mp_profile_reserve(r->p, f->n_stacks, f->n_stacks);
-  mp_profile_reserve_stacks(r->p, k * f->n_stacks, k * frames);
+  size_t bytes = frames * 4 + f->n_stacks * sizeof(mp_stack);
+  if (bytes > RESERVE_EXTRA_MAX / k) k = 1;
+  sc_reserve(&r->cache, f->n_stacks);
+  mp_profile_reserve_stacks(r->p, f->n_stacks, k * f->n_stacks, k * frames);
 }
 
 static int build(builder *b, mp_err *err) {
@@ -590,24 +513,20 @@ static int build(builder *b, mp_err *err) {
   if (!total) return 0; /* nothing allocated: no binary needed */
   reserve_first(b->r, b->f);
   for (size_t d = 0; d < b->f->n_dumps; d++)
-    if (add_dump_mibs(b, &b->f->dumps[d], &live, err) != 0) return -1;
-  if (total && !live)
+    if (resolve_dump(b, &b->f->dumps[d], &live, err) != 0) return -1;
+  if (!live)
     return mp_fail(err,
                    "none of the %zu allocation contexts has a symbolizable "
                    "frame (do the profiled binaries have debug info?)",
                    total);
-  add_calls(b->r);
   return 0;
 }
 
-int raw_build(raw_file *f, mp_raw_reader *r, mp_err *err) {
-  builder b;
-  memset(&b, 0, sizeof b);
-  b.f = f;
-  b.r = r;
-  b.p = r->p;
-  r->n_calls = 0;
+int raw_build_stacks(raw_file *f, mp_raw_reader *r, mp_err *err) {
+  builder b = {f, r, r->p};
+  r->cur = f;
+  f->n_calls = 0;
   int rc = build(&b, err);
-  if (rc == 0) r->p->mib_fields |= MP_MIB_ALL_FIELDS;
+  r->cur = NULL;
   return rc;
 }

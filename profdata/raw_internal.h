@@ -65,6 +65,12 @@ typedef struct seg_ref {
   size_t module; /* index into raw_file.mods */
 } seg_ref;
 
+/* A call site to add once the file's alloc sites are in (raw_mibs.c). */
+typedef struct pending_call {
+  uint64_t guid;
+  uint32_t stack;
+} pending_call;
+
 typedef struct raw_file {
   const char *name;
   const unsigned char *data;
@@ -83,6 +89,9 @@ typedef struct raw_file {
   size_t *n_segs;
   size_t *last_seg; /* per dump: the segment that matched last */
   uint32_t *keys;
+  /* raw_build.c, for raw_mibs.c */
+  pending_call *calls;
+  size_t n_calls, cap_calls;
 } raw_file;
 
 /* Key elements (raw_keys.c): see there for the layout. */
@@ -129,8 +138,24 @@ void raw_keys_free(raw_file *f);
 void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
                         const msym_module *const **mods, size_t *n_mods);
 
-/* Symbolize the keyed file and add its records to the reader's profile,
- * reusing what earlier files of the reader already resolved. */
-int raw_build(raw_file *f, mp_raw_reader *r, mp_err *err);
+/* Symbolize the keyed file's stacks into the reader's profile and stack
+ * cache (raw_build.c), reusing what earlier files already resolved: each
+ * stack of the file ends LIVE (its cache entry in ent) or DROPPED, and the
+ * call sites it brings are queued in f->calls. */
+int raw_build_stacks(raw_file *f, mp_raw_reader *r, mp_err *err);
+
+/* What adding a file's MIBs (raw_mibs.c) works on: the profile's records
+ * and the refs of the cache entries, nothing else of the reader. */
+typedef struct raw_mib_ctx {
+  mp_profile *p;
+  struct stack_cache *cache;
+  uint64_t *hist; /* scratch: one decoded histogram */
+  size_t cap_hist;
+} raw_mib_ctx;
+
+/* Add the MIBs of a file whose stacks raw_build_stacks resolved, then its
+ * queued call sites, to the profile's records. */
+void raw_add_mibs(raw_file *f, raw_mib_ctx *x);
+raw_mib_ctx *raw_reader_mib_ctx(mp_raw_reader *r);
 
 #endif
