@@ -14,8 +14,8 @@
  * second); the next timestamp then reads the clock and wakes it.  The price:
  * a timestamp taken after a ms boundary but before the ticker woke for it
  * (tens of microseconds; more only if the ticker is not scheduled) reads
- * the previous ms.  MEMPROF_OPTIONS=exact_clock=1 reads the clock every
- * time instead.
+ * the previous ms.  MEMPROF_OPTIONS=exact_clock=1 reads the real clock
+ * (clock_gettime) every time instead.
  *
  * Reading the clock: when the kernel itself keeps time with the TSC
  * (clocksource "tsc": invariant and synchronised across CPUs), each thread
@@ -243,7 +243,9 @@ uint32_t rt_now_ms_checked(void) {
     return 0;
   rt_clk_countdown = CHECK_EVERY;
   ticker_want();
-  return non_decreasing(read_ms(e));
+  /* exact_clock: the clock itself, not the TSC extrapolated from it (a
+   * rate taken early or under load can put a stamp across a ms boundary) */
+  return non_decreasing(rt_flags.exact_clock ? ms_of(realtime_ns(e)) : read_ms(e));
 }
 
 int rt_use_rdpid;
