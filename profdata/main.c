@@ -150,8 +150,14 @@ static void finish_mibs(mib_stage *m) {
   m->in = NULL;
 }
 
+/* On a thread of its own only while inputs bring many new stacks: then
+ * adding the stacks (symbolizing, interning) is most of the work and the
+ * MIBs are worth moving off.  A file of known stacks is lookups here and
+ * merges there over the same cache entries, which two cores only fetch
+ * twice. */
 static void start_mibs(mib_stage *m, input *in) {
-  if (pthread_create(&m->t, NULL, add_mibs_thread, in) == 0) {
+  if (mp_raw_mostly_new(in->prepared) &&
+      pthread_create(&m->t, NULL, add_mibs_thread, in) == 0) {
     m->in = in;
   } else {
     mp_raw_add_mibs(in->raw, in->prepared);
@@ -172,10 +178,10 @@ static int add_stacks(mp_profile *p, input *cur, mib_stage *m) {
   return rc;
 }
 
-/* A pipeline of three inputs on three threads: input i+1 is opened,
+/* A pipeline of three inputs on up to three threads: input i+1 is opened,
  * validated and keyed (and input i-2 released) on one while the stacks of
- * input i are added on this one and the MIBs of input i-1 on a third; the
- * two halves of reading a raw profile, and its MIBs, take comparable time.
+ * input i are added on this one and the MIBs of input i-1 on a third (see
+ * start_mibs for when); the parts take comparable time.
  * Each step takes the inputs in order, so the result is the same as
  * reading them one by one. */
 static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {

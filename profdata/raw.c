@@ -354,6 +354,10 @@ void mp_raw_add_mibs(mp_raw_reader *r, mp_raw_file *f) {
   raw_add_mibs(f, raw_reader_mib_ctx(r));
 }
 
+int mp_raw_mostly_new(const mp_raw_file *f) {
+  return f->n_new * 8 >= f->n_stacks && f->n_new > 0;
+}
+
 int mp_raw_add(mp_raw_reader *r, mp_raw_file *f, mp_err *err) {
   if (mp_raw_add_stacks(r, f, err) != 0) return -1;
   mp_raw_add_mibs(r, f);

@@ -61,5 +61,8 @@ void mp_raw_file_free(mp_raw_file *f);
  * nothing else may use the profile while MIBs are being added. */
 int mp_raw_add_stacks(mp_raw_reader *r, mp_raw_file *f, mp_err *err);
 void mp_raw_add_mibs(mp_raw_reader *r, mp_raw_file *f);
+/* After mp_raw_add_stacks: whether an eighth or more of the file's stacks
+ * were new to the reader. */
+int mp_raw_mostly_new(const mp_raw_file *f);
 
 #endif

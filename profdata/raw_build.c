@@ -376,6 +376,7 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
     uint32_t n_sites = alloc_guids(r, stack);
     ent = sc_insert(&r->cache, key, n, s->hash, stack, r->guids, n_sites);
     if (ent == SC_NONE) return mp_fail(err, "too many stacks");
+    b->f->n_new++;
   }
   found_stack(r, s, ent);
   return 0;
@@ -526,6 +527,7 @@ int raw_build_stacks(raw_file *f, mp_raw_reader *r, mp_err *err) {
   builder b = {f, r, r->p};
   r->cur = f;
   f->n_calls = 0;
+  f->n_new = 0;
   int rc = build(&b, err);
   r->cur = NULL;
   return rc;

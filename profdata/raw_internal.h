@@ -92,6 +92,7 @@ typedef struct raw_file {
   /* raw_build.c, for raw_mibs.c */
   pending_call *calls;
   size_t n_calls, cap_calls;
+  size_t n_new; /* stacks the reader's cache did not know yet */
 } raw_file;
 
 /* Key elements (raw_keys.c): see there for the layout. */
