@@ -244,6 +244,16 @@ static inline void stripe_leave(uint32_t s, uint32_t outer) {
     merge_parked(); /* only the outermost free: the parked stripe is free now */
 }
 
+/* Under the block's stripe: its MIB into the entry, if it was still live. */
+static int claim_and_merge(uint32_t id, built *n, uint32_t *live) {
+  int was_live = claim_live_locked(live);
+  if (was_live)
+    merge_or_drop(id, n);
+  else
+    drop(n);
+  return was_live;
+}
+
 /* A free that must not wait (must_park): merged at once if its stripe is
  * free (and not the one this thread's interrupted code holds or is taking:
  * that code may be half way through an entry), else parked. */
@@ -252,11 +262,7 @@ static int merge_or_park(uint32_t id, uint32_t s, built *n, uint32_t *live) {
   if (outer == s + 1 || !rt_mutex_trylock(&stripes[s]))
     return park(id, n, live);
   set_held(s + 1);
-  int was_live = claim_live_locked(live);
-  if (was_live)
-    merge_or_drop(id, n);
-  else
-    drop(n);
+  int was_live = claim_and_merge(id, n, live);
   rt_mutex_unlock(&stripes[s]);
   set_held(outer);
   return was_live;
@@ -273,11 +279,7 @@ static __attribute__((noinline)) int on_free_built(const rt_block *b,
   if (MP_UNLIKELY(must_park()))
     return merge_or_park(b->stack_id, s, &n, live);
   uint32_t outer = stripe_enter(s);
-  int was_live = claim_live_locked(live);
-  if (was_live)
-    merge_or_drop(b->stack_id, &n);
-  else
-    drop(&n);
+  int was_live = claim_and_merge(b->stack_id, &n, live);
   stripe_leave(s, outer);
   return was_live;
 }
