@@ -111,19 +111,6 @@ static void *prepare_thread(void *arg) {
   return NULL;
 }
 
-static int add_input(mp_profile *p, input *in) {
-  if (in->rc) return in->rc;
-  switch (in->kind) {
-  case IN_RAW:
-    return mp_raw_add(in->raw, in->prepared, &in->err);
-  case IN_INDEXED:
-    return mp_read_indexed(p, in->f.data, in->f.size, &in->err);
-  case IN_YAML:
-    return mp_read_yaml(p, in->f.data, in->f.size, &in->err);
-  }
-  return -1;
-}
-
 static void close_input(input *in) {
   mp_raw_file_free(in->prepared);
   if (in->opened) mp_file_close(&in->f);
@@ -164,18 +151,21 @@ static void start_mibs(mib_stage *m, input *in) {
   }
 }
 
-/* Input i's stacks (or all of a non-raw input, once the profile is
- * quiet); the MIBs of input i - 1 are finished meanwhile, and input i's
- * then started. */
-static int add_stacks(mp_profile *p, input *cur, mib_stage *m) {
-  if (cur->rc || cur->kind != IN_RAW) {
+/* Input i: a raw input's stacks, while the MIBs of input i - 1 finish,
+ * then its own MIBs are started; any other input whole, once the profile
+ * is quiet (its reader touches all of it). */
+static int add_input(mp_profile *p, input *in, mib_stage *m) {
+  if (in->rc == 0 && in->kind == IN_RAW) {
+    int rc = mp_raw_add_stacks(in->raw, in->prepared, &in->err);
     finish_mibs(m);
-    return add_input(p, cur);
+    if (rc == 0) start_mibs(m, in);
+    return rc;
   }
-  int rc = mp_raw_add_stacks(cur->raw, cur->prepared, &cur->err);
   finish_mibs(m);
-  if (rc == 0) start_mibs(m, cur);
-  return rc;
+  if (in->rc) return in->rc;
+  return in->kind == IN_INDEXED
+             ? mp_read_indexed(p, in->f.data, in->f.size, &in->err)
+             : mp_read_yaml(p, in->f.data, in->f.size, &in->err);
 }
 
 /* A pipeline of three inputs on up to three threads: input i+1 is opened,
@@ -209,7 +199,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
       threaded = pthread_create(&t, NULL, prepare_thread, &job) == 0;
     }
     if (!threaded) close_input(&job.done);
-    if (add_stacks(p, cur, &mibs) != 0) {
+    if (add_input(p, cur, &mibs) != 0) {
       report(cur->path, cur->err.msg);
       failed = 1;
     }

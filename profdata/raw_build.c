@@ -73,7 +73,6 @@ struct mp_raw_reader {
 typedef struct builder {
   raw_file *f;
   mp_raw_reader *r;
-  mp_profile *p;
 } builder;
 
 mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym) {
@@ -365,14 +364,14 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
   uint32_t n = s->key_len;
   uint32_t ent = sc_find(&r->cache, key, n, s->hash);
   if (ent == SC_NONE) {
-    uint32_t stack = j->pre_stack;
-    if (stack != SC_NONE)
-      ; /* interned by the batch */
-    else if (j->pre_n)
-      stack = mp_intern_stack_hashed(r->p, r->pre + j->pre_off, j->pre_n,
-                                     j->pre_hash);
-    else if (model_stack(r, key, n, &stack, err) != 0)
-      return -1;
+    uint32_t stack = j->pre_stack; /* SC_NONE unless the batch interned it */
+    if (stack == SC_NONE) {
+      if (j->pre_n)
+        stack = mp_intern_stack_hashed(r->p, r->pre + j->pre_off, j->pre_n,
+                                       j->pre_hash);
+      else if (model_stack(r, key, n, &stack, err) != 0)
+        return -1;
+    }
     uint32_t n_sites = alloc_guids(r, stack);
     ent = sc_insert(&r->cache, key, n, s->hash, stack, r->guids, n_sites);
     if (ent == SC_NONE) return mp_fail(err, "too many stacks");
@@ -382,15 +381,11 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
   return 0;
 }
 
-static void prefetch_span(const void *p, size_t n) {
-  const char *c = p;
-  for (size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i);
-  if (n) __builtin_prefetch(c + n - 1);
-}
-
 /* Two rounds, each over the whole batch: the home slots of the stacks
- * still to be found, then the entries (header and key, sized by the file's
- * key as the entry's sites are not known yet) and the file's keys. */
+ * still to be found, then the entries (header, a site's refs and GUID,
+ * key: sized by the file's key, as the entry's sites are not known yet)
+ * and the file's keys. */
+#define ONE_SITE_BYTES 16 /* two u32 refs and a u64 GUID */
 static void batch_prefetch(builder *b, mib_job *job, size_t m) {
   const stack_cache *c = &b->r->cache;
   for (size_t j = 0; j < m; j++)
@@ -400,9 +395,9 @@ static void batch_prefetch(builder *b, mib_job *job, size_t m) {
     const raw_stack *s = job[j].s;
     job[j].guess = s->state == RAW_STACK_NEW ? sc_guess(c, s->hash) : SC_NONE;
     if (job[j].guess == SC_NONE) continue;
-    prefetch_span(sc_ent(c, job[j].guess),
-                  sizeof(stack_ent) + 24 + 4 * (size_t)s->key_len);
-    prefetch_span(b->f->keys + s->key_off, 4 * (size_t)s->key_len);
+    raw_prefetch_span(sc_ent(c, job[j].guess),
+                  sizeof(stack_ent) + ONE_SITE_BYTES + 4 * (size_t)s->key_len);
+    raw_prefetch_span(b->f->keys + s->key_off, 4 * (size_t)s->key_len);
   }
 }
 
@@ -524,7 +519,7 @@ static int build(builder *b, mp_err *err) {
 }
 
 int raw_build_stacks(raw_file *f, mp_raw_reader *r, mp_err *err) {
-  builder b = {f, r, r->p};
+  builder b = {f, r};
   r->cur = f;
   f->n_calls = 0;
   f->n_new = 0;

@@ -105,6 +105,13 @@ static inline uint64_t raw_u64(const unsigned char *p) {
   return v;
 }
 
+/* Start fetching [p, p+n) (the cache lines it spans). */
+static inline void raw_prefetch_span(const void *p, size_t n) {
+  const char *c = p;
+  for (size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i);
+  if (n) __builtin_prefetch(c + n - 1);
+}
+
 /* MIB entry sizes: inline, as every MIB of every file is stepped over
  * three times (validating, matching stacks, building). */
 static inline size_t mib_fixed_size(uint32_t version) {

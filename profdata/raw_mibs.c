@@ -62,12 +62,6 @@ static void add_mib(raw_mib_ctx *x, uint32_t version,
   add_alloc(x->p, e, &mib, hist);
 }
 
-static void prefetch_span(const void *p, size_t n) {
-  const char *c = p;
-  for (size_t i = 0; i < n; i += 64) __builtin_prefetch(c + i);
-  if (n) __builtin_prefetch(c + n - 1);
-}
-
 /* MIBs go in batches: the entries of a batch are fetched, then through
  * their refs the first alloc site of each, then the MIBs are added in
  * file order (entries and sites are far bigger than the CPU caches and
@@ -85,13 +79,13 @@ static void add_dump(raw_mib_ctx *x, const raw_file *f, const raw_dump *d) {
       if (s->state != RAW_STACK_LIVE) continue;
       entry[m] = e;
       ent[m] = sc_ent(x->cache, s->ent);
-      prefetch_span(ent[m], sizeof(stack_ent) + 8);
+      raw_prefetch_span(ent[m], sizeof(stack_ent) + 8); /* and its first refs */
       m++;
     }
     for (size_t j = 0; j < m; j++) {
       if (!ent[j]->n_refs) continue;
       const uint32_t *ref = sc_refs(ent[j]);
-      prefetch_span(&x->p->records[ref[0]].allocs[ref[1]],
+      raw_prefetch_span(&x->p->records[ref[0]].allocs[ref[1]],
                     sizeof(mp_alloc_site));
     }
     for (size_t j = 0; j < m; j++) add_mib(x, d->version, entry[j], ent[j]);
