@@ -176,41 +176,48 @@ static void sort_pairs_depth(uint64_t *v, size_t n, int budget) {
 
 static void sort_pairs(uint64_t *v, size_t n) { sort_pairs_depth(v, n, 48); }
 
-static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
-                     uint32_t *sym, uint64_t *pair, size_t n, uint32_t depth,
-                     uint32_t n_sym, uint32_t *cnt);
+/* The scratch of one sorting thread: tmp, sym and pair hold a slot per
+ * stack of the group (a subgroup uses its own range: msd_at); cnt holds
+ * n_sym + 1 counters per level below and is this thread's own. */
+typedef struct msd_ctx {
+  uint32_t *tmp, *sym;
+  uint64_t *pair;
+  uint32_t n_sym;
+  uint32_t *cnt;
+} msd_ctx;
+
+/* The scratch of the subgroup that starts `at` stacks into this one. */
+static msd_ctx msd_at(const msd_ctx *x, size_t at) {
+  return (msd_ctx){x->tmp + at, x->sym + at, x->pair + at, x->n_sym, x->cnt};
+}
+
+static void msd_sort(uint32_t *ord, uint32_t *lcp, const msd_ctx *x, size_t n,
+                     uint32_t depth);
 
 /* One level of a group too small for a counting pass over every symbol:
  * sort (symbol, position) pairs instead.  Returns 0 when all share the
  * symbol (the caller goes one level down).  A child group's pairs live in
  * its own part of `pair`, as this level still walks the rest. */
-static int split_by_pairs(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
-                          uint32_t *sym, uint64_t *pair, size_t n,
-                          uint32_t depth, uint32_t n_sym, uint32_t *cnt) {
-  for (size_t i = 0; i < n; i++) pair[i] = (uint64_t)sym[i] << 32 | i;
+static int split_by_pairs(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
+                          size_t n, uint32_t depth) {
+  uint64_t *pair = x->pair;
+  for (size_t i = 0; i < n; i++) pair[i] = (uint64_t)x->sym[i] << 32 | i;
   sort_pairs(pair, n);
   if (pair[0] >> 32 == pair[n - 1] >> 32) return 0;
-  for (size_t i = 0; i < n; i++) tmp[i] = ord[(uint32_t)pair[i]];
-  memcpy(ord, tmp, n * sizeof *ord);
+  for (size_t i = 0; i < n; i++) x->tmp[i] = ord[(uint32_t)pair[i]];
+  memcpy(ord, x->tmp, n * sizeof *ord);
   size_t start = 0;
   for (size_t i = 1; i <= n; i++) {
     if (i < n && pair[i] >> 32 == pair[start] >> 32) continue;
     if (start > 0) lcp[start] = depth;
-    if (i - start > 1)
-      msd_sort(ord + start, lcp + start, tmp + start, sym + start,
-               pair + start, i - start, depth + 1, n_sym, cnt);
+    if (i - start > 1) {
+      msd_ctx sub = msd_at(x, start);
+      msd_sort(ord + start, lcp + start, &sub, i - start, depth + 1);
+    }
     start = i;
   }
   return 1;
 }
-
-/* The scratch of one sorting thread: its counters, n_sym + 1 per level. */
-typedef struct msd_ctx {
-  uint32_t *tmp, *sym; /* n each, shared: a group uses its own range */
-  uint64_t *pair;
-  uint32_t n_sym;
-  uint32_t *cnt;
-} msd_ctx;
 
 /* Buckets k0..k1 of a counted level (ends[k]: end of bucket k, in ord),
  * each sorted one level down.  A bucket of more than one stack shares
@@ -222,9 +229,10 @@ static void sort_buckets(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
   for (uint32_t k = k0; k <= k1; k++) {
     uint32_t end = ends[k];
     if (end > start && start > 0) lcp[start] = depth;
-    if (end - start > 1)
-      msd_sort(ord + start, lcp + start, x->tmp + start, x->sym + start,
-               x->pair + start, end - start, depth + 1, x->n_sym, x->cnt);
+    if (end - start > 1) {
+      msd_ctx sub = msd_at(x, start);
+      msd_sort(ord + start, lcp + start, &sub, end - start, depth + 1);
+    }
     start = end;
   }
 }
@@ -233,18 +241,17 @@ static void sort_buckets(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
  * go one level down), or the group is split into buckets, whose ends are
  * in the returned counters (returns 0), or it was small and is done
  * (returns -1). */
-static int msd_level(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
-                     uint32_t *sym, uint64_t *pair, size_t n, uint32_t depth,
-                     uint32_t n_sym, uint32_t *cnt, uint32_t **ends) {
+static int msd_level(uint32_t *ord, uint32_t *lcp, const msd_ctx *x, size_t n,
+                     uint32_t depth, uint32_t **ends) {
+  uint32_t *sym = x->sym, n_sym = x->n_sym;
   gather(ord, sym, n, depth);
   /* Deep stacks share long runs of root frames: a level where every
    * stack has the same frame needs neither counting nor sorting. */
   if (all_same(sym, n)) return sym[0] ? 1 : -1; /* all ended: equal stacks,
                                                    kept in order */
   if (n < 32 || n < n_sym / 4 || depth >= MSD_LEVELS)
-    return split_by_pairs(ord, lcp, tmp, sym, pair, n, depth, n_sym, cnt) ? -1
-                                                                          : 1;
-  uint32_t *c = cnt + (size_t)depth * (n_sym + 1);
+    return split_by_pairs(ord, lcp, x, n, depth) ? -1 : 1;
+  uint32_t *c = x->cnt + (size_t)depth * (n_sym + 1);
   memset(c, 0, (n_sym + 1) * sizeof *c);
   for (size_t i = 0; i < n; i++) c[sym[i]]++;
   uint32_t sum = 0;
@@ -253,8 +260,8 @@ static int msd_level(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
     c[k] = sum;
     sum += t;
   }
-  for (size_t i = 0; i < n; i++) tmp[c[sym[i]]++] = ord[i];
-  memcpy(ord, tmp, n * sizeof *ord);
+  for (size_t i = 0; i < n; i++) x->tmp[c[sym[i]]++] = ord[i];
+  memcpy(ord, x->tmp, n * sizeof *ord);
   /* c[k] is now the end of bucket k; bucket 0 (stacks that end here)
    * holds at most one stack, as stacks are distinct */
   *ends = c;
@@ -264,16 +271,14 @@ static int msd_level(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
 /* Also fills lcp[i] (1 <= i < n): the root frames ord[i - 1] and ord[i]
  * share, which the encoder needs and the sort learns for free.  Stacks are
  * distinct, so at most one ends at any depth and the recursion stops. */
-static void msd_sort(uint32_t *ord, uint32_t *lcp, uint32_t *tmp,
-                     uint32_t *sym, uint64_t *pair, size_t n, uint32_t depth,
-                     uint32_t n_sym, uint32_t *cnt) {
+static void msd_sort(uint32_t *ord, uint32_t *lcp, const msd_ctx *x, size_t n,
+                     uint32_t depth) {
   for (; n > 1; depth++) {
     uint32_t *ends;
-    int r = msd_level(ord, lcp, tmp, sym, pair, n, depth, n_sym, cnt, &ends);
+    int r = msd_level(ord, lcp, x, n, depth, &ends);
     if (r < 0) return;
     if (r == 0) {
-      msd_ctx x = {tmp, sym, pair, n_sym, cnt};
-      sort_buckets(ord, lcp, &x, ends, 1, n_sym, depth);
+      sort_buckets(ord, lcp, x, ends, 1, x->n_sym, depth);
       return;
     }
   }
@@ -321,12 +326,11 @@ static void msd_sort_par(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
                          uint32_t *cnt2, size_t n, uint32_t depth) {
   for (; n > 1; depth++) {
     if (n < PAR_MIN) {
-      msd_sort(ord, lcp, x->tmp, x->sym, x->pair, n, depth, x->n_sym, x->cnt);
+      msd_sort(ord, lcp, x, n, depth);
       return;
     }
     uint32_t *ends;
-    int r = msd_level(ord, lcp, x->tmp, x->sym, x->pair, n, depth, x->n_sym,
-                      x->cnt, &ends);
+    int r = msd_level(ord, lcp, x, n, depth, &ends);
     if (r < 0) return;
     if (r > 0) continue;
     uint32_t split, big;
@@ -336,7 +340,7 @@ static void msd_sort_par(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
       if (bs > 0) lcp[bs] = depth;
       if (big > 1) sort_buckets(ord, lcp, x, ends, 1, big - 1, depth);
       if (big < x->n_sym) sort_buckets(ord, lcp, x, ends, big + 1, x->n_sym, depth);
-      msd_ctx in = {x->tmp + bs, x->sym + bs, x->pair + bs, x->n_sym, x->cnt};
+      msd_ctx in = msd_at(x, bs);
       msd_sort_par(ord + bs, lcp + bs, &in, cnt2, be - bs, depth + 1);
       return;
     }
