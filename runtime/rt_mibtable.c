@@ -14,6 +14,7 @@
 
 #define MAX_IDS (1u << 26)
 #define NSTRIPES 64
+#define HUGE_AFTER ((size_t)2 << 20) /* ~11k entries in small pages */
 
 int rt_recording;
 
@@ -27,6 +28,8 @@ static int table_ready(void) {
   rt_mutex_lock(&init_mu);
   if (!table) {
     rt_mib_entry *t = rt_mmap_anon((size_t)MAX_IDS * sizeof(*t), 1);
+    if (t)
+      rt_huge_after(t, (size_t)MAX_IDS * sizeof(*t), HUGE_AFTER);
     __atomic_store_n(&table, t, __ATOMIC_RELEASE);
   }
   rt_mutex_unlock(&init_mu);
