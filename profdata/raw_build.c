@@ -36,12 +36,22 @@ typedef struct pc_info {
 
 /* A direct-mapped memo in front of the per-module PC maps: new stacks look
  * up a few hundred thousand PCs per file, but only hundreds or thousands
- * are distinct, and a hit here costs one load and no call. */
+ * are distinct, and a hit here costs one load and no call.  Most PCs end
+ * up "settled": one frame, whose call sites are queued in both roles.
+ * Such a PC's stack contribution is that frame alone, so the memo keeps it
+ * and a hit needs neither the PC's info nor its frame list (two more
+ * dependent loads per PC of every new stack).  Settling only ever happens
+ * once per PC, so the memo can never hold a stale frame.
+ *
+ * The key is (module << 48 | address); a PC whose address or module does
+ * not fit is not memoized. */
 #define PC_MEMO_BITS 12
+#define MEMO_ADDR_BITS 48
+#define MEMO_NO_FRAME UINT32_MAX /* not settled (yet) */
 typedef struct pc_memo {
-  uint64_t vaddr;
-  uint32_t mod; /* UINT32_MAX: empty */
+  uint64_t key; /* UINT64_MAX: empty */
   uint32_t idx;
+  uint32_t frame; /* the one frame of a settled PC, or MEMO_NO_FRAME */
 } pc_memo;
 
 struct mp_raw_reader {
@@ -180,12 +190,21 @@ static int symbolize_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
   return 0;
 }
 
+/* The frame a settled PC contributes, else MEMO_NO_FRAME. */
+static uint32_t settled_frame(const mp_raw_reader *r, uint32_t idx) {
+  if (idx == PC_DROPPED) return MEMO_NO_FRAME;
+  const pc_info *pi = &r->pcs[idx];
+  return pi->n == 1 && pi->head_done && pi->tail_done
+             ? r->frame_ids[pi->first]
+             : MEMO_NO_FRAME;
+}
+
 /* A memo miss: the module's map, or the symbolizer (each (module,
  * address) is symbolized once per reader), or with `pure` 1 instead of
  * symbolizing.  Kept out of line so that the hit path stays small. */
 static __attribute__((noinline)) int
 resolve_pc_slow(mp_raw_reader *r, size_t mi, uint64_t vaddr, pc_memo *m,
-                uint32_t *out, mp_err *err, int pure) {
+                uint64_t key, uint32_t *out, mp_err *err, int pure) {
   uint32_t hit = raw_map_get(&r->pc_maps[mi], vaddr);
   if (hit != UINT32_MAX) {
     *out = hit;
@@ -194,21 +213,31 @@ resolve_pc_slow(mp_raw_reader *r, size_t mi, uint64_t vaddr, pc_memo *m,
     if (symbolize_pc(r, mi, vaddr, out, err) != 0) return -1;
     raw_map_put(&r->pc_maps[mi], vaddr, *out);
   }
-  *m = (pc_memo){vaddr, (uint32_t)mi, *out};
+  if (m) *m = (pc_memo){key, *out, settled_frame(r, *out)};
   return 0;
 }
 
-/* (module, address) -> index into r->pcs, or PC_DROPPED. */
+/* (module, address) -> index into r->pcs, or PC_DROPPED; *frame: the
+ * memo's frame for it (MEMO_NO_FRAME: look at its info), *slot: its memo
+ * slot (NULL: not memoized). */
 static inline __attribute__((always_inline)) int
 resolve_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr, uint32_t *out,
-           mp_err *err, int pure) {
-  pc_memo *m = &r->memo[((vaddr + mi) * 0x9e3779b97f4a7c15ULL) >>
-                        (64 - PC_MEMO_BITS)];
-  if (__builtin_expect(m->vaddr == vaddr && m->mod == mi, 1)) {
+           uint32_t *frame, pc_memo **slot, mp_err *err, int pure) {
+  *frame = MEMO_NO_FRAME;
+  *slot = NULL;
+  if (__builtin_expect((vaddr >> MEMO_ADDR_BITS) != 0 ||
+                           mi >= (1u << (64 - MEMO_ADDR_BITS)) - 1,
+                       0))
+    return resolve_pc_slow(r, mi, vaddr, NULL, 0, out, err, pure);
+  uint64_t key = vaddr | (uint64_t)mi << MEMO_ADDR_BITS;
+  pc_memo *m = &r->memo[(key * 0x9e3779b97f4a7c15ULL) >> (64 - PC_MEMO_BITS)];
+  *slot = m;
+  if (__builtin_expect(m->key == key, 1)) {
     *out = m->idx;
+    *frame = m->frame;
     return 0;
   }
-  return resolve_pc_slow(r, mi, vaddr, m, out, err, pure);
+  return resolve_pc_slow(r, mi, vaddr, m, key, out, err, pure);
 }
 
 /* ---- one stack ----------------------------------------------------------- */
@@ -258,9 +287,28 @@ key_frames_as(mp_raw_reader *r, const uint32_t *key, size_t len,
       i += 2;
     }
     uint64_t vaddr = off + r->mods[mi]->exec_vaddr + 1;
-    int rc = resolve_pc(r, mi, vaddr, &idx, err, pure);
+    uint32_t frame;
+    pc_memo *slot;
+    int rc = resolve_pc(r, mi, vaddr, &idx, &frame, &slot, err, pure);
     if (rc != 0) return rc;
     if (idx == PC_DROPPED) continue;
+    if (__builtin_expect(frame != MEMO_NO_FRAME, 1)) {
+      /* settled: nothing to queue, one frame (n_cs is at most
+       * UINT32_MAX + 1, and cs has room for one frame per PC) */
+      pcl[n++] = idx;
+      if (n_cs + 1 > UINT32_MAX) {
+        n_cs = (size_t)UINT32_MAX + 1;
+        continue;
+      }
+      if (n_cs + 1 > r->cap_cs) {
+        MP_VEC_RESERVE(r->cs, r->cap_cs, n_cs + 1);
+        cs = r->cs;
+      }
+      cs[n_cs++] = frame;
+      continue;
+    }
+    if (slot && slot->key != UINT64_MAX) /* settled since it was memoized? */
+      slot->frame = settled_frame(r, idx);
     const pc_info *pi = &r->pcs[idx]; /* after resolve_pc: it may grow
                                          pcs and frame_ids */
     queue |= !pi->tail_done || (n > 0 && !pi->head_done);
