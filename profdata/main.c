@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "error.h"
 #include "heap.h"
+#include "helper.h"
 #include "indexed.h"
 #include "io.h"
 #include "model.h"
@@ -144,7 +145,7 @@ static void finish_mibs(mib_stage *m) {
  * twice. */
 static void start_mibs(mib_stage *m, input *in) {
   if (mp_raw_mostly_new(in->prepared) &&
-      pthread_create(&m->t, NULL, add_mibs_thread, in) == 0) {
+      mp_helper_start(&m->t, add_mibs_thread, in) == 0) {
     m->in = in;
   } else {
     mp_raw_add_mibs(in->raw, in->prepared);
@@ -196,7 +197,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
     if (more) {
       next->path = o->inputs[i + 1];
       next->raw = raw;
-      threaded = pthread_create(&t, NULL, prepare_thread, &job) == 0;
+      threaded = mp_helper_start(&t, prepare_thread, &job) == 0;
     }
     if (!threaded) close_input(&job.done);
     if (add_input(p, cur, &mibs) != 0) {

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helper.h"
+
 /* The stacks are read where the caller keeps them, through `rank`
  * (element -> frame rank), rather than copied into rows of ranks: the
  * copy would be as large as all stacks together. */
@@ -347,7 +349,7 @@ static void msd_sort_par(uint32_t *ord, uint32_t *lcp, const msd_ctx *x,
     half h = {ord, lcp, {x->tmp, x->sym, x->pair, x->n_sym, cnt2}, ends,
               split + 1, x->n_sym, depth};
     pthread_t t;
-    int threaded = split < x->n_sym && pthread_create(&t, NULL, sort_half, &h) == 0;
+    int threaded = split < x->n_sym && mp_helper_start(&t, sort_half, &h) == 0;
     sort_buckets(ord, lcp, x, ends, 1, threaded ? split : x->n_sym, depth);
     if (threaded) pthread_join(t, NULL);
     return;

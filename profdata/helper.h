@@ -1,0 +1,12 @@
+/* helper.h - starting the tool's helper threads. */
+#ifndef PROFDATA_HELPER_H
+#define PROFDATA_HELPER_H
+
+#include <pthread.h>
+
+/* pthread_create(t, NULL, fn, arg), but the thread may only run on CPUs
+ * other than the caller's, when the process has others.  Returns 0 on
+ * success, like pthread_create. */
+int mp_helper_start(pthread_t *t, void *(*fn)(void *), void *arg);
+
+#endif
