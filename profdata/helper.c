@@ -5,28 +5,43 @@
  * the stacks while the helper sorts the other.  Linux starts a new thread
  * on its creator's CPU and leaves it queued there until a balancer pulls
  * it to an idle one, which on a 2-CPU guest took up to 2 ms of a
- * 4 ms job; the main thread then waited for the helper at the join.  A
- * helper that may not run on the creator's CPU starts on another at once.
- * Only the CPUs the process may use are offered, so a cpuset is
- * respected; with a single CPU the thread is created as usual.
+ * 4 ms job; the main thread then waited for the helper at the join.  So a
+ * helper is created allowed only on the other CPUs of the process (a
+ * cpuset is respected), which starts it on one of them at once, and its
+ * first act is to allow all of them again, so that it can still move
+ * should its CPU get busy.  With a single CPU it is created as usual.
  */
 #define _GNU_SOURCE
 #include "helper.h"
 
 #include <sched.h>
+#include <stdlib.h>
 
-/* Attributes limiting a thread to the process's CPUs but the caller's;
- * 0 if there is no such CPU or the attributes cannot be made. */
-static int elsewhere(pthread_attr_t *a) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+typedef struct start {
+  void *(*fn)(void *);
+  void *arg;
+  cpu_set_t all; /* the process's CPUs */
+} start;
+
+static void *trampoline(void *p) {
+  start s = *(start *)p;
+  free(p);
+  sched_setaffinity(0, sizeof s.all, &s.all); /* a hint: failure is harmless */
+  return s.fn(s.arg);
+}
+
+/* Attributes limiting a thread to s->all but the caller's CPU; 0 if
+ * there is no such CPU or the attributes cannot be made. */
+static int elsewhere(start *s, pthread_attr_t *a) {
+  if (sched_getaffinity(0, sizeof s->all, &s->all) != 0) return 0;
   int me = sched_getcpu();
-  if (me < 0 || me >= CPU_SETSIZE || !CPU_ISSET(me, &set) ||
-      CPU_COUNT(&set) < 2)
+  if (me < 0 || me >= CPU_SETSIZE || !CPU_ISSET(me, &s->all) ||
+      CPU_COUNT(&s->all) < 2)
     return 0;
-  CPU_CLR(me, &set);
+  cpu_set_t others = s->all;
+  CPU_CLR(me, &others);
   if (pthread_attr_init(a) != 0) return 0;
-  if (pthread_attr_setaffinity_np(a, sizeof set, &set) != 0) {
+  if (pthread_attr_setaffinity_np(a, sizeof others, &others) != 0) {
     pthread_attr_destroy(a);
     return 0;
   }
@@ -34,10 +49,19 @@ static int elsewhere(pthread_attr_t *a) {
 }
 
 int mp_helper_start(pthread_t *t, void *(*fn)(void *), void *arg) {
+  start *s = malloc(sizeof *s);
   pthread_attr_t a;
-  if (!elsewhere(&a)) return pthread_create(t, NULL, fn, arg);
-  int rc = pthread_create(t, &a, fn, arg);
+  if (!s || !elsewhere(s, &a)) {
+    free(s);
+    return pthread_create(t, NULL, fn, arg);
+  }
+  s->fn = fn;
+  s->arg = arg;
+  int rc = pthread_create(t, &a, trampoline, s);
   pthread_attr_destroy(&a);
-  if (rc != 0) rc = pthread_create(t, NULL, fn, arg); /* affinity refused */
+  if (rc != 0) { /* the affinity refused: as usual */
+    free(s);
+    rc = pthread_create(t, NULL, fn, arg);
+  }
   return rc;
 }

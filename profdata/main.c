@@ -142,9 +142,10 @@ static void finish_mibs(mib_stage *m) {
  * adding the stacks (symbolizing, interning) is most of the work and the
  * MIBs are worth moving off.  A file of known stacks is lookups here and
  * merges there over the same cache entries, which two cores only fetch
- * twice. */
-static void start_mibs(mib_stage *m, input *in) {
-  if (mp_raw_mostly_new(in->prepared) &&
+ * twice.  The last input's MIBs are added here: nothing would run beside
+ * them. */
+static void start_mibs(mib_stage *m, input *in, int last) {
+  if (!last && mp_raw_mostly_new(in->prepared) &&
       mp_helper_start(&m->t, add_mibs_thread, in) == 0) {
     m->in = in;
   } else {
@@ -155,11 +156,11 @@ static void start_mibs(mib_stage *m, input *in) {
 /* Input i: a raw input's stacks, while the MIBs of input i - 1 finish,
  * then its own MIBs are started; any other input whole, once the profile
  * is quiet (its reader touches all of it). */
-static int add_input(mp_profile *p, input *in, mib_stage *m) {
+static int add_input(mp_profile *p, input *in, mib_stage *m, int last) {
   if (in->rc == 0 && in->kind == IN_RAW) {
     int rc = mp_raw_add_stacks(in->raw, in->prepared, &in->err);
     finish_mibs(m);
-    if (rc == 0) start_mibs(m, in);
+    if (rc == 0) start_mibs(m, in, last);
     return rc;
   }
   finish_mibs(m);
@@ -200,7 +201,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
       threaded = mp_helper_start(&t, prepare_thread, &job) == 0;
     }
     if (!threaded) close_input(&job.done);
-    if (add_input(p, cur, &mibs) != 0) {
+    if (add_input(p, cur, &mibs, !more) != 0) {
       report(cur->path, cur->err.msg);
       failed = 1;
     }
