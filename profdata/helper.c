@@ -65,3 +65,13 @@ int mp_helper_start(pthread_t *t, void *(*fn)(void *), void *arg) {
   }
   return rc;
 }
+
+int mp_helper_cpus(void) {
+  static int n;
+  if (!n) {
+    cpu_set_t set;
+    int c = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    __atomic_store_n(&n, c > 0 ? c : 1, __ATOMIC_RELAXED);
+  }
+  return n;
+}

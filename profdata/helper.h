@@ -9,4 +9,7 @@
  * success, like pthread_create. */
 int mp_helper_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
+/* CPUs this process may run on (at least 1). */
+int mp_helper_cpus(void);
+
 #endif
