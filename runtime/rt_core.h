@@ -17,10 +17,15 @@ MP_HIDDEN extern __thread int rt_nonblocking __attribute__((tls_model("initial-e
 /* Runtime locks this thread holds or is taking, stripes of the MIB table
  * aside (rt_mibtable.c counts those).  malloc and free may run in a signal
  * handler that interrupted its own thread inside the runtime; deadlock is
- * ruled out by two rules: code that holds a lock never blocks on a MIB
- * stripe (the other locks are leaves: their holders wait for nothing), and
- * a handler never takes a lock its own thread holds (each lock's owner
- * knows: rt_heap.c's busy flag and class bits, rt_ialloc.c, rt_large.c). */
+ * ruled out by three rules: code that holds a lock never blocks on a MIB
+ * stripe; a handler never takes a lock its own thread holds (each lock's
+ * owner knows: rt_heap.c's busy flag and class bits, rt_ialloc.c,
+ * rt_large.c); and a thread that holds a lock only tries the heap's
+ * central locks (rt_heap.c's lock_central): two handlers, each waiting for
+ * the class lock the other's interrupted code held, deadlocked.  The
+ * ialloc and large-block locks still block; a cycle through them needs a
+ * handler's large malloc or histogram while another thread's handler
+ * waits on the lock this one's code holds. */
 MP_HIDDEN extern __thread int rt_locks_held __attribute__((tls_model("initial-exec")));
 /* Set when a handler parked a free's MIB (rt_mibtable.c): it is merged
  * once this thread holds no lock any more. */

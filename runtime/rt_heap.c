@@ -84,6 +84,7 @@ typedef struct heap_counters {
 
 /* A free a signal handler could not make at once (see "signal handlers"). */
 #define DEFER_MAX 64
+#define DEFER_DONE UINT32_MAX /* cls of an entry already given back */
 typedef struct deferred_free {
   uint32_t cls, slot;
 } deferred_free;
@@ -249,12 +250,33 @@ static inline void release_central(int c) {
   tc.held &= ~(1ULL << c);
 }
 
+/* Takes central c's lock; 0 when this thread must not wait for it and it
+ * is taken.  A thread that already holds a runtime lock when it gets here
+ * is a signal handler that interrupted the holder: were it to wait, the
+ * holder could not run, and a handler on the thread it waits for may be
+ * waiting for the lock this one's code holds (two threads flushing their
+ * caches, each interrupted in a different class: stress signal_spawn hung
+ * so about once in 1700 runs).  Such a call only tries. */
+static int lock_central(int c) {
+  int may_wait = rt_locks_held == 0;
+  hold_central(c);
+  if (may_wait)
+    rt_mutex_lock(&centrals[c].mu);
+  else if (!rt_mutex_trylock(&centrals[c].mu)) {
+    release_central(c);
+    return 0;
+  }
+  return 1;
+}
+
+/* Up to `want` slots of class c; 0 also when the lock is not to be waited
+ * for (lock_central). */
 static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
   central *ce = &centrals[c];
   slot_meta *m = meta_of_class[c];
   uint32_t got = 0;
-  hold_central(c);
-  rt_mutex_lock(&ce->mu);
+  if (!lock_central(c))
+    return 0;
   while (got < want && ce->free_head != NO_SLOT) {
     out[got++] = ce->free_head;
     ce->free_head = m[ce->free_head].stack_or_next;
@@ -266,17 +288,19 @@ static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
   return got;
 }
 
-static void central_put(int c, const uint32_t *slots, uint32_t n) {
+/* 0 if not done: the lock is not to be waited for (lock_central). */
+static int central_put(int c, const uint32_t *slots, uint32_t n) {
   central *ce = &centrals[c];
   slot_meta *m = meta_of_class[c];
-  hold_central(c);
-  rt_mutex_lock(&ce->mu);
+  if (!lock_central(c))
+    return 0;
   for (uint32_t i = 0; i < n; i++) {
     m[slots[i]].stack_or_next = ce->free_head;
     ce->free_head = slots[i];
   }
   rt_mutex_unlock(&ce->mu);
   release_central(c);
+  return 1;
 }
 
 /* ---- signal handlers ----------------------------------------------------
@@ -287,7 +311,10 @@ static void central_put(int c, const uint32_t *slots, uint32_t n) {
  * takes a slot from the central list of the class (or, if this thread holds
  * that lock, of a larger class, which holds the block as well), and gives
  * a slot back at once unless this thread holds the class's lock; that free
- * waits in tc.deferred until the interrupted code leaves the allocator. */
+ * waits in tc.deferred until the interrupted code leaves the allocator.
+ * While the interrupted code holds any runtime lock, central locks are
+ * only tried (lock_central): a busy class is passed over like a held one,
+ * and a give that finds its lock busy is deferred the same way. */
 static inline void enter_busy(void) {
   tc.busy = 1;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -303,18 +330,26 @@ static inline void leave_busy(void) {
 }
 
 /* Handlers that run meanwhile may defer more; each reserves its entry
- * before writing it and runs to completion before this code resumes. */
+ * before writing it and runs to completion before this code resumes.  A
+ * give that may not wait (lock_central) ends the round: the entries given
+ * back are marked, and the next leave_busy goes on. */
 static __attribute__((noinline)) void drain_deferred(void) {
   enter_busy();
-  uint32_t done = 0, k;
   for (;;) {
-    k = __atomic_load_n(&tc.n_deferred, __ATOMIC_ACQUIRE);
-    for (; done < k && done < DEFER_MAX; done++)
-      central_put((int)tc.deferred[done].cls, &tc.deferred[done].slot, 1);
+    uint32_t k = __atomic_load_n(&tc.n_deferred, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < k && i < DEFER_MAX; i++) {
+      deferred_free *d = &tc.deferred[i];
+      if (d->cls == DEFER_DONE)
+        continue;
+      if (!central_put((int)d->cls, &d->slot, 1))
+        goto out;
+      d->cls = DEFER_DONE;
+    }
     if (__atomic_compare_exchange_n(&tc.n_deferred, &k, 0, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       break;
   }
+out:
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   tc.busy = 0;
 }
@@ -334,16 +369,18 @@ static __attribute__((noinline)) uint32_t nested_take(int *cls, size_t align) {
   return NO_SLOT;
 }
 
-static __attribute__((noinline)) void nested_give(int c, uint32_t s) {
-  if (!(tc.held >> c & 1)) {
-    central_put(c, &s, 1);
-    return;
-  }
+/* Slot s of class c, given back when this thread leaves the allocator. */
+static void defer_give(int c, uint32_t s) {
   uint32_t i = __atomic_fetch_add(&tc.n_deferred, 1, __ATOMIC_ACQ_REL);
   if (i < DEFER_MAX)
     tc.deferred[i] = (deferred_free){(uint32_t)c, s};
   /* else the slot is never reused: a storm of handlers freeing while this
-   * thread held the class's lock */
+   * thread held a lock */
+}
+
+static __attribute__((noinline)) void nested_give(int c, uint32_t s) {
+  if (tc.held >> c & 1 || !central_put(c, &s, 1))
+    defer_give(c, s);
 }
 
 /* ---- thread caches ------------------------------------------------------ */
@@ -434,7 +471,8 @@ static void slot_give(int c, uint32_t s) {
   enter_busy();
   if (MP_UNLIKELY(tc.state != 1)) {
     if (tc.state == 2) {
-      central_put(c, &s, 1);
+      if (!central_put(c, &s, 1))
+        defer_give(c, s);
       goto out;
     }
     tc_register();
@@ -442,7 +480,10 @@ static void slot_give(int c, uint32_t s) {
   tc_bin *b = &tc.bin[c];
   if (MP_UNLIKELY(b->n == tc_cap[c])) {
     uint32_t half = tc_cap[c] / 2;
-    central_put(c, b->slot + b->n - half, half);
+    if (!central_put(c, b->slot + b->n - half, half)) {
+      defer_give(c, s); /* a handler that may not wait (lock_central) */
+      goto out;
+    }
     b->n -= half;
   }
   b->slot[b->n++] = s;
