@@ -83,7 +83,7 @@ static char *perm_region(void) {
   char *c = rt_mmap_anon(PERM_RESERVE, 1);
   if (!c)
     return NULL;
-  rt_huge_after(c, PERM_RESERVE, (size_t)2 << 20);
+  rt_huge_tail(c, PERM_RESERVE);
   if (!__atomic_compare_exchange_n(&perm_base, &b, c, 0, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
     rt_munmap(c, PERM_RESERVE); /* another thread reserved first */

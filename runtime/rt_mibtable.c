@@ -14,7 +14,6 @@
 
 #define MAX_IDS (1u << 26)
 #define NSTRIPES 64
-#define HUGE_AFTER ((size_t)2 << 20) /* ~11k entries in small pages */
 
 int rt_recording;
 
@@ -29,7 +28,7 @@ static int table_ready(void) {
   if (!table) {
     rt_mib_entry *t = rt_mmap_anon((size_t)MAX_IDS * sizeof(*t), 1);
     if (t)
-      rt_huge_after(t, (size_t)MAX_IDS * sizeof(*t), HUGE_AFTER);
+      rt_huge_tail(t, (size_t)MAX_IDS * sizeof(*t));
     __atomic_store_n(&table, t, __ATOMIC_RELEASE);
   }
   rt_mutex_unlock(&init_mu);

@@ -29,13 +29,13 @@ void rt_madvise(void *p, size_t len, int advice) {
 /* For the runtime's own tables that grow with the number of contexts.  A
  * program with tens of thousands of them faults a 4 KiB page of each table
  * every few dozen new contexts, a few microseconds each in a guest; past
- * `skip` one fault brings 2 MiB.  The first `skip` bytes stay in small
- * pages so that programs with few contexts (most of them) pay no memory for
- * it.  A hint only: nothing changes but the speed where the kernel says
- * no. */
-void rt_huge_after(void *p, size_t len, size_t skip) {
+ * the first 2 MiB one fault brings 2 MiB.  The first 2 MiB (~11k MIB
+ * entries) stay in small pages so that programs with few contexts (most of
+ * them) pay no memory for it.  A hint only: nothing changes but the speed
+ * where the kernel says no. */
+void rt_huge_tail(void *p, size_t len) {
   const uintptr_t huge = (uintptr_t)2 << 20;
-  uintptr_t a = ((uintptr_t)p + skip + huge - 1) & ~(huge - 1);
+  uintptr_t a = ((uintptr_t)p + huge + huge - 1) & ~(huge - 1);
   uintptr_t e = (uintptr_t)p + len;
   if (a < e)
     rt_madvise((void *)a, e - a, MADV_HUGEPAGE);
