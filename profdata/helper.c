@@ -67,11 +67,13 @@ int mp_helper_start(pthread_t *t, void *(*fn)(void *), void *arg) {
 }
 
 int mp_helper_cpus(void) {
-  static int n;
-  if (!n) {
+  static int n; /* counted once: any thread may ask, all get the same */
+  int c = __atomic_load_n(&n, __ATOMIC_RELAXED);
+  if (!c) {
     cpu_set_t set;
-    int c = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    __atomic_store_n(&n, c > 0 ? c : 1, __ATOMIC_RELAXED);
+    c = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    if (c < 1) c = 1;
+    __atomic_store_n(&n, c, __ATOMIC_RELAXED);
   }
-  return n;
+  return c;
 }

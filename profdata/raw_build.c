@@ -307,7 +307,7 @@ key_frames_as(mp_raw_reader *r, const uint32_t *key, size_t len,
       cs[n_cs++] = frame;
       continue;
     }
-    if (slot && slot->key != UINT64_MAX) /* settled since it was memoized? */
+    if (slot) /* settled since it was memoized? */
       slot->frame = settled_frame(r, idx);
     const pc_info *pi = &r->pcs[idx]; /* after resolve_pc: it may grow
                                          pcs and frame_ids */
