@@ -156,15 +156,35 @@ static void mib_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   }
 }
 
+/* Room for n more bytes at the end of the buffer (n <= WRITE_CHUNK),
+ * flushing first if needed.  A record written through it keeps its
+ * length in a register: put_u64's stores may alias the writer, so a loop
+ * of them reloads w->len after every PC. */
+static inline unsigned char *reserve(writer *w, size_t n) {
+  if (WRITE_CHUNK - w->len < n)
+    flush(w);
+  return w->buf + w->len;
+}
+
+static inline void commit(writer *w, size_t n) {
+  w->len += n;
+  w->off += n;
+  if (w->len == WRITE_CHUNK)
+    flush(w);
+}
+
 static void stack_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   (void)e;
   writer *w = ctx;
   uintptr_t pcs[RT_MAX_STACK];
   uint32_t k = rt_stack_get(id, pcs);
-  put_u64(w, id);
-  put_u64(w, k);
+  size_t n = 16 + 8 * (size_t)k;
+  unaligned_u64 *o = (unaligned_u64 *)reserve(w, n);
+  o[0] = id;
+  o[1] = k;
   for (uint32_t i = 0; i < k; i++)
-    put_u64(w, pcs[i] - 1); /* return address - 1: inside the call */
+    o[2 + i] = pcs[i] - 1; /* return address - 1: inside the call */
+  commit(w, n);
 }
 
 static uint64_t mib_region_bytes(int version, const sizes *s) {
