@@ -27,9 +27,9 @@ MP_HIDDEN extern __thread int rt_nonblocking __attribute__((tls_model("initial-e
  * handler's large malloc or histogram while another thread's handler
  * waits on the lock this one's code holds. */
 MP_HIDDEN extern __thread int rt_locks_held __attribute__((tls_model("initial-exec")));
-/* Set when a handler parked a free's MIB (rt_mibtable.c): it is merged
- * once this thread holds no lock any more. */
-MP_HIDDEN extern __thread int rt_mib_parked __attribute__((tls_model("initial-exec")));
+/* Nonzero while handlers' MIBs wait on the parked list (rt_mibtable.c):
+ * they are merged by the next thread that holds no lock any more. */
+MP_HIDDEN extern uint64_t rt_mib_parked;
 MP_HIDDEN void rt_mib_merge_parked(void);
 static inline void rt_locks_enter(void) {
   rt_locks_held++;
@@ -37,7 +37,7 @@ static inline void rt_locks_enter(void) {
 }
 static inline void rt_locks_leave(void) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  if (!--rt_locks_held && MP_UNLIKELY(rt_mib_parked))
+  if (!--rt_locks_held && MP_UNLIKELY(__atomic_load_n(&rt_mib_parked, __ATOMIC_RELAXED) != 0))
     rt_mib_merge_parked();
 }
 
@@ -113,7 +113,7 @@ MP_HIDDEN uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
 typedef struct rt_block {
   uintptr_t p;
   uint64_t size;
-  uint32_t stack_id, alloc_ts, alloc_cpu;
+  uint32_t stack, alloc_ts, alloc_cpu; /* stack: a ref, see rt_stack_intern */
 } rt_block;
 /* Calls cb for every live user block (the caller holds the MIB locks, so
  * no block changes state underneath). */
@@ -134,7 +134,7 @@ MP_HIDDEN int rt_heap_owns(const void *p);
 MP_HIDDEN const void *rt_heap_block_begin(const void *p);
 
 /* Large blocks (rt_large.c), used by rt_heap.c. */
-MP_HIDDEN uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack_id,
+MP_HIDDEN uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
                                    uint32_t ts, uint32_t cpu);
 /* The live large block starting at p: fills *b, returns its state word. */
 MP_HIDDEN uint32_t *rt_large_find(uintptr_t p, rt_block *b);
@@ -160,6 +160,16 @@ MP_HIDDEN void rt_ifree(void *p, size_t n);
 /* Zeroed, 16-aligned, at most 64 KiB, never freed (NULL on failure). */
 MP_HIDDEN void *rt_ialloc_perm(size_t n);
 MP_HIDDEN void rt_ialloc_perm_init(void); /* by init: reserve the region */
+/* A permanent block as a nonzero u32 ("ref"), and back: blocks are
+ * RT_PERM_ALIGN-aligned offsets into one region (set up by init). */
+#define RT_PERM_ALIGN 16
+MP_HIDDEN extern char *rt_perm_base;
+static inline uint32_t rt_perm_ref(const void *p) {
+  return (uint32_t)(((const char *)p - rt_perm_base) / RT_PERM_ALIGN);
+}
+static inline void *rt_perm_at(uint32_t ref) {
+  return rt_perm_base + (uint64_t)ref * RT_PERM_ALIGN;
+}
 MP_HIDDEN void rt_ialloc_fork_prepare(void);
 MP_HIDDEN void rt_ialloc_fork_parent(void);
 MP_HIDDEN void rt_ialloc_fork_child(void);
@@ -183,7 +193,7 @@ static inline void rt_free_hooks(const void *p) {
 /* ---- stacks (rt_stack.c, rt_thread.c) ----------------------------------- */
 #define RT_MAX_STACK 256
 MP_HIDDEN void rt_stack_init(void); /* by init: no lazy setup under signals */
-MP_HIDDEN uint32_t rt_stack_capture(mp_caller c);
+MP_HIDDEN uint32_t rt_stack_capture(mp_caller c); /* the stack's id */
 /* The same in two steps, so that the allocator can do its own work while
  * the depot bucket (prefetched by the first step) comes from memory. */
 #define RT_MAX_ENC (RT_MAX_STACK * 12) /* rt_stack.c's encoding at worst */
@@ -193,7 +203,10 @@ typedef struct rt_captured {
   uint8_t enc[RT_MAX_ENC];
 } rt_captured;
 MP_HIDDEN uint32_t rt_stack_unwind(mp_caller c, rt_captured *cap);
+/* A ref to the stack's depot node: what blocks keep (0: no stack).  It
+ * gives the context's MIB entry without a load (rt_stack_entry). */
 MP_HIDDEN uint32_t rt_stack_intern(const rt_captured *cap);
+MP_HIDDEN uint32_t rt_stack_id(uint32_t ref);
 /* The PCs of stack `id` into pcs[RT_MAX_STACK]; returns how many (0 if
  * unknown).  rt_stack_depth gives the count alone. */
 MP_HIDDEN uint32_t rt_stack_get(uint32_t id, uintptr_t *pcs);
@@ -224,10 +237,7 @@ MP_HIDDEN void rt_thread_set_stack_top(uintptr_t top);
 /* ---- MIB table (rt_mibtable.c) ------------------------------------------ */
 /* At free: builds the block's MIB and merges it, clearing RT_LIVE_BIT in
  * *live under the table lock.  Returns 0 if the block was not live (double free). */
-MP_HIDDEN void rt_mib_init(void); /* by init: no lazy setup under signals */
 MP_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live);
-/* At dump (locks held): merge a live block with dealloc time = now. */
-MP_HIDDEN void rt_mib_add_live(const rt_block *b, void *ctx);
 MP_HIDDEN void rt_mib_lock_all(void);
 MP_HIDDEN int rt_mib_trylock_all(void);
 MP_HIDDEN void rt_mib_unlock_all(void);
@@ -237,6 +247,20 @@ typedef struct rt_mib_entry {
   uint64_t *hist; /* rt_ialloc'd, AccessHistogramSize entries */
   uint32_t present;
 } rt_mib_entry;
+/* The entry of a stack ref, kept with its depot node (ref 0: stacks that
+ * could not be captured or stored). */
+MP_HIDDEN extern rt_mib_entry rt_no_stack_entry;
+static inline rt_mib_entry *rt_stack_entry(uint32_t ref) {
+  return ref ? (rt_mib_entry *)rt_perm_at(ref) : &rt_no_stack_entry;
+}
+/* The same by stack id; NULL for an id that names no stack. */
+MP_HIDDEN rt_mib_entry *rt_stack_entry_of_id(uint32_t id);
+static inline void rt_prefetch_entry(const rt_mib_entry *e) {
+  const char *p = (const char *)e;
+  __builtin_prefetch(p, 1);
+  __builtin_prefetch(p + 64, 1);
+  __builtin_prefetch(p + sizeof(*e) - 1, 1);
+}
 /* Iterate the present entries in id order (locks held). */
 MP_HIDDEN void rt_mib_for_each(void (*cb)(uint32_t id, const rt_mib_entry *, void *),
                                void *ctx);

@@ -45,7 +45,7 @@
  * RT_LIVE_BIT | DIRTY_BIT | LEAD_BIT | alloc cpu (11 bits) | requested size
  * (18 bits). */
 typedef struct slot_meta {
-  uint32_t stack_or_next; /* stack id while live, free-list link while free */
+  uint32_t stack_or_next; /* stack ref while live, free-list link while free */
   uint32_t alloc_ts;
   uint32_t state;
 } slot_meta;
@@ -574,10 +574,10 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
 }
 
 /* Record (if profiling) and mark dead; 0 if it was not live. */
-static int retire(uintptr_t p, uint64_t size, uint32_t stack_id, uint32_t ts,
+static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
                   uint32_t cpu, uint32_t *live) {
   if (__atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE)) {
-    rt_block b = {p, size, stack_id, ts, cpu};
+    rt_block b = {p, size, stack, ts, cpu};
     return rt_mib_on_free(&b, live);
   }
   return rt_claim_live(live);
@@ -606,7 +606,7 @@ void mp_free(void *ptr) {
   if (!live)
     return;
   rt_free_hooks(ptr);
-  if (!retire(p, b.size, b.stack_id, b.alloc_ts, b.alloc_cpu, live))
+  if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live))
     return;
   count_event(1, b.size);
   rt_large_release(p);

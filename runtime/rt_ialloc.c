@@ -72,19 +72,19 @@ void *rt_ialloc(size_t n) {
  * atomic add), so it is safe from a signal handler that interrupted a
  * thread inside the runtime. */
 #define PERM_RESERVE (1ULL << 36)
-#define PERM_ALIGN 16
-static char *perm_base;
-static uint64_t perm_used;
+_Static_assert(PERM_RESERVE / RT_PERM_ALIGN <= 1ULL << 32, "a u32 names any permanent block");
+char *rt_perm_base;
+static uint64_t perm_used = RT_PERM_ALIGN; /* offset 0 is never given: ref 0 = none */
 
 static char *perm_region(void) {
-  char *b = __atomic_load_n(&perm_base, __ATOMIC_ACQUIRE);
+  char *b = __atomic_load_n(&rt_perm_base, __ATOMIC_ACQUIRE);
   if (MP_LIKELY(b != NULL))
     return b;
   char *c = rt_mmap_anon(PERM_RESERVE, 1);
   if (!c)
     return NULL;
   rt_huge_tail(c, PERM_RESERVE);
-  if (!__atomic_compare_exchange_n(&perm_base, &b, c, 0, __ATOMIC_ACQ_REL,
+  if (!__atomic_compare_exchange_n(&rt_perm_base, &b, c, 0, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
     rt_munmap(c, PERM_RESERVE); /* another thread reserved first */
     return b;
@@ -100,7 +100,7 @@ void *rt_ialloc_perm(size_t n) {
   char *base = perm_region();
   if (!base)
     return NULL;
-  n = rt_round_up(n, PERM_ALIGN);
+  n = rt_round_up(n, RT_PERM_ALIGN);
   uint64_t off = __atomic_fetch_add(&perm_used, n, __ATOMIC_RELAXED);
   if (off + n > PERM_RESERVE)
     return NULL;

@@ -33,7 +33,6 @@ void mp_init_core(void) {
   rt_hooks_init();
   rt_cpu_init();
   rt_stack_init();
-  rt_mib_init();
   __atomic_store_n(&rt_recording, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&mp_inited, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);

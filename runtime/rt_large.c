@@ -14,7 +14,7 @@ typedef struct large_hdr {
   uintptr_t map, user;
   size_t map_len;
   uint64_t size;
-  uint32_t stack_id, alloc_ts, alloc_cpu;
+  uint32_t stack, alloc_ts, alloc_cpu;
   uint32_t live; /* RT_LIVE_BIT while allocated */
   struct large_hdr *next, **pprev;
 } large_hdr;
@@ -41,7 +41,7 @@ static large_hdr *find_locked(uintptr_t user) {
   return NULL;
 }
 
-uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack_id,
+uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
                          uint32_t ts, uint32_t cpu) {
   if (align < RT_PAGE)
     align = RT_PAGE;
@@ -58,7 +58,7 @@ uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack_id,
   h->map_len = len;
   h->user = user;
   h->size = size;
-  h->stack_id = stack_id;
+  h->stack = stack;
   h->alloc_ts = ts;
   h->alloc_cpu = cpu;
   h->live = RT_LIVE_BIT;
@@ -82,7 +82,7 @@ uint32_t *rt_large_find(uintptr_t p, rt_block *b) {
     return NULL;
   large_hdr *h = find_locked(p);
   if (h && __atomic_load_n(&h->live, __ATOMIC_ACQUIRE)) {
-    *b = (rt_block){h->user, h->size, h->stack_id, h->alloc_ts, h->alloc_cpu};
+    *b = (rt_block){h->user, h->size, h->stack, h->alloc_ts, h->alloc_cpu};
   } else {
     h = NULL;
   }
@@ -123,7 +123,7 @@ void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
   for (int k = 0; k < LARGE_BUCKETS; k++)
     for (large_hdr *h = tab[k]; h; h = h->next)
       if (__atomic_load_n(&h->live, __ATOMIC_ACQUIRE)) {
-        rt_block b = {h->user, h->size, h->stack_id, h->alloc_ts, h->alloc_cpu};
+        rt_block b = {h->user, h->size, h->stack, h->alloc_ts, h->alloc_cpu};
         cb(&b, ctx);
       }
   unlock_mu();

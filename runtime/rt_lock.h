@@ -27,6 +27,15 @@ static inline void rt_mutex_lock(rt_mutex *m) {
 
 static inline int rt_mutex_trylock(rt_mutex *m) { return rt_lock_word_take(&m->v); }
 
+/* Waiting for m apart from taking it, for a thread that must not be seen
+ * taking m while it sleeps (rt_mibtable.c's stripes). */
+MP_HIDDEN void rt_mutex_wait_free(rt_mutex *m);
+static inline int rt_mutex_trylock_waited(rt_mutex *m) {
+  int c = 0;
+  return __atomic_compare_exchange_n(&m->v, &c, 2, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
+
 static inline void rt_mutex_unlock(rt_mutex *m) {
   if (__atomic_exchange_n(&m->v, 0, __ATOMIC_RELEASE) == 2)
     rt_futex(&m->v, 1 /* FUTEX_WAKE */ | 128 /* PRIVATE */, 1);

@@ -1,44 +1,30 @@
 /* rt_mibtable.c - the MIB table: one aggregated MemInfoBlock (+ histogram)
- * per stack id, built from a block at free or at dump and merged with
+ * per stack, built from a block at free or at dump and merged with
  * mp_mib_init / mp_mib_merge (include/mib_merge.h).
  *
- * Stack ids are dense (sequential from 1), so the table is a NORESERVE
- * array of entries indexed by id (an array of pointers to separately
- * allocated entries cost a second cache miss per free and more pages),
- * locked by stripes of ids: frees of
- * different contexts rarely contend.  A dump takes every stripe, which also
- * freezes the live flags of all blocks (they are only flipped here). */
+ * The entries are stored with the stack depot's nodes, and a block keeps
+ * its stack's ref, which gives the entry's address without a load
+ * (rt_stack_entry): a separate array indexed by stack id cost one more
+ * cache miss at every free, while a block freed soon after its allocation
+ * finds its entry still in cache (the depot prefetched it).  Entries are
+ * locked by stripes of refs: frees of different contexts rarely contend.
+ * A dump takes every stripe, which also freezes the live flags of all
+ * blocks (they are only flipped here). */
 #include "mib_merge.h"
 #include "rt_core.h"
 #include "rt_lock.h"
 
-#define MAX_IDS (1u << 26)
 #define NSTRIPES 64
+
+/* Refs step by node sizes: hashed, so that they spread over all stripes. */
+static inline uint32_t stripe_of(uint32_t ref) {
+  return (ref * 0x9E3779B1u) >> 26;
+}
+_Static_assert(NSTRIPES == 1 << (32 - 26), "stripe_of gives NSTRIPES stripes");
 
 int rt_recording;
 
-static rt_mib_entry *table;
 static rt_mutex stripes[NSTRIPES];
-static rt_mutex init_mu = RT_MUTEX_INIT;
-
-static int table_ready(void) {
-  if (MP_LIKELY(__atomic_load_n(&table, __ATOMIC_ACQUIRE) != NULL))
-    return 1;
-  rt_mutex_lock(&init_mu);
-  if (!table) {
-    rt_mib_entry *t = rt_mmap_anon((size_t)MAX_IDS * sizeof(*t), 1);
-    if (t)
-      rt_huge_tail(t, (size_t)MAX_IDS * sizeof(*t));
-    __atomic_store_n(&table, t, __ATOMIC_RELEASE);
-  }
-  rt_mutex_unlock(&init_mu);
-  return table != NULL;
-}
-
-/* Called by init (single-threaded, before any handler can run): a lazy
- * first use could be interrupted by a signal whose handler frees, and
- * would then wait for init_mu held by its own thread. */
-void rt_mib_init(void) { table_ready(); }
 
 /* Histograms of small blocks are built on the stack and only copied into
  * table memory when the entry has to keep them: the common free path in
@@ -96,14 +82,10 @@ static int own(built *n) {
   return 1;
 }
 
-/* Merge n into the entry of `id` (its stripe is held). */
-static inline __attribute__((always_inline)) void merge_locked(uint32_t id,
+/* Merge n into the entry of stack `ref` (its stripe is held). */
+static inline __attribute__((always_inline)) void merge_locked(uint32_t ref,
                                                               built *n) {
-  if (id >= MAX_IDS) {
-    drop(n);
-    return;
-  }
-  rt_mib_entry *e = &table[id];
+  rt_mib_entry *e = rt_stack_entry(ref);
   /* Touch the entry with a write first: a read of a fresh page maps the
    * zero page and the store that follows faults a second time. */
   __asm__ volatile("orl $0, %0" : "+m"(e->present));
@@ -136,89 +118,165 @@ static inline __attribute__((always_inline)) void merge_locked(uint32_t id,
 }
 
 /* A free from a signal handler that interrupted this thread while it held
- * (or was taking) a stripe or another runtime lock must not wait for a
- * stripe (rt_core.h, rt_locks_held): its MIB is built at once (the block
- * is reused right after) and parked here, and the next free of this thread
- * that holds nothing else merges it (the interrupted free, when that held
- * a stripe).  Handlers run to completion before the code they interrupt
- * resumes, so they only ever append, and the owner empties the list with
- * one compare-and-swap per round. */
-#define PARKED_MAX 16
+ * a stripe or another runtime lock must not wait for a stripe (rt_core.h,
+ * rt_locks_held): its MIB is built at once (the block is reused right
+ * after) and parked on one lock-free list, which the next free or lock
+ * release that holds nothing merges (on any thread), as does a dump.  The
+ * list has no size limit: a thread that holds a stripe while many
+ * handlers run on it loses nothing.  Records are permanent memory named by
+ * refs (never unmapped, so a stale read is harmless), recycled through a
+ * second list; each head carries an ABA tag in its upper half. */
 typedef struct parked_mib {
-  uint32_t id;
+  uint32_t next; /* ref of the next record, 0 = end */
+  uint32_t ref;  /* the block's stack */
   built n;
 } parked_mib;
-typedef struct mib_tls {
-  uint32_t held; /* stripe + 1 this thread holds or is taking, 0 = none */
-  uint32_t n;
-  parked_mib e[PARKED_MAX];
-} mib_tls;
-static __thread mib_tls mt __attribute__((tls_model("initial-exec")));
 
-static inline void set_held(uint32_t v) {
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-  __atomic_store_n(&mt.held, v, __ATOMIC_RELAXED);
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+uint64_t rt_mib_parked; /* parked list head: record ref | tag << 32 */
+static uint64_t spare_head; /* recycled records, same form */
+
+static inline uint64_t tagged(uint64_t old, uint32_t ref) {
+  return ref | ((old >> 32) + 1) << 32;
 }
 
-static inline __attribute__((always_inline)) void merge_or_drop(uint32_t id,
+static void push(uint64_t *head, parked_mib *p) {
+  uint32_t self = rt_perm_ref(p);
+  uint64_t old = __atomic_load_n(head, __ATOMIC_RELAXED);
+  do
+    __atomic_store_n(&p->next, (uint32_t)old, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(head, &old, tagged(old, self), 1,
+                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+static parked_mib *pop(uint64_t *head) {
+  uint64_t old = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+  while ((uint32_t)old) {
+    parked_mib *p = rt_perm_at((uint32_t)old);
+    uint32_t next = __atomic_load_n(&p->next, __ATOMIC_RELAXED);
+    if (__atomic_compare_exchange_n(head, &old, tagged(old, next), 1,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+      return p;
+  }
+  return NULL;
+}
+
+/* Detaches the whole list; its records are then the caller's alone. */
+static parked_mib *take_all(uint64_t *head) {
+  uint64_t old = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+  while ((uint32_t)old && !__atomic_compare_exchange_n(head, &old, tagged(old, 0), 1,
+                                                       __ATOMIC_ACQUIRE,
+                                                       __ATOMIC_ACQUIRE))
+    ;
+  return (uint32_t)old ? rt_perm_at((uint32_t)old) : NULL;
+}
+
+static inline parked_mib *next_of(const parked_mib *p) {
+  return p->next ? rt_perm_at(p->next) : NULL;
+}
+
+static inline __attribute__((always_inline)) void merge_or_drop(uint32_t ref,
                                                                built *n) {
   if (__atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE))
-    merge_locked(id, n);
+    merge_locked(ref, n);
   else
     drop(n);
 }
 
-static int park(uint32_t id, built *n, uint32_t *live) {
+static int park(uint32_t ref, built *n, uint32_t *live) {
   int was_live = rt_claim_live(live);
-  uint32_t i = __atomic_load_n(&mt.n, __ATOMIC_RELAXED);
-  if (!was_live || i >= PARKED_MAX || !own(n)) {
+  parked_mib *p = NULL;
+  if (was_live && own(n) && !(p = pop(&spare_head)))
+    p = rt_ialloc_perm(sizeof(*p));
+  if (!p) { /* not live, or out of memory */
     drop(n);
     return was_live;
   }
-  mt.e[i].id = id;
-  mt.e[i].n = *n;
-  __atomic_store_n(&mt.n, i + 1, __ATOMIC_RELEASE);
-  rt_mib_parked = 1;
+  p->ref = ref;
+  p->n = *n;
+  push(&rt_mib_parked, p);
   return was_live;
 }
 
-/* Merge what handlers parked while this thread held a lock, each under
- * its own stripe.  Handlers that run meanwhile park behind (they find a
- * stripe held) and are merged by the next round. */
-static void merge_parked(void) {
-  uint32_t k, done = 0;
-  for (;;) {
-    k = __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE);
-    for (; done < k; done++) {
-      uint32_t s = mt.e[done].id % NSTRIPES;
-      set_held(s + 1);
-      rt_mutex_lock(&stripes[s]);
-      built n = mt.e[done].n;
-      merge_or_drop(mt.e[done].id, &n);
-      rt_mutex_unlock(&stripes[s]);
-      set_held(0);
-    }
-    if (__atomic_compare_exchange_n(&mt.n, &k, 0, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
-      break; /* else k now counts what was appended meanwhile */
-  }
-  rt_mib_parked = 0;
+static __thread uint32_t held __attribute__((tls_model("initial-exec")));
+
+/* stripe + 1 this thread holds (or is one atomic step from), 0 = none.
+ * Ordered against the code around it as a handler of this thread sees it. */
+static inline void set_held(uint32_t v) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  __atomic_store_n(&held, v, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-__thread int rt_mib_parked __attribute__((tls_model("initial-exec")));
+/* Waits for stripe s with `held` cleared, so that a handler which
+ * interrupts the wait may take stripes itself instead of parking. */
+static __attribute__((noinline)) void stripe_wait(uint32_t s, uint32_t outer) {
+  do {
+    set_held(outer);
+    rt_mutex_wait_free(&stripes[s]);
+    set_held(s + 1);
+  } while (!rt_mutex_trylock_waited(&stripes[s]));
+}
 
-/* The last runtime lock of this thread was released: merge what handlers
- * parked meanwhile, unless a stripe is still held (its release does). */
-void rt_mib_merge_parked(void) {
-  if (!__atomic_load_n(&mt.held, __ATOMIC_RELAXED))
+/* Lock stripe s for this thread (see park: a handler never waits for a
+ * stripe its thread holds). */
+static inline uint32_t stripe_enter(uint32_t s) {
+  uint32_t outer = __atomic_load_n(&held, __ATOMIC_RELAXED);
+  set_held(s + 1);
+  if (MP_UNLIKELY(!rt_mutex_trylock(&stripes[s])))
+    stripe_wait(s, outer);
+  return outer;
+}
+
+static inline void stripe_exit(uint32_t s, uint32_t outer) {
+  rt_mutex_unlock(&stripes[s]);
+  set_held(outer); /* a handler restores the stripe of the code it interrupted */
+}
+
+/* Merge the parked MIBs, each under its stripe: only where this thread
+ * holds nothing (the stripes are waited for).  What handlers park
+ * meanwhile waits for the next call. */
+static void merge_parked(void) {
+  for (parked_mib *p = take_all(&rt_mib_parked), *next; p; p = next) {
+    next = next_of(p);
+    uint32_t s = stripe_of(p->ref);
+    uint32_t outer = stripe_enter(s);
+    built n = p->n;
+    merge_or_drop(p->ref, &n);
+    stripe_exit(s, outer);
+    push(&spare_head, p);
+  }
+}
+
+static inline void stripe_leave(uint32_t s, uint32_t outer) {
+  stripe_exit(s, outer);
+  if (MP_UNLIKELY(!outer && (uint32_t)__atomic_load_n(&rt_mib_parked, __ATOMIC_RELAXED)))
     merge_parked();
+}
+
+/* The last runtime lock of this thread was released. */
+void rt_mib_merge_parked(void) {
+  if (!__atomic_load_n(&held, __ATOMIC_RELAXED))
+    merge_parked();
+}
+
+/* Under every stripe (a dump): merge the parked MIBs, or with `keep` 0
+ * drop them (a fork child: they are the parent's). */
+static void settle_parked(int keep) {
+  for (parked_mib *p = take_all(&rt_mib_parked), *next; p; p = next) {
+    next = next_of(p);
+    built n = p->n;
+    if (keep)
+      merge_or_drop(p->ref, &n);
+    else
+      drop(&n);
+    push(&spare_head, p);
+  }
 }
 
 /* A free that must not wait for a stripe: its thread holds a lock (it is
  * a signal handler that interrupted the runtime), see rt_locks_held. */
 static inline int must_park(void) {
-  return __atomic_load_n(&mt.held, __ATOMIC_RELAXED) || rt_locks_held;
+  return __atomic_load_n(&held, __ATOMIC_RELAXED) || rt_locks_held;
 }
 
 /* The live flag of a block whose stripe this thread holds: no other free
@@ -231,57 +289,42 @@ static inline int claim_live_locked(uint32_t *state) {
   return 1;
 }
 
-/* Lock stripe s for this thread (see park: a handler never waits for it). */
-static inline uint32_t stripe_enter(uint32_t s) {
-  uint32_t outer = __atomic_load_n(&mt.held, __ATOMIC_RELAXED);
-  set_held(s + 1);
-  rt_mutex_lock(&stripes[s]);
-  return outer;
-}
-
-static inline void stripe_leave(uint32_t s, uint32_t outer) {
-  rt_mutex_unlock(&stripes[s]);
-  set_held(outer); /* a handler restores the stripe of the code it interrupted */
-  if (MP_UNLIKELY(!outer && __atomic_load_n(&mt.n, __ATOMIC_ACQUIRE)))
-    merge_parked(); /* only the outermost free: the parked stripe is free now */
-}
-
 /* Under the block's stripe: its MIB into the entry, if it was still live. */
-static int claim_and_merge(uint32_t id, built *n, uint32_t *live) {
+static int claim_and_merge(uint32_t ref, built *n, uint32_t *live) {
   int was_live = claim_live_locked(live);
   if (was_live)
-    merge_or_drop(id, n);
+    merge_or_drop(ref, n);
   else
     drop(n);
   return was_live;
 }
 
 /* A free that must not wait (must_park): merged at once if its stripe is
- * free (and not the one this thread's interrupted code holds or is taking:
- * that code may be half way through an entry), else parked. */
-static int merge_or_park(uint32_t id, uint32_t s, built *n, uint32_t *live) {
-  uint32_t outer = __atomic_load_n(&mt.held, __ATOMIC_RELAXED);
+ * free (and not the one this thread's interrupted code holds or is about
+ * to: that code may be half way through an entry), else parked. */
+static int merge_or_park(uint32_t ref, uint32_t s, built *n, uint32_t *live) {
+  uint32_t outer = __atomic_load_n(&held, __ATOMIC_RELAXED);
   if (outer == s + 1 || !rt_mutex_trylock(&stripes[s]))
-    return park(id, n, live);
+    return park(ref, n, live);
   set_held(s + 1);
-  int was_live = claim_and_merge(id, n, live);
+  int was_live = claim_and_merge(ref, n, live);
   rt_mutex_unlock(&stripes[s]);
   set_held(outer);
   return was_live;
 }
 
-/* Histogram mode, ids past the table and frees from a handler that
+/* Histogram mode and frees from a handler that
  * interrupted a lock holder: the MIB is built in full first. */
 static __attribute__((noinline)) int on_free_built(const rt_block *b,
                                                    uint32_t *live) {
   built n;
   uint64_t scratch[SCRATCH_ENTRIES];
   build(b, rt_now_ms(), rt_cpu(), scratch, &n);
-  uint32_t s = b->stack_id % NSTRIPES;
+  uint32_t s = stripe_of(b->stack);
   if (MP_UNLIKELY(must_park()))
-    return merge_or_park(b->stack_id, s, &n, live);
+    return merge_or_park(b->stack, s, &n, live);
   uint32_t outer = stripe_enter(s);
-  int was_live = claim_and_merge(b->stack_id, &n, live);
+  int was_live = claim_and_merge(b->stack, &n, live);
   stripe_leave(s, outer);
   return was_live;
 }
@@ -304,50 +347,56 @@ add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
 }
 
 int rt_mib_on_free(const rt_block *b, uint32_t *live) {
-  if (!table_ready())
-    return rt_claim_live(live);
-  uint32_t id = b->stack_id, s = id % NSTRIPES;
-  if (MP_UNLIKELY(rt_hist_mode() || id >= MAX_IDS ||
-                  must_park()))
+  if (MP_UNLIKELY(rt_hist_mode() || must_park()))
     return on_free_built(b, live);
-  /* The entry is likely cold: fetch it while the block is summed. */
-  const char *ep = (const char *)&table[id];
-  __builtin_prefetch(ep, 1);
-  __builtin_prefetch(ep + 64, 1);
-  __builtin_prefetch(ep + sizeof(rt_mib_entry) - 1, 1);
+  uint32_t s = stripe_of(b->stack);
+  rt_mib_entry *e = rt_stack_entry(b->stack);
+  rt_prefetch_entry(e); /* cold if the block lived long: fetch it while the block is summed */
   uint64_t count = rt_shadow_sum(b->p, b->size);
   uint32_t ts = rt_now_ms(), cpu = rt_cpu();
   uint32_t outer = stripe_enter(s);
   int was_live = claim_live_locked(live);
   if (was_live && __atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE))
-    add_block(&table[id], count, b, ts, cpu);
+    add_block(e, count, b, ts, cpu);
   stripe_leave(s, outer);
   return was_live;
 }
 
+/* The dump's live blocks come in heap order, so their entries are random
+ * and mostly cold: each is fetched LIVE_AHEAD blocks before it is merged. */
+#define LIVE_AHEAD 8
+
 typedef struct live_ctx {
   uint32_t ts, cpu;
+  uint32_t n; /* blocks queued in ring, oldest at n % LIVE_AHEAD */
+  rt_block ring[LIVE_AHEAD];
 } live_ctx;
 
-void rt_mib_add_live(const rt_block *b, void *ctx) {
-  live_ctx *lc = ctx;
+static void add_live_now(const rt_block *b, const live_ctx *lc) {
   built n;
   uint64_t scratch[SCRATCH_ENTRIES];
   build(b, lc->ts, lc->cpu, scratch, &n);
-  merge_locked(b->stack_id, &n);
+  merge_locked(b->stack, &n);
+}
+
+static void add_live(const rt_block *b, void *ctx) {
+  live_ctx *lc = ctx;
+  rt_prefetch_entry(rt_stack_entry(b->stack));
+  rt_block *slot = &lc->ring[lc->n++ % LIVE_AHEAD];
+  if (lc->n > LIVE_AHEAD)
+    add_live_now(slot, lc);
+  *slot = *b;
 }
 
 /* Counted as a held lock, so that a handler on the dumping thread parks
  * its frees instead of waiting for the stripes this thread holds. */
 void rt_mib_lock_all(void) {
-  table_ready();
   rt_locks_enter();
   for (int i = 0; i < NSTRIPES; i++)
     rt_mutex_lock(&stripes[i]);
 }
 
 int rt_mib_trylock_all(void) {
-  table_ready();
   rt_locks_enter();
   for (int i = 0; i < NSTRIPES; i++)
     if (!rt_mutex_trylock(&stripes[i])) {
@@ -366,31 +415,30 @@ void rt_mib_unlock_all(void) {
 }
 
 /* The child's only thread is the one that forked: it held the stripes
- * (fork_prepare), now reset, and nothing else. */
+ * (fork_prepare), now reset, and nothing else.  What handlers parked is
+ * the parent's to merge. */
 void rt_mib_reset_locks(void) {
   rt_locks_held = 0;
   for (int i = 0; i < NSTRIPES; i++)
     rt_mutex_reset(&stripes[i]);
-  rt_mutex_reset(&init_mu);
+  settle_parked(0);
 }
 
 void rt_mib_for_each(void (*cb)(uint32_t, const rt_mib_entry *, void *),
                      void *ctx) {
-  if (!table)
-    return;
   uint32_t max = rt_stack_max_id();
-  for (uint32_t id = 0; id <= max && id < MAX_IDS; id++)
-    if (table[id].present)
-      cb(id, &table[id], ctx);
+  for (uint32_t id = 0; id <= max; id++) {
+    const rt_mib_entry *e = rt_stack_entry_of_id(id);
+    if (e && e->present)
+      cb(id, e, ctx);
+  }
 }
 
 void rt_mib_clear(void) {
-  if (!table)
-    return;
   uint32_t max = rt_stack_max_id();
-  for (uint32_t id = 0; id <= max && id < MAX_IDS; id++) {
-    rt_mib_entry *e = &table[id];
-    if (!e->present)
+  for (uint32_t id = 0; id <= max; id++) {
+    rt_mib_entry *e = rt_stack_entry_of_id(id);
+    if (!e || !e->present)
       continue;
     if (e->hist)
       rt_ifree(e->hist, (size_t)e->mib.AccessHistogramSize * 8);
@@ -399,8 +447,12 @@ void rt_mib_clear(void) {
   }
 }
 
-/* The dump's live-block pass: "now" is taken once for all blocks. */
+/* The dump's live-block pass: "now" is taken once for all blocks.  The
+ * parked MIBs of blocks already freed go in first. */
 MP_HIDDEN void rt_mib_add_all_live(void) {
-  live_ctx lc = {rt_now_ms(), rt_cpu()};
-  rt_heap_for_each_live(rt_mib_add_live, &lc);
+  settle_parked(1);
+  live_ctx lc = {rt_now_ms(), rt_cpu(), 0, {{0}}};
+  rt_heap_for_each_live(add_live, &lc);
+  for (uint32_t i = lc.n > LIVE_AHEAD ? lc.n - LIVE_AHEAD : 0; i < lc.n; i++)
+    add_live_now(&lc.ring[i % LIVE_AHEAD], &lc);
 }

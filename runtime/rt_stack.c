@@ -1,5 +1,6 @@
 /* rt_stack.c - allocation stacks: the frame-pointer unwinder and the stack
- * depot (PC list -> u32 id, ids assigned sequentially from 1).
+ * depot (PC list -> its node's ref, which blocks keep, and a u32 id
+ * assigned sequentially from 1, which profiles use).
  *
  * The unwinder starts at the public entry point's frame (mp_caller.fp): its
  * return address is the first PC, so no runtime frame is ever recorded.  It
@@ -14,7 +15,13 @@
  * rather than varints keep the encoder free of unpredictable branches.  A program with tens of thousands
  * of deep contexts touches the depot at every allocation: its size is page
  * faults and cache misses.  Lookups still compare the whole encoded stack,
- * so two stacks share an id only if they are equal. */
+ * so two stacks share an id only if they are equal.
+ *
+ * Each node also carries its context's MIB entry (rt_mibtable.c owns what
+ * is in it), right before its header: a block freed soon after its
+ * allocation finds the entry next to the lines the lookup just fetched
+ * (and prefetched), and a dump reads each context's stack and MIB from one
+ * place.  The entry's address follows from the node's without a load. */
 #include "rt_core.h"
 #include "rt_lock.h"
 
@@ -27,7 +34,19 @@ typedef struct depot_node {
   uint32_t id;
   uint16_t n, len; /* PCs, encoded bytes */
   uint8_t enc[];
-} depot_node;
+} depot_node; /* preceded by the context's rt_mib_entry */
+
+_Static_assert(sizeof(rt_mib_entry) % 8 == 0, "nodes stay 8-aligned after their entry");
+
+rt_mib_entry rt_no_stack_entry;
+
+static inline rt_mib_entry *entry_of(const depot_node *node) {
+  return (rt_mib_entry *)(uintptr_t)node - 1;
+}
+
+static inline uint32_t ref_of(const depot_node *node) {
+  return rt_perm_ref(entry_of(node));
+}
 
 static depot_node **buckets;
 static depot_node **by_id;
@@ -47,7 +66,9 @@ static int depot_init(void) {
   return depot_ready;
 }
 
-/* Called by init, for the reason given at rt_mib_init. */
+/* Called by init (single-threaded, before any handler can run): a lazy
+ * first use could be interrupted by a signal whose handler allocates, and
+ * would then wait for init_mu held by its own thread. */
 void rt_stack_init(void) {
   if (!__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE))
     depot_init();
@@ -149,24 +170,28 @@ static depot_node *find(depot_node *node, const captured *c) {
   return NULL;
 }
 
-/* Lock-free insertion: a new node is pushed with a compare-and-swap on its
- * bucket, and a failed swap rescans the chain (someone may have inserted
- * the same stack), so each stack still gets exactly one published id.  No
- * lock means a signal handler that allocates can never wait for its own
- * thread.  An id taken by a node that lost to an equal one is skipped. */
+/* The ref of c's node.  Lock-free insertion: a new node is pushed with a
+ * compare-and-swap on its bucket, and a failed swap rescans the chain
+ * (someone may have inserted the same stack), so each stack still gets
+ * exactly one published id.  No lock means a signal handler that allocates
+ * can never wait for its own thread.  An id taken by a node that lost to
+ * an equal one is skipped. */
 static uint32_t depot_put(const captured *c) {
   if (!__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE) && !depot_init())
     return 0;
   depot_node **b = &buckets[c->hash & (NBUCKETS - 1)];
   depot_node *head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
   depot_node *hit = find(head, c);
-  if (hit)
-    return hit->id;
+  if (hit) {
+    rt_prefetch_entry(entry_of(hit)); /* read at the block's free, often soon */
+    return ref_of(hit);
+  }
   if (__atomic_load_n(&next_id, __ATOMIC_RELAXED) >= MAX_IDS)
     return 0;
-  depot_node *node = rt_ialloc_perm(sizeof(*node) + c->len);
-  if (!node)
+  rt_mib_entry *e = rt_ialloc_perm(sizeof(*e) + sizeof(depot_node) + c->len);
+  if (!e)
     return 0;
+  depot_node *node = (depot_node *)(e + 1);
   node->hash = c->hash;
   node->n = (uint16_t)c->n;
   node->len = (uint16_t)c->len;
@@ -180,9 +205,9 @@ static uint32_t depot_put(const captured *c) {
     node->next = head;
     if (__atomic_compare_exchange_n(b, &head, node, 0, __ATOMIC_RELEASE,
                                     __ATOMIC_ACQUIRE))
-      return id;
+      return ref_of(node);
     if ((hit = find(head, c)) != NULL)
-      return hit->id;
+      return ref_of(hit);
   }
 }
 
@@ -205,7 +230,7 @@ uint32_t rt_stack_intern(const rt_captured *cap) {
 uint32_t rt_stack_capture(mp_caller c) {
   captured cap;
   rt_stack_unwind(c, &cap);
-  return rt_stack_intern(&cap);
+  return rt_stack_id(rt_stack_intern(&cap));
 }
 
 static const depot_node *lookup(uint32_t id) {
@@ -217,6 +242,17 @@ static const depot_node *lookup(uint32_t id) {
 uint32_t rt_stack_get(uint32_t id, uintptr_t *pcs) {
   const depot_node *node = lookup(id);
   return node ? decode(node, pcs) : 0;
+}
+
+uint32_t rt_stack_id(uint32_t ref) {
+  return ref ? ((const depot_node *)(rt_stack_entry(ref) + 1))->id : 0;
+}
+
+rt_mib_entry *rt_stack_entry_of_id(uint32_t id) {
+  if (!id)
+    return &rt_no_stack_entry;
+  const depot_node *node = lookup(id);
+  return node ? entry_of(node) : NULL;
 }
 
 uint32_t rt_stack_depth(uint32_t id) {

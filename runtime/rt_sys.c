@@ -89,6 +89,25 @@ void rt_mutex_lock_slow(rt_mutex *m) {
     rt_futex(&m->v, 0 /* FUTEX_WAIT */ | 128, 2);
 }
 
+/* Spin, then sleep, until m looks free, without taking it.  It marks m
+ * contended first, so whoever takes it after such a wait must keep that
+ * mark (rt_mutex_trylock_waited): other sleepers rely on its release to
+ * wake them. */
+void rt_mutex_wait_free(rt_mutex *m) {
+  for (int i = 0; i < 100; i++) {
+    if (!__atomic_load_n(&m->v, __ATOMIC_RELAXED))
+      return;
+    __builtin_ia32_pause();
+  }
+  int c;
+  while ((c = __atomic_load_n(&m->v, __ATOMIC_RELAXED)) != 0) {
+    if (c == 1 && !__atomic_compare_exchange_n(&m->v, &c, 2, 0, __ATOMIC_RELAXED,
+                                               __ATOMIC_RELAXED))
+      continue;
+    rt_futex(&m->v, 0 /* FUTEX_WAIT */ | 128, 2);
+  }
+}
+
 /* ---- formatter --------------------------------------------------------- */
 
 typedef struct out {
