@@ -72,6 +72,9 @@ void *rt_ialloc(size_t n) {
  * atomic add), so it is safe from a signal handler that interrupted a
  * thread inside the runtime. */
 #define PERM_RESERVE (1ULL << 36)
+#ifndef PERM_SMALL
+#define PERM_SMALL (512u << 10)
+#endif
 _Static_assert(PERM_RESERVE / RT_PERM_ALIGN <= 1ULL << 32, "a u32 names any permanent block");
 char *rt_perm_base;
 static uint64_t perm_used = RT_PERM_ALIGN; /* offset 0 is never given: ref 0 = none */
@@ -80,10 +83,9 @@ static char *perm_region(void) {
   char *b = __atomic_load_n(&rt_perm_base, __ATOMIC_ACQUIRE);
   if (MP_LIKELY(b != NULL))
     return b;
-  char *c = rt_mmap_anon(PERM_RESERVE, 1);
+  char *c = rt_reserve_huge_after(PERM_RESERVE, PERM_SMALL);
   if (!c)
     return NULL;
-  rt_huge_tail(c, PERM_RESERVE);
   if (!__atomic_compare_exchange_n(&rt_perm_base, &b, c, 0, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE)) {
     rt_munmap(c, PERM_RESERVE); /* another thread reserved first */

@@ -28,10 +28,13 @@
 #define NBUCKETS (1u << 17)
 #define MAX_IDS (1u << 26)
 
+/* Nodes and buckets link by ref (rt_core.h): half the bytes of a pointer,
+ * so the bucket array (at every allocation's lookup) fits twice as many
+ * buckets per cache line and page. */
 typedef struct depot_node {
-  struct depot_node *next;
-  uint64_t hash;
+  uint32_t next; /* ref of the next node of the bucket, 0 = end */
   uint32_t id;
+  uint64_t hash;
   uint16_t n, len; /* PCs, encoded bytes */
   uint8_t enc[];
 } depot_node; /* preceded by the context's rt_mib_entry */
@@ -44,12 +47,12 @@ static inline rt_mib_entry *entry_of(const depot_node *node) {
   return (rt_mib_entry *)(uintptr_t)node - 1;
 }
 
-static inline uint32_t ref_of(const depot_node *node) {
-  return rt_perm_ref(entry_of(node));
+static inline depot_node *node_at(uint32_t ref) {
+  return (depot_node *)(rt_stack_entry(ref) + 1);
 }
 
-static depot_node **buckets;
-static depot_node **by_id;
+static uint32_t *buckets; /* refs */
+static uint32_t *by_id;   /* refs */
 static uint32_t next_id = 1;
 static rt_mutex init_mu = RT_MUTEX_INIT;
 static int depot_ready;
@@ -149,7 +152,8 @@ static uint32_t decode(const depot_node *node, uintptr_t *pcs) {
 }
 
 static inline depot_node *node_of(uint32_t id) {
-  return __atomic_load_n(&by_id[id], __ATOMIC_ACQUIRE);
+  uint32_t ref = __atomic_load_n(&by_id[id], __ATOMIC_ACQUIRE);
+  return ref ? node_at(ref) : NULL;
 }
 
 /* Encoded stacks are a few dozen bytes, always a multiple of 4: comparing
@@ -162,12 +166,15 @@ static inline int enc_equal(const uint8_t *a, const uint8_t *b, uint32_t len) {
   return i == len || *(const unaligned_u32 *)(a + i) == *(const unaligned_u32 *)(b + i);
 }
 
-static depot_node *find(depot_node *node, const captured *c) {
-  for (; node; node = node->next)
+/* The ref of c's node in the chain from ref, or 0. */
+static uint32_t find(uint32_t ref, const captured *c) {
+  for (const depot_node *node; ref; ref = node->next) {
+    node = node_at(ref);
     if (node->hash == c->hash && node->n == c->n && node->len == c->len &&
         enc_equal(node->enc, c->enc, c->len))
-      return node;
-  return NULL;
+      return ref;
+  }
+  return 0;
 }
 
 /* The ref of c's node.  Lock-free insertion: a new node is pushed with a
@@ -179,12 +186,12 @@ static depot_node *find(depot_node *node, const captured *c) {
 static uint32_t depot_put(const captured *c) {
   if (!__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE) && !depot_init())
     return 0;
-  depot_node **b = &buckets[c->hash & (NBUCKETS - 1)];
-  depot_node *head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
-  depot_node *hit = find(head, c);
+  uint32_t *b = &buckets[c->hash & (NBUCKETS - 1)];
+  uint32_t head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
+  uint32_t hit = find(head, c);
   if (hit) {
-    rt_prefetch_entry(entry_of(hit)); /* read at the block's free, often soon */
-    return ref_of(hit);
+    rt_prefetch_entry(rt_stack_entry(hit)); /* read at the block's free, often soon */
+    return hit;
   }
   if (__atomic_load_n(&next_id, __ATOMIC_RELAXED) >= MAX_IDS)
     return 0;
@@ -192,6 +199,7 @@ static uint32_t depot_put(const captured *c) {
   if (!e)
     return 0;
   depot_node *node = (depot_node *)(e + 1);
+  uint32_t ref = rt_perm_ref(e);
   node->hash = c->hash;
   node->n = (uint16_t)c->n;
   node->len = (uint16_t)c->len;
@@ -200,14 +208,14 @@ static uint32_t depot_put(const captured *c) {
   if (id >= MAX_IDS)
     return 0;
   node->id = id;
-  __atomic_store_n(&by_id[id], node, __ATOMIC_RELEASE);
+  __atomic_store_n(&by_id[id], ref, __ATOMIC_RELEASE);
   for (;;) {
     node->next = head;
-    if (__atomic_compare_exchange_n(b, &head, node, 0, __ATOMIC_RELEASE,
+    if (__atomic_compare_exchange_n(b, &head, ref, 0, __ATOMIC_RELEASE,
                                     __ATOMIC_ACQUIRE))
-      return ref_of(node);
-    if ((hit = find(head, c)) != NULL)
-      return ref_of(hit);
+      return ref;
+    if ((hit = find(head, c)) != 0)
+      return hit;
   }
 }
 
@@ -245,7 +253,7 @@ uint32_t rt_stack_get(uint32_t id, uintptr_t *pcs) {
 }
 
 uint32_t rt_stack_id(uint32_t ref) {
-  return ref ? ((const depot_node *)(rt_stack_entry(ref) + 1))->id : 0;
+  return ref ? node_at(ref)->id : 0;
 }
 
 rt_mib_entry *rt_stack_entry_of_id(uint32_t id) {

@@ -27,18 +27,26 @@ void rt_madvise(void *p, size_t len, int advice) {
 }
 
 /* For the runtime's own tables that grow with the number of contexts.  A
- * program with tens of thousands of them faults a 4 KiB page of each table
- * every few dozen new contexts, a few microseconds each in a guest; past
- * the first 2 MiB one fault brings 2 MiB.  The first 2 MiB (~11k MIB
- * entries) stay in small pages so that programs with few contexts (most of
- * them) pay no memory for it.  A hint only: nothing changes but the speed
- * where the kernel says no. */
-void rt_huge_tail(void *p, size_t len) {
+ * program with tens of thousands of them faults a 4 KiB page every dozen
+ * new contexts, a few microseconds each in a guest; past the first `small`
+ * bytes one fault brings 2 MiB.  Those stay in small pages so that
+ * programs with few contexts (most of them) pay no memory for it.  The
+ * reservation is placed so that they end on a 2 MiB boundary.  The huge
+ * pages are a hint only: nothing changes but the speed where the kernel
+ * says no. */
+void *rt_reserve_huge_after(size_t len, size_t small) {
   const uintptr_t huge = (uintptr_t)2 << 20;
-  uintptr_t a = ((uintptr_t)p + huge + huge - 1) & ~(huge - 1);
-  uintptr_t e = (uintptr_t)p + len;
-  if (a < e)
-    rt_madvise((void *)a, e - a, MADV_HUGEPAGE);
+  char *raw = rt_mmap_anon(len + huge, 1);
+  if (!raw)
+    return NULL;
+  char *p = (char *)((((uintptr_t)raw + small + huge - 1) & ~(huge - 1)) - small);
+  if (p > raw)
+    rt_munmap(raw, (size_t)(p - raw));
+  if (raw + huge > p)
+    rt_munmap(p + len, (size_t)(raw + huge - p));
+  if (small < len)
+    rt_madvise(p + small, len - small, MADV_HUGEPAGE);
+  return p;
 }
 
 long rt_write(int fd, const void *buf, size_t n) {

@@ -34,7 +34,7 @@ MP_HIDDEN void *rt_mmap_anon(size_t len, int noreserve);
 MP_HIDDEN void rt_munmap(void *p, size_t len);
 MP_HIDDEN void rt_madvise(void *p, size_t len, int advice);
 /* Asks for 2 MiB pages in [p + 2 MiB, p + len) (see rt_sys.c). */
-MP_HIDDEN void rt_huge_tail(void *p, size_t len);
+MP_HIDDEN void *rt_reserve_huge_after(size_t len, size_t small);
 
 MP_HIDDEN long rt_write(int fd, const void *buf, size_t n); /* all or -errno */
 MP_HIDDEN int rt_open(const char *path, int flags, int mode); /* fd or -errno */
