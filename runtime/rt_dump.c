@@ -118,24 +118,35 @@ static void put_bytes(writer *w, const void *src, size_t n) {
 }
 typedef uint64_t __attribute__((aligned(1), may_alias)) unaligned_u64;
 
-/* Most of a profile is u64s (ids, PCs): stored straight into the buffer. */
-static inline void put_u64(writer *w, uint64_t v) {
-  if (MP_UNLIKELY(WRITE_CHUNK - w->len < 8)) {
-    put_bytes(w, &v, 8);
-    return;
-  }
-  *(unaligned_u64 *)(w->buf + w->len) = v;
-  w->len += 8;
-  w->off += 8;
-  if (w->len == WRITE_CHUNK)
-    flush(w);
-}
-
 /* Zero padding up to profile offset `to`. */
 static void pad_to(writer *w, uint64_t to) {
   static const unsigned char zeros[8];
   while (w->off < to)
     put_bytes(w, zeros, to - w->off < 8 ? to - w->off : 8);
+}
+
+/* Room for n more bytes at the end of the buffer (n <= WRITE_CHUNK),
+ * flushing first if needed; commit(w, n) once they are written.  A whole
+ * record written through one reservation keeps its length in a register:
+ * a put_u64 per value reloads w->len after every store (the stores may
+ * alias the writer). */
+static inline unsigned char *reserve(writer *w, size_t n) {
+  if (WRITE_CHUNK - w->len < n)
+    flush(w);
+  return w->buf + w->len;
+}
+
+static inline void commit(writer *w, size_t n) {
+  w->len += n;
+  w->off += n;
+  if (w->len == WRITE_CHUNK)
+    flush(w);
+}
+
+/* Most of a profile is u64s (ids, PCs): stored straight into the buffer. */
+static inline void put_u64(writer *w, uint64_t v) {
+  *(unaligned_u64 *)reserve(w, 8) = v;
+  commit(w, 8);
 }
 
 static void mib_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
@@ -154,23 +165,6 @@ static void mib_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
       put_bytes(w, &v, 2);
     }
   }
-}
-
-/* Room for n more bytes at the end of the buffer (n <= WRITE_CHUNK),
- * flushing first if needed.  A record written through it keeps its
- * length in a register: put_u64's stores may alias the writer, so a loop
- * of them reloads w->len after every PC. */
-static inline unsigned char *reserve(writer *w, size_t n) {
-  if (WRITE_CHUNK - w->len < n)
-    flush(w);
-  return w->buf + w->len;
-}
-
-static inline void commit(writer *w, size_t n) {
-  w->len += n;
-  w->off += n;
-  if (w->len == WRITE_CHUNK)
-    flush(w);
 }
 
 static void stack_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {

@@ -72,9 +72,7 @@ void *rt_ialloc(size_t n) {
  * atomic add), so it is safe from a signal handler that interrupted a
  * thread inside the runtime. */
 #define PERM_RESERVE (1ULL << 36)
-#ifndef PERM_SMALL
-#define PERM_SMALL (512u << 10)
-#endif
+#define PERM_SMALL (512u << 10) /* rt_reserve_huge_after */
 _Static_assert(PERM_RESERVE / RT_PERM_ALIGN <= 1ULL << 32, "a u32 names any permanent block");
 char *rt_perm_base;
 static uint64_t perm_used = RT_PERM_ALIGN; /* offset 0 is never given: ref 0 = none */

@@ -232,20 +232,33 @@ static inline void stripe_exit(uint32_t s, uint32_t outer) {
   set_held(outer); /* a handler restores the stripe of the code it interrupted */
 }
 
-/* Merge the parked MIBs, each under its stripe: only where this thread
- * holds nothing (the stripes are waited for).  What handlers park
- * meanwhile waits for the next call. */
-static void merge_parked(void) {
+/* How drain_parked settles each parked MIB. */
+enum {
+  TAKE_STRIPE,  /* merge it under its stripe: this thread holds nothing */
+  STRIPES_HELD, /* merge it: this thread holds every stripe (a dump) */
+  DISCARD       /* drop it: a fork child, where it is the parent's */
+};
+
+/* Settle what is parked now; what handlers park meanwhile waits for the
+ * next call.  The records go back to the spare list. */
+static void drain_parked(int how) {
   for (parked_mib *p = take_all(&rt_mib_parked), *next; p; p = next) {
     next = next_of(p);
-    uint32_t s = stripe_of(p->ref);
-    uint32_t outer = stripe_enter(s);
-    built n = p->n;
-    merge_or_drop(p->ref, &n);
-    stripe_exit(s, outer);
+    if (how == DISCARD) {
+      drop(&p->n);
+    } else if (how == STRIPES_HELD) {
+      merge_or_drop(p->ref, &p->n);
+    } else {
+      uint32_t s = stripe_of(p->ref);
+      uint32_t outer = stripe_enter(s);
+      merge_or_drop(p->ref, &p->n);
+      stripe_exit(s, outer);
+    }
     push(&spare_head, p);
   }
 }
+
+static void merge_parked(void) { drain_parked(TAKE_STRIPE); }
 
 static inline void stripe_leave(uint32_t s, uint32_t outer) {
   stripe_exit(s, outer);
@@ -257,20 +270,6 @@ static inline void stripe_leave(uint32_t s, uint32_t outer) {
 void rt_mib_merge_parked(void) {
   if (!__atomic_load_n(&held, __ATOMIC_RELAXED))
     merge_parked();
-}
-
-/* Under every stripe (a dump): merge the parked MIBs, or with `keep` 0
- * drop them (a fork child: they are the parent's). */
-static void settle_parked(int keep) {
-  for (parked_mib *p = take_all(&rt_mib_parked), *next; p; p = next) {
-    next = next_of(p);
-    built n = p->n;
-    if (keep)
-      merge_or_drop(p->ref, &n);
-    else
-      drop(&n);
-    push(&spare_head, p);
-  }
 }
 
 /* A free that must not wait for a stripe: its thread holds a lock (it is
@@ -421,7 +420,7 @@ void rt_mib_reset_locks(void) {
   rt_locks_held = 0;
   for (int i = 0; i < NSTRIPES; i++)
     rt_mutex_reset(&stripes[i]);
-  settle_parked(0);
+  drain_parked(DISCARD);
 }
 
 /* Entries (and their nodes) are fetched this many ids ahead: each is
@@ -458,7 +457,7 @@ void rt_mib_clear(void) {
 /* The dump's live-block pass: "now" is taken once for all blocks.  The
  * parked MIBs of blocks already freed go in first. */
 MP_HIDDEN void rt_mib_add_all_live(void) {
-  settle_parked(1);
+  drain_parked(STRIPES_HELD);
   live_ctx lc = {rt_now_ms(), rt_cpu(), 0, {{0}}};
   rt_heap_for_each_live(add_live, &lc);
   for (uint32_t i = lc.n > LIVE_AHEAD ? lc.n - LIVE_AHEAD : 0; i < lc.n; i++)

@@ -43,10 +43,6 @@ _Static_assert(sizeof(rt_mib_entry) % 8 == 0, "nodes stay 8-aligned after their 
 
 rt_mib_entry rt_no_stack_entry;
 
-static inline rt_mib_entry *entry_of(const depot_node *node) {
-  return (rt_mib_entry *)(uintptr_t)node - 1;
-}
-
 static inline depot_node *node_at(uint32_t ref) {
   return (depot_node *)(rt_stack_entry(ref) + 1);
 }
@@ -151,11 +147,6 @@ static uint32_t decode(const depot_node *node, uintptr_t *pcs) {
   return node->n;
 }
 
-static inline depot_node *node_of(uint32_t id) {
-  uint32_t ref = __atomic_load_n(&by_id[id], __ATOMIC_ACQUIRE);
-  return ref ? node_at(ref) : NULL;
-}
-
 /* Encoded stacks are a few dozen bytes, always a multiple of 4: comparing
  * words inline beats a call into libc's memcmp on every allocation. */
 static inline int enc_equal(const uint8_t *a, const uint8_t *b, uint32_t len) {
@@ -241,10 +232,16 @@ uint32_t rt_stack_capture(mp_caller c) {
   return rt_stack_id(rt_stack_intern(&cap));
 }
 
-static const depot_node *lookup(uint32_t id) {
+/* The ref of stack `id`, 0 if the depot never gave that id. */
+static uint32_t ref_of_id(uint32_t id) {
   if (!id || !__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE) || id >= MAX_IDS)
-    return NULL;
-  return node_of(id);
+    return 0;
+  return __atomic_load_n(&by_id[id], __ATOMIC_ACQUIRE);
+}
+
+static const depot_node *lookup(uint32_t id) {
+  uint32_t ref = ref_of_id(id);
+  return ref ? node_at(ref) : NULL;
 }
 
 uint32_t rt_stack_get(uint32_t id, uintptr_t *pcs) {
@@ -259,8 +256,8 @@ uint32_t rt_stack_id(uint32_t ref) {
 rt_mib_entry *rt_stack_entry_of_id(uint32_t id) {
   if (!id)
     return &rt_no_stack_entry;
-  const depot_node *node = lookup(id);
-  return node ? entry_of(node) : NULL;
+  uint32_t ref = ref_of_id(id);
+  return ref ? rt_stack_entry(ref) : NULL;
 }
 
 uint32_t rt_stack_depth(uint32_t id) {
