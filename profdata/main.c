@@ -37,6 +37,22 @@ static int report(const char *what, const char *msg) {
   return 1;
 }
 
+/* Split DWARF units whose .dwo was not found lose their frames (LLVM
+ * warns and goes on too): say so, once per binary. */
+static void warn_missing_split(msym_ctx *sym) {
+  for (size_t i = 0; i < msym_num_modules(sym); i++) {
+    const msym_module *m = msym_module_at(sym, i);
+    const char *dwo;
+    size_t n = msym_module_missing_split(sym, m, &dwo);
+    if (n)
+      fprintf(stderr,
+              "%s: warning: %s: %zu split DWARF file%s not found (the first: "
+              "%s): allocations in %s code have no frames and are left out%s\n",
+              tool, m->path, n, n == 1 ? " was" : "s were", dwo,
+              n == 1 ? "its" : "their", msym_split_package_hint(m->path));
+  }
+}
+
 static int usage_error(const cli_opts *o, const char *msg) {
   report(NULL, msg);
   const char *cmd = cli_cmd_name(o->cmd);
@@ -258,6 +274,7 @@ static int run(const cli_opts *o) {
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
   mp_profile *p = read_inputs(o, sym);
+  if (p) warn_missing_split(sym);
   int rc = 1;
   if (p) rc = o->cmd == CLI_MERGE ? run_merge(o, p) : run_show(o, p);
   mp_profile_free(p);

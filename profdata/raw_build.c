@@ -551,6 +551,32 @@ static void reserve_first(mp_raw_reader *r, const raw_file *f) {
   mp_profile_reserve_stacks(r->p, f->n_stacks, k * f->n_stacks, k * frames);
 }
 
+/* Nothing symbolized: say why if we know (a missing .dwo), else what to
+ * check. */
+static int no_frames(const raw_file *f, size_t total, mp_err *err) {
+  for (size_t i = 0; i < f->n_mods; i++) {
+    const char *dwo, *bin = f->mods[i]->path;
+    size_t n = msym_module_missing_split(f->sym, f->mods[i], &dwo);
+    if (!n) continue;
+    const char *dwp = msym_split_package_hint(bin);
+    if (n == 1)
+      return mp_fail(err,
+                     "none of the %zu allocation contexts has a symbolizable "
+                     "frame: %s was built with split DWARF and its file %s "
+                     "was not found%s",
+                     total, bin, dwo, dwp);
+    return mp_fail(err,
+                   "none of the %zu allocation contexts has a symbolizable "
+                   "frame: %s was built with split DWARF and %zu of its .dwo "
+                   "files were not found (the first: %s)%s",
+                   total, bin, n, dwo, dwp);
+  }
+  return mp_fail(err,
+                 "none of the %zu allocation contexts has a symbolizable "
+                 "frame (do the profiled binaries have debug info?)",
+                 total);
+}
+
 static int build(builder *b, mp_err *err) {
   size_t total = 0, live = 0;
   for (size_t d = 0; d < b->f->n_dumps; d++) total += b->f->dumps[d].n_mibs;
@@ -558,11 +584,7 @@ static int build(builder *b, mp_err *err) {
   reserve_first(b->r, b->f);
   for (size_t d = 0; d < b->f->n_dumps; d++)
     if (resolve_dump(b, &b->f->dumps[d], &live, err) != 0) return -1;
-  if (!live)
-    return mp_fail(err,
-                   "none of the %zu allocation contexts has a symbolizable "
-                   "frame (do the profiled binaries have debug info?)",
-                   total);
+  if (!live) return no_frames(b->f, total, err);
   return 0;
 }
 

@@ -67,7 +67,7 @@ static void cu_lines(sym_cu *cu) {
  * builds (-fdebug-prefix-map=...=.) have relative comp dirs. */
 static char *llvm_path(sym_cu *cu, const char *p) {
   Dwarf_Attribute a;
-  const char *comp = dwarf_formstring(dwarf_attr(&cu->die, DW_AT_comp_dir, &a));
+  const char *comp = dwarf_formstring(dwarf_attr(&cu->unit, DW_AT_comp_dir, &a));
   if (p[0] == '/' || !comp || !*comp)
     return sym_xstrdup(p);
   const char *const *dirs;
@@ -143,12 +143,12 @@ static void leaf_location(sym_cu *cu, uint64_t addr, msym_frame *f) {
 }
 
 /* Reads, once, the attributes of a node that frames need. */
-static void node_attrs(sym_dwarf *d, sym_cu *cu, sym_node *n) {
+static void node_attrs(sym_cu *cu, sym_node *n) {
   if (n->attrs_ready)
     return;
   n->attrs_ready = 1;
   Dwarf_Die die;
-  if (dwarf_offdie(d->dw, n->off, &die) == NULL)
+  if (dwarf_offdie(cu->dw, n->off, &die) == NULL)
     return;
   n->name = function_name(&die);
   int decl = 0;
@@ -198,7 +198,7 @@ size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
   const uint32_t *chain = d->chain;
   cu_lines(cu);
   for (size_t i = 0; i < n; i++)
-    node_attrs(d, cu, &cu->nodes[chain[i]]);
+    node_attrs(cu, &cu->nodes[chain[i]]);
   /* Frame 0 without a name is what LLVM drops: report no frames. */
   if (cu->nodes[chain[0]].name == NULL)
     return 0;

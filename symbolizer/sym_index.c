@@ -171,7 +171,8 @@ void sym_cu_build_code(sym_cu *cu) {
   cu->code_ready = 1;
 }
 
-static sym_cu *push_cu(sym_dwarf *d, size_t *cap, Dwarf_Die *die) {
+static sym_cu *push_cu(sym_dwarf *d, size_t *cap, Dwarf_Die *die,
+                       Dwarf_Die *unit) {
   if (d->ncus == *cap) {
     *cap = *cap ? 2 * *cap : 64;
     d->cus = sym_xrealloc(d->cus, *cap * sizeof *d->cus);
@@ -179,7 +180,35 @@ static sym_cu *push_cu(sym_dwarf *d, size_t *cap, Dwarf_Die *die) {
   sym_cu *cu = &d->cus[d->ncus++];
   memset(cu, 0, sizeof *cu);
   cu->die = *die;
+  cu->unit = *unit;
+  cu->dw = dwarf_cu_getdwarf(die->cu);
   return cu;
+}
+
+#ifndef DW_AT_GNU_dwo_name
+#define DW_AT_GNU_dwo_name 0x2130
+#endif
+
+/* A skeleton unit whose split unit libdw could not open (it looks for
+ * DW_AT_dwo_name under DW_AT_comp_dir and beside the file): its code gets
+ * no frames, as in LLVM, and the first such .dwo is kept for the message. */
+static void note_missing_split(sym_dwarf *d, Dwarf_Die *skeleton) {
+  if (d->n_missing_split++)
+    return;
+  Dwarf_Attribute a;
+  const char *name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_dwo_name, &a));
+  if (!name)
+    name = dwarf_formstring(dwarf_attr(skeleton, DW_AT_GNU_dwo_name, &a));
+  const char *dir = dwarf_formstring(dwarf_attr(skeleton, DW_AT_comp_dir, &a));
+  if (!name)
+    name = "?";
+  size_t ld = dir && name[0] != '/' ? strlen(dir) : 0, ln = strlen(name);
+  d->missing_split = sym_xmalloc(ld + ln + 2);
+  if (ld) {
+    memcpy(d->missing_split, dir, ld);
+    d->missing_split[ld++] = '/';
+  }
+  memcpy(d->missing_split + ld, name, ln + 1);
 }
 
 /* A CU without ranges of its own is covered by its functions (LLVM's
@@ -200,12 +229,22 @@ int sym_dwarf_index(sym_dwarf *d) {
   size_t cap = 0;
   while (dwarf_get_units(d->dw, unit, &unit, &version, &type, &cudie,
                          &subdie) == 0) {
-    /* Type units hold no code; split (.dwo) units are not supported. */
-    if (type != DW_UT_compile && type != DW_UT_partial)
+    /* Split DWARF: the skeleton in the binary has the unit's address
+     * ranges and line table, the split unit (.dwo) its functions.  Type
+     * units hold no code. */
+    Dwarf_Die *die = &cudie;
+    if (type == DW_UT_skeleton) {
+      if (subdie.addr == NULL) {
+        note_missing_split(d, &cudie);
+        continue;
+      }
+      die = &subdie;
+    } else if (type != DW_UT_compile && type != DW_UT_partial) {
       continue;
-    sym_cu *cu = push_cu(d, &cap, &cudie);
+    }
+    sym_cu *cu = push_cu(d, &cap, die, &cudie);
     uint64_t key = d->ncus - 1;
-    if (add_die_ranges(&d->cu_ranges, &cu->die, key) == 0)
+    if (add_die_ranges(&d->cu_ranges, &cu->unit, key) == 0)
       add_cu_from_functions(d, cu, key);
   }
   sym_ranges_finish(&d->cu_ranges);
@@ -224,6 +263,7 @@ void sym_dwarf_free(sym_dwarf *d) {
   }
   free(d->cus);
   free(d->chain);
+  free(d->missing_split);
   sym_ranges_free(&d->cu_ranges);
   if (d->dw)
     dwarf_end(d->dw);

@@ -72,7 +72,9 @@ typedef struct sym_node {
 } sym_node;
 
 typedef struct sym_cu {
-  Dwarf_Die die;  /* the CU DIE */
+  Dwarf_Die die;  /* the CU DIE: for split DWARF, the split unit's (.dwo) */
+  Dwarf_Die unit; /* the DIE in the binary: die itself, or the skeleton */
+  Dwarf *dw;      /* the file die's offsets are in (dwarf_offdie) */
   int code_ready; /* nodes and code built */
   sym_node *nodes;
   size_t nnodes, capnodes;
@@ -93,6 +95,8 @@ typedef struct sym_dwarf {
   sym_range_index cu_ranges; /* key = index into cus */
   uint32_t *chain;           /* scratch: node chain of one address */
   size_t chain_cap;
+  size_t n_missing_split;    /* skeleton units whose split unit is missing */
+  char *missing_split;       /* the first one's .dwo path */
 } sym_dwarf;
 
 int sym_dwarf_index(sym_dwarf *d);

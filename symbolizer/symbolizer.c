@@ -3,10 +3,12 @@
  * in sym_elf.c (files), sym_index.c (range indexes), sym_dwarf.c (frames)
  * and sym_cache.c (memo).
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sym_internal.h"
 
@@ -166,6 +168,27 @@ static sym_module *owned_module(const msym_ctx *c, const msym_module *m) {
     if (&c->mods[i]->pub == m)
       return c->mods[i];
   return NULL;
+}
+
+size_t msym_module_missing_split(msym_ctx *c, const msym_module *m,
+                                 const char **first) {
+  sym_module *sm = owned_module(c, m);
+  if (first)
+    *first = NULL;
+  if (!sm || !sm->dwarf.ready)
+    return 0;
+  if (first)
+    *first = sm->dwarf.missing_split;
+  return sm->dwarf.n_missing_split;
+}
+
+const char *msym_split_package_hint(const char *binary) {
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s.dwp", binary) >= (int)sizeof path ||
+      access(path, F_OK) != 0)
+    return "";
+  return "; the .dwp package beside the binary is not read (elfutils before "
+         "0.190 cannot): keep the .dwo files";
 }
 
 int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,

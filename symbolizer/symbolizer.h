@@ -75,6 +75,17 @@ const msym_module *msym_find_build_id(const msym_ctx *c, const uint8_t *id,
  * separate debug file), NULL if it has none. */
 const char *msym_module_debug_file(const msym_module *m);
 
+/* Split DWARF units (-gsplit-dwarf) of module `m` whose .dwo file could
+ * not be found: their code gets no frames.  Returns how many, and in
+ * *first (if not NULL) the path of the first one; 0 when all were found,
+ * when the module has no DWARF, and before any address of the module was
+ * symbolized (the units are looked at then).  libdw 0.188 reads .dwo
+ * files, not .dwp packages (elfutils 0.190 added those). */
+size_t msym_module_missing_split(msym_ctx *c, const msym_module *m,
+                                 const char **first);
+/* "" or, when `binary`.dwp exists, a sentence (starting with "; ") for
+ * messages about missing .dwo files: that package is not read. */
+const char *msym_split_package_hint(const char *binary);
 /* Symbolize link-time address `vaddr` of module `m`.  On success *frames
  * points at *n frames, innermost first; *n == 0 means no debug information
  * covers the address (LLVM then drops the PC). */

@@ -8,7 +8,8 @@
  *       --time prints "N addresses, S seconds" to stderr; --quiet prints
  *       only "N addresses, K with frames, F frames" (for benchmarks).
  *   memprof-symtool [-d DEBUGDIR]... --info BINARY
- *       one JSON object: build id, executable PT_LOADs, debug info.
+ *       one JSON object: build id, executable PT_LOADs, debug info, split
+ *       DWARF files not found.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,14 @@ static void put_json_string(const char *s) {
   putchar_unlocked('"');
 }
 
-static void print_info(const msym_module *m) {
+static void print_info(msym_ctx *c, const msym_module *m) {
+  /* Units are looked at when the first address is symbolized. */
+  const msym_frame *f;
+  size_t n;
+  msym_err err;
+  msym_symbolize(c, m, m->exec_vaddr, &f, &n, &err);
+  const char *first_missing;
+  size_t missing = msym_module_missing_split(c, m, &first_missing);
   printf("{\"path\":");
   put_json_string(m->path);
   printf(",\"build_id\":\"");
@@ -54,6 +62,8 @@ static void print_info(const msym_module *m) {
          (unsigned long long)m->exec_vaddr, (unsigned long long)m->exec_memsz,
          m->num_exec_segments, m->has_debug_info);
   put_json_string(msym_module_debug_file(m));
+  printf(",\"missing_split\":%zu,\"first_missing_split\":", missing);
+  put_json_string(first_missing);
   printf("}\n");
 }
 
@@ -129,7 +139,7 @@ int main(int argc, char **argv) {
   double t0 = now();
   size_t count = 0;
   if (info) {
-    print_info(m);
+    print_info(c, m);
   } else if (i + 1 < argc) {
     for (int k = i + 1; k < argc; k++, count++)
       rc |= print_addr(c, m, argv[k]) != 0;

@@ -375,6 +375,47 @@ class SymbolizerTest(harness.ProfTest):
                     files = {f[1] for fr in got.values() for f in fr}
                     self.assertTrue(any(not f.startswith("/") for f in files), files)
 
+    def test_split_dwarf_matches_llvm(self):
+        """-gsplit-dwarf: the skeleton units in the binary give the address
+        ranges and line tables, the .dwo files the functions and inline
+        chains (DWARF 5 split units, DWARF 4 GNU ones), C and C++ over two
+        translation units; compiled and linked in one step, as build systems
+        without a separate link step do (clang names the .dwo after the
+        output)."""
+        for llvm in (22, 19):
+            for opt in ("-O0", "-O2"):
+                for dwarf in ("-gdwarf-5", "-gdwarf-4"):
+                    for lang, srcs in (("c", [("a.c", C_SRC)]),
+                                       ("c++", [("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)])):
+                        with self.subTest(llvm=llvm, opt=opt, dwarf=dwarf, lang=lang):
+                            cc = f"clang-{llvm}" if lang == "c" else f"clang++-{llvm}"
+                            out = f"split-{lang}-{llvm}{opt}{dwarf}"
+                            exe = self.build(srcs, cc, [opt, "-g", dwarf, "-gsplit-dwarf"], out)
+                            dwos = [f for f in os.listdir(self.scratch.dir)
+                                    if f.startswith(out + "-") and f.endswith(".dwo")]
+                            self.assertEqual(len(dwos), len(srcs), dwos)
+                            self.assertFalse(harness.run(["readelf", "-S", exe]).stdout.count(
+                                ".debug_info.dwo"))
+                            self.assert_same_as_llvm(exe)
+
+    def test_split_dwarf_missing_dwo(self):
+        """A .dwo that is gone: its unit's code gets no frames (LLVM's
+        symbolizer has no function name for it either), the other unit's
+        code keeps its frames, and the module says which file is missing."""
+        exe = self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "clang++-22",
+                         ["-O2", "-g", "-gsplit-dwarf"], "splitmiss")
+        full = ours(exe, text_addresses(exe))
+        gone = self.scratch.path("splitmiss-o.dwo")
+        os.rename(gone, gone + ".away")
+        got = ours(exe, text_addresses(exe))
+        lost = [a for a in got if full[a] and not got[a]]
+        kept = [a for a in got if got[a]]
+        self.assertTrue(lost and kept, (len(lost), len(kept)))
+        self.assertEqual({a: got[a] for a in kept}, {a: full[a] for a in kept})
+        info = self.info(exe)
+        self.assertEqual(info["missing_split"], 1)
+        self.assertEqual(info["first_missing_split"], gone)
+
     def test_libc_debug_package_matches_llvm(self):
         """GCC-built libc.so.6 with its libc6-dbg file found by build id in
         /usr/lib/debug (the default): every 8th .text instruction."""
