@@ -208,8 +208,8 @@ static int try_debug(const char *path, sym_elf_file *dbg) {
   return 0;
 }
 
-static int by_build_id(const uint8_t *id, size_t len, char *const *dirs,
-                       size_t ndirs, sym_elf_file *dbg) {
+int sym_elf_find_by_build_id(const uint8_t *id, size_t len, char *const *dirs,
+                             size_t ndirs, sym_elf_file *dbg) {
   if (len < 2)
     return -1;
   char hex[2 * sizeof((msym_module *)0)->build_id + 1];
@@ -288,7 +288,7 @@ static int by_debuglink(const sym_elf_file *bin, char *const *dirs,
 int sym_elf_find_debug(const sym_elf_file *bin, const uint8_t *id,
                        size_t id_len, char *const *dirs, size_t ndirs,
                        sym_elf_file *dbg) {
-  if (by_build_id(id, id_len, dirs, ndirs, dbg) == 0)
+  if (sym_elf_find_by_build_id(id, id_len, dirs, ndirs, dbg) == 0)
     return 0;
   return by_debuglink(bin, dirs, ndirs, dbg);
 }

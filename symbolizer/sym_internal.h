@@ -152,6 +152,10 @@ size_t sym_elf_build_id(Elf *elf, uint8_t *out, size_t cap);
  * cannot undo (zstd, for libdw before 0.189). */
 int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err);
 void sym_elf_exec_segments(Elf *elf, msym_module *m);
+/* Opens <dir>/.build-id/<xx>/<rest>.debug of the first dir that has it
+ * with that build id and a .debug_info; -1 if none does. */
+int sym_elf_find_by_build_id(const uint8_t *id, size_t len, char *const *dirs,
+                             size_t ndirs, sym_elf_file *dbg);
 /* Finds and opens the separate debug file of `bin` (build id, then
  * .gnu_debuglink); returns 0 and fills *dbg, or -1 when there is none. */
 int sym_elf_find_debug(const sym_elf_file *bin, const uint8_t *id,
@@ -164,6 +168,8 @@ typedef struct sym_module {
   sym_elf_file bin;
   sym_elf_file dbg; /* fd -1 when debug info is in bin or absent */
   sym_dwarf dwarf;  /* dw NULL when there is no debug info */
+  sym_elf_file alt; /* dwz supplementary file we found (fd -1: none or libdw's) */
+  Dwarf *alt_dw;    /* its DWARF, given to libdw with dwarf_setalt */
   sym_cache cache;
 } sym_module;
 

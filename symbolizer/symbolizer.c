@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <elfutils/libdwelf.h>
+
 #include "sym_internal.h"
 
 static const char *const DEFAULT_DEBUG_DIR = "/usr/lib/debug";
@@ -67,6 +69,9 @@ msym_ctx *msym_new(void) { return sym_xcalloc(1, sizeof(msym_ctx)); }
 static void module_free(sym_module *m) {
   sym_cache_free(&m->cache);
   sym_dwarf_free(&m->dwarf);
+  if (m->alt_dw) /* after the DWARF that uses it */
+    dwarf_end(m->alt_dw);
+  sym_elf_close(&m->alt);
   sym_elf_close(&m->dbg);
   sym_elf_close(&m->bin);
   free(m);
@@ -93,6 +98,39 @@ int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err) {
   return 0;
 }
 
+/* dwz: DWARF whose strings and DIEs are partly in a supplementary file
+ * named by .gnu_debugaltlink (a path and a build id).  libdw finds it at
+ * that path or by build id under /usr/lib/debug; the debug directories we
+ * were given are tried by build id too.  Without it function names and
+ * inline chains cannot be read, so that is an error (as for zstd). */
+static int attach_alt(msym_ctx *c, sym_module *m, const char *path,
+                      msym_err *err) {
+  const char *name;
+  const void *id;
+  ssize_t len = dwelf_dwarf_gnu_debugaltlink(m->dwarf.dw, &name, &id);
+  if (len <= 0 || dwarf_getalt(m->dwarf.dw) != NULL)
+    return 0;
+  if (len <= (ssize_t)sizeof m->pub.build_id &&
+      sym_elf_find_by_build_id(id, (size_t)len, c->dirs, c->ndirs, &m->alt) == 0) {
+    m->alt_dw = dwarf_begin_elf(m->alt.elf, DWARF_C_READ, NULL);
+    if (m->alt_dw) {
+      dwarf_setalt(m->dwarf.dw, m->alt_dw);
+      return 0;
+    }
+    sym_elf_close(&m->alt);
+  }
+  char hex[2 * sizeof m->pub.build_id + 1] = "";
+  for (ssize_t i = 0; i < len && i < (ssize_t)sizeof m->pub.build_id; i++)
+    snprintf(hex + 2 * i, 3, "%02x", ((const uint8_t *)id)[i]);
+  return sym_fail(err,
+                  "%s: its DWARF was compressed with dwz and refers to the "
+                  "supplementary file %s (build id %s), which was not found "
+                  "there%s",
+                  path, name, hex,
+                  c->ndirs ? " nor by build id under the debug directories"
+                           : " nor by build id under /usr/lib/debug");
+}
+
 /* Opens the DWARF of the module: its own, else a separate debug file.
  * Unreadable (zstd-compressed) DWARF is an error rather than a module
  * whose every address silently fails. */
@@ -114,12 +152,13 @@ static int attach_debug_info(msym_ctx *c, sym_module *m, msym_err *err) {
     return -1;
   m->dwarf.dw = dwarf_begin_elf(src->elf, DWARF_C_READ, NULL);
   m->pub.has_debug_info = m->dwarf.dw != NULL;
-  return 0;
+  return m->dwarf.dw ? attach_alt(c, m, src->path, err) : 0;
 }
 
 int msym_add_binary(msym_ctx *c, const char *path, msym_err *err) {
   sym_module *m = sym_xcalloc(1, sizeof *m);
   m->dbg.fd = -1;
+  m->alt.fd = -1;
   if (sym_elf_open(&m->bin, path, err) != 0) {
     free(m);
     return -1;

@@ -416,6 +416,39 @@ class SymbolizerTest(harness.ProfTest):
         self.assertEqual(info["missing_split"], 1)
         self.assertEqual(info["first_missing_split"], gone)
 
+    def test_dwz_supplementary_file(self):
+        """dwz -m (as distro debug packages): strings and DIEs common to two
+        programs move into a supplementary file named by .gnu_debugaltlink.
+        Frames stay those of the program before dwz (which equal LLVM's), at
+        the recorded path and by build id under a debug dir; without the
+        file, adding the binary fails and names it."""
+        if not shutil.which("dwz"):
+            self.skipTest("dwz is not installed (scripts/setup.sh installs it)")
+        exes = []
+        for opt in ("-O0", "-O2"):
+            exes.append(self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "clang++-22",
+                                   [opt, "-g", "-gdwarf-4"], f"dwz{opt}"))
+        want = {}
+        for exe in exes:
+            shutil.copy(exe, exe + ".orig")
+            want[exe] = self.assert_same_as_llvm(exe + ".orig")
+        common = self.scratch.path("common.debug")
+        harness.run(["dwz", "-m", common, "-M", common, *exes])
+        for exe in exes:
+            self.assertIn(".gnu_debugaltlink", harness.run(["readelf", "-S", exe]).stdout)
+            self.assertEqual(ours(exe, text_addresses(exe)), want[exe])
+        bid = harness.gnu_build_id(common)
+        root = self.scratch.path("altroot")
+        os.makedirs(os.path.join(root, ".build-id", bid[:2]))
+        os.rename(common, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
+        r = subprocess.run([symtool(), "--info", exes[1]], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"{exes[1]}: its DWARF was compressed with dwz and refers to the "
+                      f"supplementary file {common} (build id {bid}), which was not found",
+                      r.stderr)
+        self.assertEqual(ours(exes[1], text_addresses(exes[1]), [root]), want[exes[1]])
+
     def test_libc_debug_package_matches_llvm(self):
         """GCC-built libc.so.6 with its libc6-dbg file found by build id in
         /usr/lib/debug (the default): every 8th .text instruction."""
