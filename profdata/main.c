@@ -46,10 +46,12 @@ static void warn_missing_split(msym_ctx *sym) {
     size_t n = msym_module_missing_split(sym, m, &dwo);
     if (n)
       fprintf(stderr,
-              "%s: warning: %s: %zu split DWARF file%s not found (the first: "
-              "%s): allocations in %s code have no frames and are left out%s\n",
-              tool, m->path, n, n == 1 ? " was" : "s were", dwo,
-              n == 1 ? "its" : "their", msym_split_package_hint(m->path));
+              "%s: warning: %s: %zu split DWARF file%s not found where the "
+              "binary records %s nor beside it (the first: %s): allocations "
+              "in %s code have no frames and are left out%s\n",
+              tool, m->path, n, n == 1 ? " was" : "s were",
+              n == 1 ? "it" : "them", dwo, n == 1 ? "its" : "their",
+              msym_split_package_hint(m->path));
   }
 }
 

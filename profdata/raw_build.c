@@ -563,12 +563,13 @@ static int no_frames(const raw_file *f, size_t total, mp_err *err) {
       return mp_fail(err,
                      "none of the %zu allocation contexts has a symbolizable "
                      "frame: %s was built with split DWARF and its file %s "
-                     "was not found%s",
+                     "was found neither there nor beside the binary%s",
                      total, bin, dwo, dwp);
     return mp_fail(err,
                    "none of the %zu allocation contexts has a symbolizable "
                    "frame: %s was built with split DWARF and %zu of its .dwo "
-                   "files were not found (the first: %s)%s",
+                   "files were found neither where it records them nor beside "
+                   "it (the first: %s)%s",
                    total, bin, n, dwo, dwp);
   }
   return mp_fail(err,

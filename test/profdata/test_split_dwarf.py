@@ -6,7 +6,9 @@ chains sit in its .dwo file.
    the same contexts and MIBs as `llvm-profdata-22 show --memory RAW`, and
    the same indexed profile as llvm-profdata-22's (both runtimes; -O2 with
    inline frames; DWARF 5 and DWARF 4 GNU split units).
-2. One .dwo missing: the merge still succeeds, the contexts lose exactly
+2. The binary and its .dwo files (relative names) moved to another folder:
+   found beside it.
+   One .dwo missing: the merge still succeeds, the contexts lose exactly
    the frames of that unit's code, and a warning names the file.
 3. Every .dwo missing: the merge fails, names the missing file, and leaves
    no output; when they were packed into BINARY.dwp, which libdw 0.188
@@ -79,8 +81,8 @@ class SplitDwarf(harness.ProfTest):
         os.rename(lib_dwo, lib_dwo + ".away")
         out = self.scratch.path("one.memprofdata")
         r = harness.memprof_profdata("merge", raw, f"--profiled-binary={exe}", "-o", out)
-        self.assertIn(f"warning: {exe}: 1 split DWARF file was not found "
-                      f"(the first: {lib_dwo})", r.stderr)
+        self.assertIn(f"warning: {exe}: 1 split DWARF file was not found where the "
+                      f"binary records it nor beside it (the first: {lib_dwo})", r.stderr)
         got = harness.parse_memprof_yaml(
             harness.run(["llvm-profdata-22", "show", "--memory", out]).stdout)
         ctx = harness.yaml_contexts(got)
@@ -92,6 +94,31 @@ class SplitDwarf(harness.ProfTest):
                          (REPS, 100 * REPS))
         self.assertEqual(by_top[main]["TotalSize"], 300)
 
+    def test_moved_build_tree(self):
+        """Objects compiled with relative output paths record relative .dwo
+        names (as build systems do); the binary and its .dwo files moved
+        together to another folder, where DW_AT_comp_dir no longer leads,
+        are still found: libdw also looks beside the binary."""
+        s = self.scratch
+        run = lambda *cmd: harness.run(list(cmd), cwd=s.dir)
+        flags = ["-O0", *harness.PROFILE_FLAGS, "-gsplit-dwarf"]
+        run("clang++-22", "-c", *flags, os.path.join(HERE, "lib.cc"), "-o", "lib.o")
+        run("clang++-22", "-c", *flags, os.path.join(HERE, "libmain.cc"), "-o", "rel.o")
+        run("clang++-22", "rel.o", "lib.o", "-o", "rel", "-Wl,--whole-archive",
+            harness.find_built("libmemprof.a"), "-Wl,--no-whole-archive",
+            "-lpthread", "-ldl", "-lm")
+        _, raws = harness.run_program(s, s.path("rel"), args=[str(REPS)])
+        full = harness.memprof_profdata("show", raws[0], f"--profiled-binary={s.path('rel')}").stdout
+        self.assertIn(harness.llvm_guid("_Z9lib_allocm").to_bytes(8, "big").hex(), full)
+        moved = s.path("moved")
+        os.makedirs(moved)
+        for name in ("rel", "lib.dwo", "rel.dwo"):
+            os.rename(s.path(name), os.path.join(moved, name))
+        r = harness.memprof_profdata("show", raws[0],
+                                     f"--profiled-binary={os.path.join(moved, 'rel')}")
+        self.assertEqual(r.stdout, full)
+        self.assertEqual(r.stderr, "")
+
     def test_all_dwo_missing(self):
         exe, raw = self.build_two_units()
         for name in ("lib.dwo", "two.dwo"):
@@ -101,7 +128,8 @@ class SplitDwarf(harness.ProfTest):
                                      check=False)
         self.assertEqual(r.returncode, 1)
         self.assertIn(f"{exe} was built with split DWARF and 2 of its .dwo files "
-                      "were not found (the first: ", r.stderr)
+                      "were found neither where it records them nor beside it "
+                      "(the first: ", r.stderr)
         self.assertNotIn(".dwp", r.stderr)
         self.assertFalse(os.path.exists(out))
 
