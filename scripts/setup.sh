@@ -14,7 +14,7 @@ PACKAGES=(
   cmake make gcc pkg-config python3 binutils
   clang-22 llvm-22 libclang-rt-22-dev
   clang-19 llvm-19 libclang-rt-19-dev
-  libdw-dev libelf-dev libyaml-dev zlib1g-dev
+  libdw-dev libelf-dev libyaml-dev zlib1g-dev libzstd-dev
   dwz
 )
 

@@ -3,6 +3,7 @@
  *   symbolizer.c  public API: context, modules, msym_symbolize
  *   sym_elf.c     opening an ELF file, its build id and PT_LOADs, finding
  *                 its separate debug file
+ *   sym_zstd.c    zstd-compressed debug sections for libdw before 0.189
  *   sym_index.c   sorted address-range indexes: CUs of a module, and the
  *                 subprogram/inlined_subroutine tree of a CU (built once
  *                 per CU, searched by bisection)
@@ -148,9 +149,16 @@ int sym_elf_open(sym_elf_file *f, const char *path, msym_err *err);
 void sym_elf_close(sym_elf_file *f);
 int sym_elf_has_section(Elf *elf, const char *name);
 size_t sym_elf_build_id(Elf *elf, uint8_t *out, size_t cap);
-/* -1 with a message if a .debug_* section uses a compression libdw
- * cannot undo (zstd, for libdw before 0.189). */
+/* -1 with a message if a .debug_* section uses a compression method
+ * neither libdw nor sym_zstd.c can undo. */
 int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err);
+int sym_libdw_reads_zstd(void);
+/* For a libdw without zstd: when `elf` has zstd-compressed .debug_*
+ * sections, an in-memory copy with them decompressed (*out, from
+ * elf_memory over *image; elf_end it, then free *image) and 1; 0 when
+ * there is nothing to do; -1 with a message. */
+int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
+                   msym_err *err);
 void sym_elf_exec_segments(Elf *elf, msym_module *m);
 /* Opens <dir>/.build-id/<xx>/<rest>.debug of the first dir that has it
  * with that build id and a .debug_info; -1 if none does. */
@@ -168,6 +176,8 @@ typedef struct sym_module {
   sym_elf_file bin;
   sym_elf_file dbg; /* fd -1 when debug info is in bin or absent */
   sym_dwarf dwarf;  /* dw NULL when there is no debug info */
+  Elf *unzstd;      /* the DWARF source with zstd sections decompressed */
+  void *unzstd_image;
   sym_elf_file alt; /* dwz supplementary file we found (fd -1: none or libdw's) */
   Dwarf *alt_dw;    /* its DWARF, given to libdw with dwarf_setalt */
   sym_cache cache;

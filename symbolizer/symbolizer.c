@@ -72,6 +72,9 @@ static void module_free(sym_module *m) {
   if (m->alt_dw) /* after the DWARF that uses it */
     dwarf_end(m->alt_dw);
   sym_elf_close(&m->alt);
+  if (m->unzstd)
+    elf_end(m->unzstd);
+  free(m->unzstd_image);
   sym_elf_close(&m->dbg);
   sym_elf_close(&m->bin);
   free(m);
@@ -148,9 +151,10 @@ static int attach_debug_info(msym_ctx *c, sym_module *m, msym_err *err) {
   }
   if (!src)
     return 0;
-  if (sym_elf_check_compression(src->elf, src->path, err) != 0)
+  if (sym_elf_check_compression(src->elf, src->path, err) != 0 ||
+      sym_elf_unzstd(src->elf, src->path, &m->unzstd, &m->unzstd_image, err) < 0)
     return -1;
-  m->dwarf.dw = dwarf_begin_elf(src->elf, DWARF_C_READ, NULL);
+  m->dwarf.dw = dwarf_begin_elf(m->unzstd ? m->unzstd : src->elf, DWARF_C_READ, NULL);
   m->pub.has_debug_info = m->dwarf.dw != NULL;
   return m->dwarf.dw ? attach_alt(c, m, src->path, err) : 0;
 }
