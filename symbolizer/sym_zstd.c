@@ -23,9 +23,11 @@
 #define ELFCOMPRESS_ZSTD 2
 #endif
 
-/* No single section decompresses to more (a hostile header could ask for
- * anything); a real one is far below. */
-#define MAX_SECTION ((uint64_t)1 << 34)
+/* A section may claim at most this many times its compressed size once
+ * decompressed: a hostile header (or zstd frame header) can claim any
+ * size for a few bytes of payload, and the copy is allocated before
+ * decompressing.  DWARF compresses about 3-10 to 1. */
+#define MAX_RATIO 1024
 
 static uint64_t align16(uint64_t n) { return (n + 15) & ~(uint64_t)15; }
 
@@ -61,10 +63,14 @@ static long find_zstd(Elf *elf, const char *raw, size_t len, const char *path,
     memcpy(&ch, raw + sh.sh_offset, sizeof ch);
     if (ch.ch_type != ELFCOMPRESS_ZSTD)
       continue;
-    if (ch.ch_size > MAX_SECTION) {
+    uint64_t packed = sh.sh_size - sizeof ch;
+    if (ch.ch_size > packed * MAX_RATIO + 4096) {
       free(*out);
-      return sym_fail(err, "%s: %s claims %llu bytes once decompressed", path,
-                      name, (unsigned long long)ch.ch_size);
+      return sym_fail(err,
+                      "%s: %s claims %llu bytes once decompressed, more than "
+                      "%d times its %llu compressed bytes",
+                      path, name, (unsigned long long)ch.ch_size, MAX_RATIO,
+                      (unsigned long long)packed);
     }
     if (n == cap) {
       cap = cap ? 2 * cap : 16;
