@@ -15,7 +15,7 @@ PACKAGES=(
   clang-22 llvm-22 libclang-rt-22-dev
   clang-19 llvm-19 libclang-rt-19-dev
   libdw-dev libelf-dev libyaml-dev zlib1g-dev libzstd-dev
-  dwz
+  dwz debuginfod libdebuginfod1
 )
 
 missing=()

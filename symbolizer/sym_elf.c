@@ -7,6 +7,7 @@
  *   2. by .gnu_debuglink (name + CRC32 of the debug file):
  *      <dir of binary>/<name>, <dir of binary>/.debug/<name>,
  *      <debugdir>/<absolute dir of binary>/<name>
+ *   (3. a debuginfod server: sym_debuginfod.c, called after these)
  * A candidate must be an ELF64 x86-64 file with a .debug_info section; a
  * build-id candidate must carry the same build id, a debuglink candidate
  * the recorded CRC and must not be the binary itself.
@@ -207,6 +208,18 @@ static int try_debug(const char *path, sym_elf_file *dbg) {
   return 0;
 }
 
+int sym_elf_open_debug_by_id(const char *path, const uint8_t *id, size_t len,
+                             sym_elf_file *dbg) {
+  if (try_debug(path, dbg) != 0)
+    return -1;
+  uint8_t got[32];
+  size_t n = sym_elf_build_id(dbg->elf, got, sizeof got);
+  if (n == len && memcmp(got, id, len) == 0)
+    return 0;
+  sym_elf_close(dbg);
+  return -1;
+}
+
 int sym_elf_find_by_build_id(const uint8_t *id, size_t len, char *const *dirs,
                              size_t ndirs, sym_elf_file *dbg) {
   if (len < 2)
@@ -218,13 +231,8 @@ int sym_elf_find_by_build_id(const uint8_t *id, size_t len, char *const *dirs,
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", dirs[d], hex,
              hex + 2);
-    if (try_debug(path, dbg) != 0)
-      continue;
-    uint8_t got[32];
-    size_t n = sym_elf_build_id(dbg->elf, got, sizeof got);
-    if (n == len && memcmp(got, id, len) == 0)
+    if (sym_elf_open_debug_by_id(path, id, len, dbg) == 0)
       return 0;
-    sym_elf_close(dbg);
   }
   return -1;
 }

@@ -4,6 +4,7 @@
  *   sym_elf.c     opening an ELF file, its build id and PT_LOADs, finding
  *                 its separate debug file
  *   sym_zstd.c    zstd-compressed debug sections for libdw before 0.189
+ *   sym_debuginfod.c  debug files from debuginfod servers
  *   sym_index.c   sorted address-range indexes: CUs of a module, and the
  *                 subprogram/inlined_subroutine tree of a CU (built once
  *                 per CU, searched by bisection)
@@ -160,6 +161,13 @@ int sym_libdw_reads_zstd(void);
 int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
                    msym_err *err);
 void sym_elf_exec_segments(Elf *elf, msym_module *m);
+/* Opens path as a debug file (a .debug_info, the build id `id`); -1
+ * (silently) if it is not one. */
+int sym_elf_open_debug_by_id(const char *path, const uint8_t *id, size_t len,
+                             sym_elf_file *dbg);
+/* The debug file with build id `id` from $DEBUGINFOD_URLS (sym_debuginfod.c);
+ * -1 when there is none, no server or no libdebuginfod. */
+int sym_debuginfod_find(const uint8_t *id, size_t len, sym_elf_file *dbg);
 /* Opens <dir>/.build-id/<xx>/<rest>.debug of the first dir that has it
  * with that build id and a .debug_info; -1 if none does. */
 int sym_elf_find_by_build_id(const uint8_t *id, size_t len, char *const *dirs,

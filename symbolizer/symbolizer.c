@@ -146,7 +146,8 @@ static int attach_debug_info(msym_ctx *c, sym_module *m, msym_err *err) {
     char *const *dirs = c->ndirs ? c->dirs : deflt;
     size_t ndirs = c->ndirs ? c->ndirs : 1;
     if (sym_elf_find_debug(&m->bin, m->pub.build_id, m->pub.build_id_len, dirs,
-                           ndirs, &m->dbg) == 0)
+                           ndirs, &m->dbg) == 0 ||
+        sym_debuginfod_find(m->pub.build_id, m->pub.build_id_len, &m->dbg) == 0)
       src = &m->dbg;
   }
   if (!src)

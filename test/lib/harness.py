@@ -19,6 +19,10 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("MEMPROF_BUILD_DIR", os.path.join(ROOT, "build"))
 
+# The symbolizer asks debuginfod servers for missing debug files when this
+# is set: tests only ever ask the servers they start themselves.
+os.environ.pop("DEBUGINFOD_URLS", None)
+
 # Flags of LLVM's own memprof tests: full stacks through frame pointers.
 PROFILE_FLAGS = ["-g", "-fmemory-profile", "-fno-omit-frame-pointer",
                  "-mno-omit-leaf-frame-pointer", "-fno-optimize-sibling-calls"]
