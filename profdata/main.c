@@ -42,16 +42,13 @@ static int report(const char *what, const char *msg) {
 static void warn_missing_split(msym_ctx *sym) {
   for (size_t i = 0; i < msym_num_modules(sym); i++) {
     const msym_module *m = msym_module_at(sym, i);
-    const char *dwo;
-    size_t n = msym_module_missing_split(sym, m, &dwo);
+    char why[400];
+    size_t n = msym_missing_split_message(sym, m, why, sizeof why);
     if (n)
       fprintf(stderr,
-              "%s: warning: %s: %zu split DWARF file%s not found where the "
-              "binary records %s nor beside it (the first: %s): allocations "
-              "in %s code have no frames and are left out%s\n",
-              tool, m->path, n, n == 1 ? " was" : "s were",
-              n == 1 ? "it" : "them", dwo, n == 1 ? "its" : "their",
-              msym_split_package_hint(m->path));
+              "%s: warning: %s: %s: allocations in %s code have no frames and "
+              "are left out\n",
+              tool, m->path, why, n == 1 ? "its" : "their");
   }
 }
 

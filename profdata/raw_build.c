@@ -554,24 +554,13 @@ static void reserve_first(mp_raw_reader *r, const raw_file *f) {
 /* Nothing symbolized: say why if we know (a missing .dwo), else what to
  * check. */
 static int no_frames(const raw_file *f, size_t total, mp_err *err) {
-  for (size_t i = 0; i < f->n_mods; i++) {
-    const char *dwo, *bin = f->mods[i]->path;
-    size_t n = msym_module_missing_split(f->sym, f->mods[i], &dwo);
-    if (!n) continue;
-    const char *dwp = msym_split_package_hint(bin);
-    if (n == 1)
+  char why[400];
+  for (size_t i = 0; i < f->n_mods; i++)
+    if (msym_missing_split_message(f->sym, f->mods[i], why, sizeof why))
       return mp_fail(err,
                      "none of the %zu allocation contexts has a symbolizable "
-                     "frame: %s was built with split DWARF and its file %s "
-                     "was found neither there nor beside the binary%s",
-                     total, bin, dwo, dwp);
-    return mp_fail(err,
-                   "none of the %zu allocation contexts has a symbolizable "
-                   "frame: %s was built with split DWARF and %zu of its .dwo "
-                   "files were found neither where it records them nor beside "
-                   "it (the first: %s)%s",
-                   total, bin, n, dwo, dwp);
-  }
+                     "frame: %s: %s",
+                     total, f->mods[i]->path, why);
   return mp_fail(err,
                  "none of the %zu allocation contexts has a symbolizable "
                  "frame (do the profiled binaries have debug info?)",

@@ -33,7 +33,9 @@ static inline long rt_syscall6(long n, long a, long b, long c, long d, long e,
 MP_HIDDEN void *rt_mmap_anon(size_t len, int noreserve);
 MP_HIDDEN void rt_munmap(void *p, size_t len);
 MP_HIDDEN void rt_madvise(void *p, size_t len, int advice);
-/* Asks for 2 MiB pages in [p + 2 MiB, p + len) (see rt_sys.c). */
+/* Reserves len bytes (NORESERVE) whose first `small` end on a 2 MiB
+ * boundary and stay in small pages; the rest asks for 2 MiB pages (see
+ * rt_sys.c).  NULL if it cannot. */
 MP_HIDDEN void *rt_reserve_huge_after(size_t len, size_t small);
 
 MP_HIDDEN long rt_write(int fd, const void *buf, size_t n); /* all or -errno */

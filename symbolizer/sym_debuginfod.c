@@ -11,7 +11,6 @@
  */
 #include <dlfcn.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "sym_internal.h"

@@ -86,11 +86,8 @@ void sym_elf_close(sym_elf_file *f) {
   f->path = NULL;
 }
 
-/* The section after scn (the first for NULL) with its header and name;
- * NULL at the end.  Sections whose header or name cannot be read are
- * skipped. */
-static Elf_Scn *next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
-                           GElf_Shdr *sh, const char **name) {
+Elf_Scn *sym_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
+                            GElf_Shdr *sh, const char **name) {
   while ((scn = elf_nextscn(elf, scn)) != NULL) {
     if (gelf_getshdr(scn, sh) == NULL)
       continue;
@@ -106,8 +103,8 @@ int sym_elf_has_section(Elf *elf, const char *name) {
     return 0;
   GElf_Shdr sh;
   const char *n;
-  for (Elf_Scn *scn = next_named(elf, shstrndx, NULL, &sh, &n); scn;
-       scn = next_named(elf, shstrndx, scn, &sh, &n))
+  for (Elf_Scn *scn = sym_elf_next_named(elf, shstrndx, NULL, &sh, &n); scn;
+       scn = sym_elf_next_named(elf, shstrndx, scn, &sh, &n))
     if (strcmp(n, name) == 0)
       return sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
   return 0;
@@ -127,8 +124,8 @@ int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err) {
     return 0;
   GElf_Shdr sh;
   const char *n;
-  for (Elf_Scn *scn = next_named(elf, shstrndx, NULL, &sh, &n); scn;
-       scn = next_named(elf, shstrndx, scn, &sh, &n)) {
+  for (Elf_Scn *scn = sym_elf_next_named(elf, shstrndx, NULL, &sh, &n); scn;
+       scn = sym_elf_next_named(elf, shstrndx, scn, &sh, &n)) {
     GElf_Chdr ch;
     if (!(sh.sh_flags & SHF_COMPRESSED) || strncmp(n, ".debug_", 7) != 0 ||
         gelf_getchdr(scn, &ch) == NULL)
@@ -208,6 +205,13 @@ static int try_debug(const char *path, sym_elf_file *dbg) {
   return 0;
 }
 
+void sym_hex_id(const uint8_t *id, size_t len, char *hex) {
+  size_t i = 0;
+  for (; i < len && 2 * i + 2 < SYM_HEX_ID; i++)
+    snprintf(hex + 2 * i, 3, "%02x", id[i]);
+  hex[2 * i] = 0;
+}
+
 int sym_elf_open_debug_by_id(const char *path, const uint8_t *id, size_t len,
                              sym_elf_file *dbg) {
   if (try_debug(path, dbg) != 0)
@@ -224,9 +228,8 @@ int sym_elf_find_by_build_id(const uint8_t *id, size_t len, char *const *dirs,
                              size_t ndirs, sym_elf_file *dbg) {
   if (len < 2)
     return -1;
-  char hex[2 * sizeof((msym_module *)0)->build_id + 1];
-  for (size_t i = 0; i < len; i++)
-    snprintf(hex + 2 * i, 3, "%02x", id[i]);
+  char hex[SYM_HEX_ID];
+  sym_hex_id(id, len, hex);
   for (size_t d = 0; d < ndirs; d++) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/.build-id/%.2s/%s.debug", dirs[d], hex,

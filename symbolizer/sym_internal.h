@@ -149,6 +149,14 @@ typedef struct sym_elf_file {
 int sym_elf_open(sym_elf_file *f, const char *path, msym_err *err);
 void sym_elf_close(sym_elf_file *f);
 int sym_elf_has_section(Elf *elf, const char *name);
+/* The section after scn (the first for NULL) with its header and name;
+ * NULL at the end.  Sections whose header or name cannot be read are
+ * skipped. */
+Elf_Scn *sym_elf_next_named(Elf *elf, size_t shstrndx, Elf_Scn *scn,
+                            GElf_Shdr *sh, const char **name);
+/* A build id (at most 32 bytes are shown) as lowercase hex into hex[SYM_HEX_ID]. */
+#define SYM_HEX_ID (2 * 32 + 1)
+void sym_hex_id(const uint8_t *id, size_t len, char *hex);
 size_t sym_elf_build_id(Elf *elf, uint8_t *out, size_t cap);
 /* -1 with a message if a .debug_* section uses a compression method
  * neither libdw nor sym_zstd.c can undo. */

@@ -46,12 +46,11 @@ static long find_zstd(Elf *elf, const char *raw, size_t len, const char *path,
   if (elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0;
   long n = 0, cap = 0;
-  for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    const char *name;
-    if (gelf_getshdr(scn, &sh) == NULL || !(sh.sh_flags & SHF_COMPRESSED) ||
-        sh.sh_type == SHT_NOBITS ||
-        (name = elf_strptr(elf, shstrndx, sh.sh_name)) == NULL ||
+  GElf_Shdr sh;
+  const char *name;
+  for (Elf_Scn *scn = sym_elf_next_named(elf, shstrndx, NULL, &sh, &name); scn;
+       scn = sym_elf_next_named(elf, shstrndx, scn, &sh, &name)) {
+    if (!(sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
         strncmp(name, ".debug_", 7) != 0)
       continue;
     Elf64_Chdr ch;
@@ -76,8 +75,8 @@ static long find_zstd(Elf *elf, const char *raw, size_t len, const char *path,
       cap = cap ? 2 * cap : 16;
       *out = sym_xrealloc(*out, (size_t)cap * sizeof **out);
     }
-    (*out)[n++] = (zsec){elf_ndxscn(scn), sh.sh_offset + sizeof ch,
-                         sh.sh_size - sizeof ch, ch.ch_size};
+    (*out)[n++] = (zsec){elf_ndxscn(scn), sh.sh_offset + sizeof ch, packed,
+                         ch.ch_size};
   }
   return n;
 }

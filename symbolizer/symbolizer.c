@@ -105,7 +105,7 @@ int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err) {
  * named by .gnu_debugaltlink (a path and a build id).  libdw finds it at
  * that path or by build id under /usr/lib/debug; the debug directories we
  * were given are tried by build id too.  Without it function names and
- * inline chains cannot be read, so that is an error (as for zstd). */
+ * inline chains cannot be read, so that is an error. */
 static int attach_alt(msym_ctx *c, sym_module *m, const char *path,
                       msym_err *err) {
   const char *name;
@@ -122,9 +122,8 @@ static int attach_alt(msym_ctx *c, sym_module *m, const char *path,
     }
     sym_elf_close(&m->alt);
   }
-  char hex[2 * sizeof m->pub.build_id + 1] = "";
-  for (ssize_t i = 0; i < len && i < (ssize_t)sizeof m->pub.build_id; i++)
-    snprintf(hex + 2 * i, 3, "%02x", ((const uint8_t *)id)[i]);
+  char hex[SYM_HEX_ID];
+  sym_hex_id(id, (size_t)len, hex);
   return sym_fail(err,
                   "%s: its DWARF was compressed with dwz and refers to the "
                   "supplementary file %s (build id %s), which was not found "
@@ -135,8 +134,9 @@ static int attach_alt(msym_ctx *c, sym_module *m, const char *path,
 }
 
 /* Opens the DWARF of the module: its own, else a separate debug file.
- * Unreadable (zstd-compressed) DWARF is an error rather than a module
- * whose every address silently fails. */
+ * DWARF that cannot be read (an unknown compression, a zstd section that
+ * does not decompress, a missing dwz file) is an error rather than a
+ * module whose every address silently fails. */
 static int attach_debug_info(msym_ctx *c, sym_module *m, msym_err *err) {
   const sym_elf_file *src = NULL;
   if (sym_elf_has_section(m->bin.elf, ".debug_info")) {
@@ -226,13 +226,23 @@ size_t msym_module_missing_split(msym_ctx *c, const msym_module *m,
   return sm->dwarf.n_missing_split;
 }
 
-const char *msym_split_package_hint(const char *binary) {
-  char path[PATH_MAX];
-  if (snprintf(path, sizeof path, "%s.dwp", binary) >= (int)sizeof path ||
-      access(path, F_OK) != 0)
-    return "";
-  return "; the .dwp package beside the binary is not read (elfutils before "
-         "0.190 cannot): keep the .dwo files";
+size_t msym_missing_split_message(msym_ctx *c, const msym_module *m,
+                                  char *buf, size_t cap) {
+  const char *first;
+  size_t n = msym_module_missing_split(c, m, &first);
+  if (!n)
+    return 0;
+  char dwp[PATH_MAX];
+  int has_dwp = snprintf(dwp, sizeof dwp, "%s.dwp", m->path) < (int)sizeof dwp &&
+                access(dwp, F_OK) == 0;
+  snprintf(buf, cap,
+           "%zu split DWARF file%s found neither where the binary records %s "
+           "nor beside it (the first: %s)%s",
+           n, n == 1 ? " was" : "s were", n == 1 ? "it" : "them", first,
+           has_dwp ? "; the .dwp package beside the binary is not read "
+                     "(elfutils before 0.190 cannot): keep the .dwo files"
+                   : "");
+  return n;
 }
 
 int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,

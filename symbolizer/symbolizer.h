@@ -83,9 +83,11 @@ const char *msym_module_debug_file(const msym_module *m);
  * files, not .dwp packages (elfutils 0.190 added those). */
 size_t msym_module_missing_split(msym_ctx *c, const msym_module *m,
                                  const char **first);
-/* "" or, when `binary`.dwp exists, a sentence (starting with "; ") for
- * messages about missing .dwo files: that package is not read. */
-const char *msym_split_package_hint(const char *binary);
+/* What users are told about those units (how many, the first, and that a
+ * BINARY.dwp beside it is not read), into buf; returns how many (0: buf
+ * untouched). */
+size_t msym_missing_split_message(msym_ctx *c, const msym_module *m,
+                                  char *buf, size_t cap);
 /* Symbolize link-time address `vaddr` of module `m`.  On success *frames
  * points at *n frames, innermost first; *n == 0 means no debug information
  * covers the address (LLVM then drops the PC). */

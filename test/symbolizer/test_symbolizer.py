@@ -521,24 +521,31 @@ class SymbolizerTest(harness.ProfTest):
         exe = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g", "-gz=zlib"],
                          "zlib")
         self.assert_same_as_llvm(exe)
+        def debug_info_at(path):  # the file's bytes, .debug_info's offset
+            with open(path, "rb") as f:
+                data = bytearray(f.read())
+            out = harness.run(["readelf", "-S", "-W", path]).stdout
+            return data, int(re.search(r"\.debug_info\s+PROGBITS\s+[0-9a-f]+\s+"
+                                       r"([0-9a-f]+)", out).group(1), 16)
+
+        ELFCOMPRESS_ZSTD = 2
         exe = self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "clang++-22",
                          ["-O2", "-g", "-gz=zstd"], "zstd")
+        data, off = debug_info_at(exe)
+        self.assertEqual(struct.unpack_from("<I", data, off)[0], ELFCOMPRESS_ZSTD)
         self.assert_same_as_llvm(exe)
 
         plain = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g"], "zstddbg")
         stripped, dbg = self.split(plain, debuglink=False)
         harness.run(["objcopy", "--compress-debug-sections=zstd", dbg])
+        dbg_data, dbg_off = debug_info_at(dbg)
+        self.assertEqual(struct.unpack_from("<I", dbg_data, dbg_off)[0], ELFCOMPRESS_ZSTD)
         bid = self.info(stripped)["build_id"]
         root = self.scratch.path("zroot")
         os.makedirs(os.path.join(root, ".build-id", bid[:2]))
         shutil.move(dbg, os.path.join(root, ".build-id", bid[:2], bid[2:] + ".debug"))
         self.assert_same_as_llvm(stripped, [root], truth_binary=plain)
 
-        with open(exe, "rb") as f:
-            data = bytearray(f.read())
-        off = int(re.search(r"\.debug_info\s+PROGBITS\s+[0-9a-f]+\s+([0-9a-f]+)",
-                            harness.run(["readelf", "-S", "-W", exe]).stdout).group(1), 16)
-        self.assertEqual(struct.unpack_from("<I", data, off)[0], 2)  # ELFCOMPRESS_ZSTD
         data[off + 24:off + 28] = b"XXXX"  # the zstd frame's magic number
         bad = self.scratch.path("zstd-bad")
         with open(bad, "wb") as f:
