@@ -307,13 +307,12 @@ static int merge_or_park(uint32_t ref, uint32_t s, built *n, uint32_t *live) {
     return park(ref, n, live);
   set_held(s + 1);
   int was_live = claim_and_merge(ref, n, live);
-  rt_mutex_unlock(&stripes[s]);
-  set_held(outer);
+  stripe_exit(s, outer);
   return was_live;
 }
 
-/* Histogram mode and frees from a handler that
- * interrupted a lock holder: the MIB is built in full first. */
+/* Histogram mode and frees from a handler that interrupted a lock holder:
+ * the MIB is built in full first. */
 static __attribute__((noinline)) int on_free_built(const rt_block *b,
                                                    uint32_t *live) {
   built n;
