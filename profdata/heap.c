@@ -13,50 +13,56 @@
  * Huge pages are not always cheap.  In a virtual machine whose host takes
  * back the guest's free 2 MiB blocks (free page reporting, ballooning), a
  * huge page the host no longer backs costs it 512 faults of its own: on
- * the development guest a fresh 2 MiB page took 0.2 ms in one phase and
- * 4.5-12 ms in another, while the same memory in 4 KiB pages (which come
- * from recently freed, still backed memory) cost about 0.8 ms per 2 MiB in
- * both.  So while the first input is opened and keyed, a helper thread
- * faults in the heap it is about to fill, one huge page at a time and
- * timed (mp_heap_warm_start), and the first slow page turns the rest of
- * the heap to small pages for the rest of the run.
+ * the development guest a fresh 2 MiB page took 0.2 ms or 4.5-12 ms, while
+ * the same memory in 4 KiB pages (which come from recently freed, still
+ * backed memory) cost about 0.8 ms per 2 MiB either way.  Which kind a
+ * fault gets is not known in advance: each CPU keeps a few recently freed
+ * huge pages of its own, so the first faults of a run are often fast when
+ * later ones are not, and a probe on another CPU sees another pool.  So
+ * the run itself is watched: at each checkpoint (between inputs), the
+ * kernel time spent since the last one is compared with the memory the
+ * heap gained, and a rate only slow huge pages explain turns the rest of
+ * the heap to small pages.
  */
 #include "heap.h"
 
 #include <malloc.h>
-#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
-
-#include "helper.h"
 
 /* Larger than a merge of big raw profiles peaks at (about 40 MB for 200
  * profiles of 10k contexts), smaller than the mmap threshold below so that
  * it comes from the brk heap. */
 #define HUGE_HEAP (56u << 20)
 #define HUGE_PAGE ((uintptr_t)2 << 20)
-/* A huge page that takes longer than this to fault in is one the host has
- * to back first (fast ones took 0.12-0.64 ms, slow ones 4.5 ms or more). */
-#define SLOW_HUGE_NS 1500000
-static int64_t slow_huge_ns = SLOW_HUGE_NS;
+/* Kernel time per MiB of new anonymous memory above which huge pages are
+ * taken to come slowly: fast ones cost about 0.1 ms per MiB, slow ones
+ * 2.3-6 (see above); the allowance per step covers its other kernel work
+ * (mapping and unmapping inputs, about a millisecond). */
+#define SLOW_US_PER_MB 1000
+#define OTHER_KERNEL_US 2000
+/* Steps that gained less than this say too little: they are judged
+ * together with the steps after them. */
+#define MIN_GAIN ((size_t)4 << 20)
 
 static struct {
-  uintptr_t lo, hi;    /* the madvised range, huge-page aligned */
-  uintptr_t populated; /* [lo, populated) is faulted in */
-  int stopped; /* no more warming: huge pages came slowly (the rest of the
-                  heap is small pages now) or the kernel cannot populate */
-  pthread_t warmer;
-  int warming;
-} heap;
+  uintptr_t lo, hi;            /* the madvised range, huge-page aligned */
+  int small;                   /* the rest of the heap went to small pages */
+  int64_t us_per_mb, other_us; /* the threshold */
+  int64_t last_sys_us;         /* at the last judged checkpoint; -1 before */
+  size_t last_anon;
+  int64_t steps;               /* since that checkpoint */
+} heap = {0, 0, 0, SLOW_US_PER_MB, OTHER_KERNEL_US, -1, 0, 0};
 
 static void advise_huge(void *start, size_t len) {
   uintptr_t a = ((uintptr_t)start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
   uintptr_t e = ((uintptr_t)start + len) & ~(HUGE_PAGE - 1);
   if (e > a && madvise((void *)a, e - a, MADV_HUGEPAGE) == 0) {
-    heap.lo = heap.populated = a;
+    heap.lo = a;
     heap.hi = e;
   }
 }
@@ -78,65 +84,56 @@ void mp_heap_setup(void) {
   free(p);
 }
 
-/* The end of the heap's used part: its top chunk is all free above it. */
-static uintptr_t heap_top(void) {
+/* Kernel time of the whole process so far, in microseconds. */
+static int64_t sys_us(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+  return (int64_t)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec;
+}
+
+/* Resident anonymous memory (resident minus file-backed), or 0. */
+static size_t anon_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long size, resident = 0, shared = 0;
+  int ok = f && fscanf(f, "%lu %lu %lu", &size, &resident, &shared) == 3;
+  if (f) fclose(f);
+  return ok && resident > shared
+             ? (size_t)(resident - shared) * (size_t)sysconf(_SC_PAGESIZE)
+             : 0;
+}
+
+/* From the heap's top (its top chunk is all free above it) to its end. */
+static void rest_to_small_pages(void) {
   struct mallinfo2 mi = mallinfo2();
-  return (uintptr_t)sbrk(0) - mi.keepcost;
+  uintptr_t top = (uintptr_t)sbrk(0) - mi.keepcost;
+  uintptr_t from = (top + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  if (from < heap.lo) from = heap.lo;
+  if (from < heap.hi)
+    madvise((void *)from, heap.hi - from, MADV_NOHUGEPAGE);
+  heap.small = 1;
 }
 
-static int64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-/* Fault in the huge page at heap.populated; 0 if that was slow (the rest
- * of the heap is then small pages) or could not be done. */
-static int populate_one(void) {
-  int64_t t0 = now_ns();
-  if (madvise((void *)heap.populated, HUGE_PAGE, MADV_POPULATE_WRITE) != 0)
-    return 0; /* a kernel without MADV_POPULATE_WRITE: faults as they come */
-  int slow = now_ns() - t0 > slow_huge_ns;
-  heap.populated += HUGE_PAGE;
-  if (slow && heap.populated < heap.hi)
-    madvise((void *)heap.populated, heap.hi - heap.populated,
-            MADV_NOHUGEPAGE);
-  return !slow;
-}
-
-/* Fault in the huge pages of the next `bytes` of heap while they come
- * fast; at the first slow one the rest of the heap goes to small pages. */
-static void warm(size_t bytes) {
-  if (!heap.hi || heap.stopped) return;
-  uintptr_t top = heap_top();
-  /* A top below the range is the small-page start of the heap; one far
-   * below or past it is not glibc's heap (a sanitizer's malloc). */
-  if (top < heap.lo - HUGE_PAGE || top >= heap.hi) return;
-  uintptr_t want = heap.hi - top > bytes ? top + bytes : heap.hi;
-  if (heap.populated < top)
-    heap.populated = top & ~(HUGE_PAGE - 1); /* below: faulted by use */
-  while (heap.populated < want)
-    if (!populate_one()) {
-      heap.stopped = 1;
-      break;
+void mp_heap_checkpoint(void) {
+  if (!heap.hi || heap.small) return;
+  int64_t sys = sys_us();
+  size_t anon = anon_bytes();
+  if (sys < 0 || !anon) return;
+  if (heap.last_sys_us >= 0) {
+    heap.steps++;
+    if (anon < heap.last_anon + MIN_GAIN) return;
+    int64_t mb = (int64_t)((anon - heap.last_anon) >> 20);
+    int64_t allowed = heap.other_us * heap.steps + heap.us_per_mb * mb;
+    if (sys - heap.last_sys_us > allowed) {
+      rest_to_small_pages();
+      return;
     }
+  }
+  heap.last_sys_us = sys;
+  heap.last_anon = anon;
+  heap.steps = 0;
 }
 
-static void *warm_thread(void *arg) {
-  warm((size_t)(uintptr_t)arg);
-  return NULL;
+void mp_heap_set_slow_rate(int64_t us_per_mb, int64_t other_us) {
+  heap.us_per_mb = us_per_mb;
+  heap.other_us = other_us;
 }
-
-void mp_heap_warm_start(size_t bytes) {
-  if (!heap.hi || heap.warming || !bytes) return;
-  heap.warming = mp_helper_start(&heap.warmer, warm_thread,
-                                 (void *)(uintptr_t)bytes) == 0;
-}
-
-void mp_heap_warm_finish(void) {
-  if (!heap.warming) return;
-  pthread_join(heap.warmer, NULL);
-  heap.warming = 0;
-}
-
-void mp_heap_set_slow_ns(int64_t ns) { slow_huge_ns = ns; }

@@ -2,7 +2,6 @@
 #ifndef PROFDATA_HEAP_H
 #define PROFDATA_HEAP_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 /* Configure malloc for a run that builds a profile of some tens of MB:
@@ -10,15 +9,14 @@
  * kernel offers them.  Call once, first thing in main. */
 void mp_heap_setup(void);
 
-/* About `bytes` more heap is coming soon: fault its huge pages in on a
- * helper thread meanwhile, switching the rest of the heap to small pages
- * if huge ones come slowly (heap.c says why).  Finish joins the helper;
- * call it before the run's end and before warming again. */
-void mp_heap_warm_start(size_t bytes);
-void mp_heap_warm_finish(void);
+/* A step of the run is done (call before the first and after each): if
+ * the heap's growth since the last one cost kernel time at a rate only
+ * slow huge pages explain, the rest of the heap goes to small pages for
+ * the rest of the run (heap.c says why). */
+void mp_heap_checkpoint(void);
 
-/* For tests: a huge page that takes longer than `ns` to fault in is slow
- * (default 1.5 ms). */
-void mp_heap_set_slow_ns(int64_t ns);
+/* For tests: huge pages count as slow when a step's kernel time exceeds
+ * other_us + us_per_mb per MiB gained (defaults 2000 and 1000). */
+void mp_heap_set_slow_rate(int64_t us_per_mb, int64_t other_us);
 
 #endif

@@ -195,16 +195,6 @@ static int add_input(mp_profile *p, input *in, mib_stage *m, int last,
              : mp_read_yaml(p, in->f.data, in->f.size, &in->err);
 }
 
-/* Reading the first raw input grows the heap by about three times the
- * file's size (symbolized stacks, their index, the sites' MIBs, the next
- * input keyed meanwhile); later inputs add only what they bring new. */
-static size_t first_input_growth(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0 || st.st_size <= 0) return 0;
-  return st.st_size < (16 << 20) / 3 ? (size_t)st.st_size * 3
-                                     : (size_t)16 << 20;
-}
-
 /* A pipeline of three inputs on up to three threads: input i+1 is opened,
  * validated and keyed (and input i-2 released) on one while the stacks of
  * input i are added on this one and the MIBs of input i-1 on a third (see
@@ -220,13 +210,13 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
   mib_stage mibs = {0};
   int failed = 0;
   if (o->n_inputs) {
-    mp_heap_warm_start(first_input_growth(o->inputs[0]));
+    mp_heap_checkpoint();
     in[0].path = o->inputs[0];
     in[0].raw = raw;
     prepare_input(&in[0]);
   }
   for (size_t i = 0; i < o->n_inputs && !failed; i++) {
-    if (i == 1) mp_heap_warm_finish();
+    if (i) mp_heap_checkpoint();
     input *cur = &in[i % 3], *next = &in[(i + 1) % 3];
     pthread_t t;
     int threaded = 0, more = i + 1 < o->n_inputs;
@@ -246,7 +236,6 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
     if (!failed && more && !threaded) prepare_input(next);
   }
   finish_mibs(&mibs);
-  mp_heap_warm_finish();
   for (int k = 0; k < 3; k++) close_input(&in[k]);
   mp_raw_reader_free(raw);
   if (failed) {
