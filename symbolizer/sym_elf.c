@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
 
 #include "sym_internal.h"
 
@@ -108,14 +107,6 @@ int sym_elf_has_section(Elf *elf, const char *name) {
     if (strcmp(n, name) == 0)
       return sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
   return 0;
-}
-
-/* libdw learned zstd in 0.189. */
-int sym_libdw_reads_zstd(void) {
-  int major = 0, minor = 0;
-  const char *v = dwfl_version(NULL);
-  return v && sscanf(v, "%d.%d", &major, &minor) == 2 &&
-         (major > 0 || minor >= 189);
 }
 
 int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err) {

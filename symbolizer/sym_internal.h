@@ -161,7 +161,6 @@ size_t sym_elf_build_id(Elf *elf, uint8_t *out, size_t cap);
 /* -1 with a message if a .debug_* section uses a compression method
  * neither libdw nor sym_zstd.c can undo. */
 int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err);
-int sym_libdw_reads_zstd(void);
 /* For a libdw without zstd: when `elf` has zstd-compressed .debug_*
  * sections, an in-memory copy with them decompressed (*out, from
  * elf_memory over *image; elf_end it, then free *image) and 1; 0 when

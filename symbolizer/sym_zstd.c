@@ -12,9 +12,11 @@
  * Every offset and size comes from an untrusted file: each is checked
  * against the file before use.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <elfutils/libdwfl.h>
 #include <zstd.h>
 
 #include "sym_internal.h"
@@ -28,6 +30,14 @@
  * size for a few bytes of payload, and the copy is allocated before
  * decompressing.  DWARF compresses about 3-10 to 1. */
 #define MAX_RATIO 1024
+
+/* libdw learned zstd in 0.189. */
+static int libdw_reads_zstd(void) {
+  int major = 0, minor = 0;
+  const char *v = dwfl_version(NULL);
+  return v && sscanf(v, "%d.%d", &major, &minor) == 2 &&
+         (major > 0 || minor >= 189);
+}
 
 static uint64_t align16(uint64_t n) { return (n + 15) & ~(uint64_t)15; }
 
@@ -96,7 +106,7 @@ int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
                    msym_err *err) {
   *out = NULL;
   *image = NULL;
-  if (sym_libdw_reads_zstd())
+  if (libdw_reads_zstd())
     return 0;
   size_t len;
   const char *raw = elf_rawfile(elf, &len);
