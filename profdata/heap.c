@@ -58,8 +58,12 @@ static struct {
   int64_t steps;               /* since that checkpoint */
 } heap = {0, 0, 0, SLOW_US_PER_MB, OTHER_KERNEL_US, -1, 0, 0};
 
+static uintptr_t huge_up(uintptr_t a) {
+  return (a + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
 static void advise_huge(void *start, size_t len) {
-  uintptr_t a = ((uintptr_t)start + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  uintptr_t a = huge_up((uintptr_t)start);
   uintptr_t e = ((uintptr_t)start + len) & ~(HUGE_PAGE - 1);
   if (e > a && madvise((void *)a, e - a, MADV_HUGEPAGE) == 0) {
     heap.lo = a;
@@ -106,7 +110,7 @@ static size_t anon_bytes(void) {
 static void rest_to_small_pages(void) {
   struct mallinfo2 mi = mallinfo2();
   uintptr_t top = (uintptr_t)sbrk(0) - mi.keepcost;
-  uintptr_t from = (top + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  uintptr_t from = huge_up(top);
   if (from < heap.lo) from = heap.lo;
   if (from < heap.hi)
     madvise((void *)from, heap.hi - from, MADV_NOHUGEPAGE);
