@@ -126,8 +126,8 @@ int mp_wview_init(mp_wview *v, const mp_profile *p, int want_stack_ids,
     const mp_record *r = &p->records[i];
     for (size_t j = 0; j < r->n_allocs; j++) {
       if (j + AHEAD < r->n_allocs && v->n_frames < p->n_frames)
-        prefetch_frames(p, r->allocs[j + AHEAD].stack);
-      use_stack(v, r->allocs[j].stack);
+        prefetch_frames(p, mp_alloc_of(r, j + AHEAD)->stack);
+      use_stack(v, mp_alloc_of(r, j)->stack);
     }
     for (size_t j = 0; j < r->n_calls; j++) use_stack(v, r->calls[j].stack);
   }

@@ -46,8 +46,9 @@ static void emit_record(mp_buf *out, size_t i, void *ctx) {
   mp_buf_u64(out, r->guid);
   mp_buf_u64(out, r->n_allocs);
   for (size_t j = 0; j < r->n_allocs; j++) {
-    put_stack_ref(out, c, r->allocs[j].stack);
-    mp_mib_write(out, c->schema, &r->allocs[j].mib);
+    const mp_alloc_site *a = mp_alloc_of(r, j);
+    put_stack_ref(out, c, a->stack);
+    mp_mib_write(out, c->schema, &a->mib);
   }
   mp_buf_u64(out, r->n_calls);
   for (size_t j = 0; j < r->n_calls; j++) {
@@ -237,12 +238,13 @@ static summary compute_summary(const mp_wview *v) {
   for (size_t i = 0; i < v->p->n_records; i++) {
     const mp_record *r = &v->p->records[i];
     for (size_t j = 0; j < r->n_allocs; j++) {
-      uint32_t k = v->stack_slot[r->allocs[j].stack];
+      const mp_alloc_site *a = mp_alloc_of(r, j);
+      uint32_t k = v->stack_slot[a->stack];
       if (seen[k]) continue;
       seen[k] = 1;
       s.contexts++;
-      uint64_t size = r->allocs[j].mib.TotalSize;
-      if (mp_alloc_type(&r->allocs[j].mib) == 1) {
+      uint64_t size = a->mib.TotalSize;
+      if (mp_alloc_type(&a->mib) == 1) {
         s.cold++;
         if (size > s.max_cold) s.max_cold = size;
       } else if (size > s.max_warm) {

@@ -1,9 +1,10 @@
 /* model.c - interning and merging for the in-memory profile (model.h).
  *
- * One open-addressing table type serves every index: each slot holds a
- * 64-bit hash, a 64-bit key and a 32-bit value.  Indexes with an exact
- * 64-bit key (records by GUID, sites by record/stack) compare keys; the
- * others (frames, stacks, strings) compare contents through a callback.
+ * One open-addressing table type serves every index: each slot holds one
+ * 64-bit word and a 32-bit value (16 bytes).  Indexes with an exact 64-bit
+ * key (records by GUID, sites by record/stack) keep the key there and hash
+ * it again when they grow; the others (frames, stacks, strings) keep the
+ * contents' hash and compare contents through a callback.
  */
 #include "model.h"
 
@@ -16,18 +17,19 @@
 typedef int (*mp_eq_fn)(const mp_profile *p, uint32_t id, const void *key);
 
 typedef struct mp_slot {
-  uint64_t hash;
-  uint64_t key;
+  uint64_t hk;  /* the key (keyed tables), else the contents' hash */
   uint32_t val; /* UINT32_MAX = empty */
 } mp_slot;
 
 struct mp_table {
   mp_slot *slots;
   size_t mask, used;
+  int keyed;
 };
 
-static mp_table *table_new(void) {
+static mp_table *table_new(int keyed) {
   mp_table *t = mp_xcalloc(1, sizeof *t);
+  t->keyed = keyed;
   t->mask = 63;
   t->slots = mp_xmalloc(64 * sizeof *t->slots);
   for (size_t i = 0; i < 64; i++) t->slots[i].val = UINT32_MAX;
@@ -46,7 +48,8 @@ static void table_grow(mp_table *t) {
   for (size_t i = 0; i < n; i++) s[i].val = UINT32_MAX;
   for (size_t i = 0; i <= t->mask; i++) {
     if (t->slots[i].val == UINT32_MAX) continue;
-    size_t j = t->slots[i].hash & (n - 1);
+    uint64_t hk = t->slots[i].hk;
+    size_t j = (t->keyed ? mp_mix64(hk) : hk) & (n - 1);
     while (s[j].val != UINT32_MAX) j = (j + 1) & (n - 1);
     s[j] = t->slots[i];
   }
@@ -69,17 +72,14 @@ static mp_slot *table_probe(const mp_table *t, const mp_profile *p,
   for (;;) {
     mp_slot *s = &t->slots[i];
     if (s->val == UINT32_MAX) return s;
-    if (s->hash == hash &&
-        (eq ? eq(p, s->val, ekey) : s->key == key))
-      return s;
+    if (eq ? s->hk == hash && eq(p, s->val, ekey) : s->hk == key) return s;
     i = (i + 1) & t->mask;
   }
 }
 
 static void table_insert(mp_table *t, mp_slot *s, uint64_t hash,
                          uint64_t key, uint32_t val) {
-  s->hash = hash;
-  s->key = key;
+  s->hk = t->keyed ? key : hash;
   s->val = val;
   if (++t->used * 4 > (t->mask + 1) * 3) table_grow(t);
 }
@@ -100,11 +100,11 @@ static uint64_t hash_bytes(const void *data, size_t n) {
 
 mp_profile *mp_profile_new(void) {
   mp_profile *p = mp_xcalloc(1, sizeof *p);
-  p->frame_index = table_new();
-  p->stack_index = table_new();
-  p->record_index = table_new();
-  p->site_index = table_new();
-  p->string_index = table_new();
+  p->frame_index = table_new(0);
+  p->stack_index = table_new(0);
+  p->record_index = table_new(1);
+  p->site_index = table_new(1);
+  p->string_index = table_new(0);
   return p;
 }
 
@@ -112,9 +112,10 @@ void mp_profile_free(mp_profile *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_records; i++) {
     mp_record *r = &p->records[i];
-    for (size_t j = 0; j < r->n_allocs; j++) free(r->allocs[j].hist);
+    for (size_t j = 0; j < r->n_allocs; j++) free(mp_alloc_of(r, j)->hist);
     for (size_t j = 0; j < r->n_calls; j++) free(r->calls[j].callees);
-    free(r->allocs);
+    for (size_t k = 0; k < r->n_alloc_seg; k++) free(r->alloc_seg[k]);
+    free(r->alloc_seg);
     free(r->calls);
   }
   free(p->records);
@@ -323,6 +324,20 @@ void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
   mp_add_alloc_site_at(p, guid, stack, mib, hist, &rec, &idx);
 }
 
+/* Room for the record's next site: a new segment, twice the last, when the
+ * last is full. */
+static mp_alloc_site *next_alloc(mp_record *r) {
+  size_t j = r->n_allocs;
+  if (j == ((size_t)1 << (r->n_alloc_seg + MP_ALLOC_SEG0_BITS)) -
+               ((size_t)1 << MP_ALLOC_SEG0_BITS)) {
+    MP_VEC_RESERVE(r->alloc_seg, r->cap_alloc_seg, r->n_alloc_seg + 1);
+    r->alloc_seg[r->n_alloc_seg] = mp_xmalloc(
+        sizeof(mp_alloc_site) << (r->n_alloc_seg + MP_ALLOC_SEG0_BITS));
+    r->n_alloc_seg++;
+  }
+  return mp_alloc_of(r, j);
+}
+
 void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
                           const mp_mib *mib, const uint64_t *hist,
                           uint32_t *rec, uint32_t *idx) {
@@ -333,8 +348,7 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
   *rec = (uint32_t)(r - p->records);
   if (s->val == UINT32_MAX) {
     *idx = (uint32_t)r->n_allocs;
-    MP_VEC_RESERVE(r->allocs, r->cap_allocs, r->n_allocs + 1);
-    mp_alloc_site *a = &r->allocs[r->n_allocs];
+    mp_alloc_site *a = next_alloc(r);
     a->stack = stack;
     a->mib = *mib;
     a->mib.AccessHistogram = 0;
@@ -347,25 +361,12 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
     return;
   }
   *idx = s->val;
-  merge_alloc(&r->allocs[s->val], mib, hist);
-}
-
-int mp_find_alloc_site(const mp_profile *p, uint64_t guid, uint32_t stack,
-                       uint32_t *rec, uint32_t *idx) {
-  mp_record *r = mp_record_find(p, guid);
-  if (!r) return -1;
-  uint64_t key = (uint64_t)(r - p->records) << 33 | stack;
-  mp_slot *s =
-      table_probe(p->site_index, p, mp_mix64(key), key, NULL, NULL);
-  if (s->val == UINT32_MAX) return -1;
-  *rec = (uint32_t)(r - p->records);
-  *idx = s->val;
-  return 0;
+  merge_alloc(mp_alloc_of(r, s->val), mib, hist);
 }
 
 void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
                        const mp_mib *mib, const uint64_t *hist) {
-  merge_alloc(&p->records[rec].allocs[idx], mib, hist);
+  merge_alloc(mp_alloc_of(&p->records[rec], idx), mib, hist);
 }
 
 void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
@@ -425,9 +426,10 @@ void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
   for (size_t i = 0; i < src->n_records; i++) {
     const mp_record *r = &src->records[i];
     mp_record_get(dst, r->guid);
-    for (size_t j = 0; j < r->n_allocs; j++)
-      mp_add_alloc_site(dst, r->guid, smap[r->allocs[j].stack],
-                        &r->allocs[j].mib, r->allocs[j].hist);
+    for (size_t j = 0; j < r->n_allocs; j++) {
+      const mp_alloc_site *a = mp_alloc_of(r, j);
+      mp_add_alloc_site(dst, r->guid, smap[a->stack], &a->mib, a->hist);
+    }
     for (size_t j = 0; j < r->n_calls; j++)
       mp_add_call_site(dst, r->guid, smap[r->calls[j].stack],
                        r->calls[j].callees, r->calls[j].n_callees);
@@ -443,7 +445,7 @@ size_t mp_profile_num_contexts(const mp_profile *p) {
   size_t n = 0;
   for (size_t i = 0; i < p->n_records; i++)
     for (size_t j = 0; j < p->records[i].n_allocs; j++) {
-      uint32_t s = p->records[i].allocs[j].stack;
+      uint32_t s = mp_alloc_of(&p->records[i], j)->stack;
       n += !seen[s];
       seen[s] = 1;
     }

@@ -68,8 +68,12 @@ typedef struct mp_call_site {
 
 typedef struct mp_record {
   uint64_t guid;
-  mp_alloc_site *allocs;
-  size_t n_allocs, cap_allocs;
+  /* Alloc sites in insertion order (mp_alloc_of), in segments of 4, 8,
+   * 16, ... sites that never move: a record grows without copying its
+   * sites (a merge of many contexts holds tens of MB of them), and each
+   * segment is still read in order. */
+  mp_alloc_site **alloc_seg;
+  size_t n_allocs, n_alloc_seg, cap_alloc_seg;
   mp_call_site *calls;
   size_t n_calls, cap_calls;
 } mp_record;
@@ -102,6 +106,15 @@ typedef struct mp_profile {
   mp_table *frame_index, *stack_index, *record_index, *site_index,
       *string_index;
 } mp_profile;
+
+#define MP_ALLOC_SEG0_BITS 2 /* the first segment holds 4 sites */
+
+/* Alloc site j of record r: segment k holds 4 << k sites, from 4 * (2^k - 1). */
+static inline mp_alloc_site *mp_alloc_of(const mp_record *r, size_t j) {
+  uint64_t u = (uint64_t)j + (1u << MP_ALLOC_SEG0_BITS);
+  unsigned top = 63u - (unsigned)__builtin_clzll(u);
+  return &r->alloc_seg[top - MP_ALLOC_SEG0_BITS][u - ((uint64_t)1 << top)];
+}
 
 /* A 64-bit finalizer (MurmurHash3's fmix64): the hash for our own tables. */
 static inline uint64_t mp_mix64(uint64_t x) {
@@ -158,15 +171,11 @@ mp_record *mp_record_find(const mp_profile *p, uint64_t guid);
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
                        const mp_mib *mib, const uint64_t *hist);
 /* mp_add_alloc_site that also says where the site lives (record index,
- * index in its allocs), for mp_merge_alloc_at. */
+ * index in its allocs), so that later MIBs of the same context can be
+ * merged with mp_merge_alloc_at without looking the site up again. */
 void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
                           const mp_mib *mib, const uint64_t *hist,
                           uint32_t *rec, uint32_t *idx);
-/* Where the alloc site of `stack` in record `guid` lives (record index,
- * index in its allocs), so that later MIBs of the same context can be merged
- * with mp_merge_alloc_at without looking it up again.  -1 if absent. */
-int mp_find_alloc_site(const mp_profile *p, uint64_t guid, uint32_t stack,
-                       uint32_t *rec, uint32_t *idx);
 void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
                        const mp_mib *mib, const uint64_t *hist);
 /* Add (or union into) the call site of `stack` in record `guid`. */

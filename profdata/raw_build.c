@@ -585,5 +585,9 @@ int raw_build_stacks(raw_file *f, mp_raw_reader *r, mp_err *err) {
   f->n_new = 0;
   int rc = build(&b, err);
   r->cur = NULL;
+  /* The MIB half needs only the cache entries: the keys' room goes to the
+   * next file prepared instead of a third array held meanwhile. */
+  free(f->keys);
+  f->keys = NULL;
   return rc;
 }

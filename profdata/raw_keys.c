@@ -170,12 +170,14 @@ static size_t key_room_of(raw_file *f, const raw_stack *s) {
 static inline __attribute__((always_inline)) void
 key_all_as(raw_file *f, const int pairs) {
   /* Sized once for the common case (every PC one element, two with
-   * several modules) plus one stack's worst case, so that only escapes
-   * and huge stacks make it grow. */
+   * several modules) plus a little, so that only escapes and long stacks
+   * make it grow.  (Room for a 64k-PC stack's worst case would be 768 KiB
+   * per file in flight, and the heap's pages are what a merge pays most
+   * for.) */
   size_t at = 0, cap = 0, total = 0;
   for (size_t i = 0; i < f->n_stacks; i++)
     if (f->stacks[i].n_pcs <= 65536) total += (size_t)f->stacks[i].n_pcs;
-  cap = total * (pairs ? 2 : 1) + KEY_MAX_PER_PC * 65536 + 1;
+  cap = total * (pairs ? 2 : 1) + KEY_MAX_PER_PC * 256 + 1;
   f->keys = mp_xmalloc(cap * sizeof *f->keys);
   for (size_t i = 0; i < f->n_stacks; i++) {
     raw_stack *s = &f->stacks[i];

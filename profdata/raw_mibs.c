@@ -85,7 +85,7 @@ static void add_dump(raw_mib_ctx *x, const raw_file *f, const raw_dump *d) {
     for (size_t j = 0; j < m; j++) {
       if (!ent[j]->n_refs) continue;
       const uint32_t *ref = sc_refs(ent[j]);
-      raw_prefetch_span(&x->p->records[ref[0]].allocs[ref[1]],
+      raw_prefetch_span(mp_alloc_of(&x->p->records[ref[0]], ref[1]),
                     sizeof(mp_alloc_site));
     }
     for (size_t j = 0; j < m; j++) add_mib(x, d->version, entry[j], ent[j]);

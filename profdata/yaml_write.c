@@ -194,9 +194,10 @@ static void write_record(ywriter *w, const mp_record *r) {
   if (r->n_allocs) put(w, "    AllocSites:\n");
   for (size_t i = 0; i < r->n_allocs; i++) {
     put(w, "      - ");
-    write_stack(w, 6, "Callstack", r->allocs[i].stack);
+    const mp_alloc_site *a = mp_alloc_of(r, i);
+    write_stack(w, 6, "Callstack", a->stack);
     put(w, "        MemInfoBlock:\n");
-    write_mib(w, 10, &r->allocs[i].mib);
+    write_mib(w, 10, &a->mib);
   }
   if (r->n_calls) put(w, "    CallSites:\n");
   for (size_t i = 0; i < r->n_calls; i++) {

@@ -44,9 +44,9 @@ static void dump(const mp_profile *p) {
     printf("  - GUID: 0x%llx\n", (unsigned long long)r->guid);
     if (r->n_allocs) printf("    AllocSites:\n");
     for (size_t j = 0; j < r->n_allocs; j++) {
-      const mp_mib *m = &r->allocs[j].mib;
+      const mp_mib *m = &mp_alloc_of(r, j)->mib;
       printf("      - Callstack:\n");
-      print_stack(p, r->allocs[j].stack);
+      print_stack(p, mp_alloc_of(r, j)->stack);
       printf("        MemInfoBlock:\n");
 #define MIB_FIELD(Tag, Name, CType, Merge) \
   printf("          " #Name ": %llu\n", (unsigned long long)m->Name);
@@ -107,7 +107,7 @@ static int self_check(void) {
   mp_profile *q = mp_profile_new();
   int ok = mp_write_indexed(p, &o, &out, &err) == 0 &&
            mp_read_indexed(q, out.data, out.len, &err) == 0 &&
-           q->n_records == 1 && q->records[0].allocs[0].mib.AllocCount == 3;
+           q->n_records == 1 && mp_alloc_of(&q->records[0], 0)->mib.AllocCount == 3;
   mp_buf_free(&out);
   mp_profile_free(p);
   mp_profile_free(q);

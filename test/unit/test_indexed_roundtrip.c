@@ -114,7 +114,7 @@ static void dump(const mp_profile *p, const mp_schema *s, int callees,
     mp_buf_printf(out, "R %llx\n", (unsigned long long)r->guid);
     for (size_t j = 0; j < r->n_allocs + r->n_calls; j++) {
       int is_alloc = j < r->n_allocs;
-      uint32_t st = is_alloc ? r->allocs[j].stack
+      uint32_t st = is_alloc ? mp_alloc_of(r, j)->stack
                              : r->calls[j - r->n_allocs].stack;
       mp_buf_printf(out, is_alloc ? " A" : " C");
       const uint32_t *f = mp_stack_frames(p, st);
@@ -131,7 +131,7 @@ static void dump(const mp_profile *p, const mp_schema *s, int callees,
       }
       if (is_alloc) {
         mp_buf out1 = {0};
-        mp_mib_write(&out1, s, &r->allocs[j].mib);
+        mp_mib_write(&out1, s, &mp_alloc_of(r, j)->mib);
         for (size_t b = 0; b < out1.len; b++)
           mp_buf_printf(out, "%s%02x", b ? "" : " mib=", out1.data[b]);
         mp_buf_free(&out1);

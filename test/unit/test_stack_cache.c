@@ -7,18 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "stack_cache.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      printf("FAIL " __VA_ARGS__);                                           \
-      printf("\n");                                                          \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
 
 /* Key i: (i % 7) + 1 elements derived from i, so lengths differ too. */
 static uint32_t make_key(uint32_t i, uint32_t *key) {
@@ -84,10 +75,6 @@ int main(void) {
   CHECK(sc_find(&c, key, n, hash_of(5)) == SC_NONE, "changed key found");
   CHECK(sc_find(&c, key, n, 0x1234567ULL) == SC_NONE, "unknown hash found");
   sc_free(&c);
-  if (failures) {
-    printf("%d failures\n", failures);
-    return 1;
-  }
-  printf("stack cache: %d keys ok\n", N);
-  return 0;
+  printf("stack cache: %d keys\n", N);
+  return check_result();
 }

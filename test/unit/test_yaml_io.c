@@ -172,7 +172,7 @@ static void test_read_sample(void) {
   CHECK(r->guid == 0xabc && r->n_allocs == 1 && r->n_calls == 1,
         "record 0: %llx %zu %zu", (unsigned long long)r->guid, r->n_allocs,
         r->n_calls);
-  const mp_alloc_site *a = &r->allocs[0];
+  const mp_alloc_site *a = mp_alloc_of(r, 0);
   const mp_stack *s = &p->stacks[a->stack];
   CHECK(s->len == 2, "alloc stack len %u", s->len);
   const mp_frame *f0 = &p->frames[mp_stack_frames(p, a->stack)[0]];
