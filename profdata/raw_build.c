@@ -410,7 +410,7 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
   raw_stack *s = j->s;
   const uint32_t *key = b->f->keys + s->key_off;
   uint32_t n = s->key_len;
-  uint32_t ent = sc_find(&r->cache, key, n, s->hash);
+  uint32_t ent = sc_find(&r->cache, n, s->hash, s->hash2);
   if (ent == SC_NONE) {
     uint32_t stack = j->pre_stack; /* SC_NONE unless the batch interned it */
     if (stack == SC_NONE) {
@@ -421,7 +421,8 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
         return -1;
     }
     uint32_t n_sites = alloc_guids(r, stack);
-    ent = sc_insert(&r->cache, key, n, s->hash, stack, r->guids, n_sites);
+    ent = sc_insert(&r->cache, n, s->hash, s->hash2, stack, r->guids,
+                    n_sites);
     if (ent == SC_NONE) return mp_fail(err, "too many stacks");
     b->f->n_new++;
   }
@@ -430,9 +431,9 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
 }
 
 /* Two rounds, each over the whole batch: the home slots of the stacks
- * still to be found, then the entries (header, a site's refs and GUID,
- * key: sized by the file's key, as the entry's sites are not known yet)
- * and the file's keys. */
+ * still to be found, then the entry each probe is likely to meet (header
+ * and a site's refs and GUID), or, where none is, the file's key, which a
+ * stack met for the first time is resolved from. */
 #define ONE_SITE_BYTES 16 /* two u32 refs and a u64 GUID */
 static void batch_prefetch(builder *b, mib_job *job, size_t m) {
   const stack_cache *c = &b->r->cache;
@@ -442,10 +443,11 @@ static void batch_prefetch(builder *b, mib_job *job, size_t m) {
   for (size_t j = 0; j < m; j++) {
     const raw_stack *s = job[j].s;
     job[j].guess = s->state == RAW_STACK_NEW ? sc_guess(c, s->hash) : SC_NONE;
-    if (job[j].guess == SC_NONE) continue;
-    raw_prefetch_span(sc_ent(c, job[j].guess),
-                  sizeof(stack_ent) + ONE_SITE_BYTES + 4 * (size_t)s->key_len);
-    raw_prefetch_span(b->f->keys + s->key_off, 4 * (size_t)s->key_len);
+    if (job[j].guess != SC_NONE)
+      raw_prefetch_span(sc_ent(c, job[j].guess),
+                        sizeof(stack_ent) + ONE_SITE_BYTES);
+    else if (s->state == RAW_STACK_NEW)
+      raw_prefetch_span(b->f->keys + s->key_off, 4 * (size_t)s->key_len);
   }
 }
 
@@ -480,7 +482,7 @@ static void batch_new_stacks(builder *b, mib_job *job, size_t m) {
     job[j].pre_stack = SC_NONE;
     if (s->state != RAW_STACK_NEW) continue;
     const uint32_t *key = b->f->keys + s->key_off;
-    uint32_t ent = sc_find(&r->cache, key, s->key_len, s->hash);
+    uint32_t ent = sc_find(&r->cache, s->key_len, s->hash, s->hash2);
     if (ent != SC_NONE) {
       found_stack(r, s, ent);
       continue;

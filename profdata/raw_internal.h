@@ -32,7 +32,8 @@ typedef struct raw_stack {
   uint64_t id;
   const unsigned char *pcs; /* n_pcs u64, leaf first */
   uint64_t n_pcs;
-  uint64_t hash;            /* of its key (raw_keys.c) */
+  uint64_t hash, hash2;     /* of its key: two independent hashes
+                               (raw_keys.c, stack_cache.h) */
   uint64_t key_off;         /* into raw_file.keys */
   uint32_t key_len;         /* u32 elements */
   uint32_t dump;            /* whose segments translate the PCs */

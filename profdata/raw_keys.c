@@ -110,13 +110,22 @@ static const seg_ref *find_segment(raw_file *f, uint32_t dump, uint64_t pc) {
 
 /* ---- keys ---------------------------------------------------------------- */
 
+/* The second hash of a key: another seed, and each element xored in after
+ * a rotation and multiplied (not added in, as in the first), so that the
+ * two do not collide together. */
+#define HASH2_SEED 0x243f6a8885a308d3ULL
+#define HASH2_MUL 0x9fb21c651e98df25ULL
+static inline uint64_t hash2_step(uint64_t h, uint64_t x) {
+  return ((h << 27 | h >> 37) ^ x) * HASH2_MUL;
+}
+
 /* The key of `s` into `key` (room for KEY_MAX_PER_PC per PC); returns its
- * length and hash.  Hot: runs for every PC of every stack of every file,
- * so the segment of the previous PC is tried first with one compare. */
+ * length and its two hashes.  Hot: runs for every PC of every stack of
+ * every file, so the segment of the previous PC is tried first with one
+ * compare. */
 static inline __attribute__((always_inline)) size_t
-stack_key_as(raw_file *f, const raw_stack *s, uint32_t *key, uint64_t *hash,
-             const int pairs) {
-  uint64_t h = 0x9e3779b97f4a7c15ULL;
+stack_key_as(raw_file *f, raw_stack *s, uint32_t *key, const int pairs) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL, h2 = HASH2_SEED;
   /* pc is in the segment when start < pc <= end, i.e. when
    * off = pc - (start + 1) < end - start */
   uint64_t lo = 1, span = 0;
@@ -136,6 +145,7 @@ stack_key_as(raw_file *f, const raw_stack *s, uint32_t *key, uint64_t *hash,
     if (pairs) {
       key[n++] = mod;
       h = h * 0xff51afd7ed558ccdULL + mod;
+      h2 = hash2_step(h2, mod);
     }
     if (__builtin_expect(off >= KEY_ESCAPE, 0)) {
       key[n++] = KEY_ESCAPE;
@@ -143,16 +153,19 @@ stack_key_as(raw_file *f, const raw_stack *s, uint32_t *key, uint64_t *hash,
       key[n++] = (uint32_t)(off >> 32);
       h = h * 0xff51afd7ed558ccdULL + KEY_ESCAPE;
       h = h * 0xff51afd7ed558ccdULL + off;
+      h2 = hash2_step(hash2_step(h2, KEY_ESCAPE), off);
     } else {
       key[n++] = (uint32_t)off;
       h = h * 0xff51afd7ed558ccdULL + off;
+      h2 = hash2_step(h2, off);
     }
   }
   h ^= n;
   h ^= h >> 33;
   h *= 0xc4ceb9fe1a85ec53ULL;
   h ^= h >> 29;
-  *hash = h;
+  s->hash = h;
+  s->hash2 = mp_mix64(h2 ^ n);
   return n;
 }
 
@@ -185,7 +198,7 @@ key_all_as(raw_file *f, const int pairs) {
                                     : key_room_of(f, s);
     MP_VEC_RESERVE(f->keys, cap, at + room + 1);
     s->key_off = at;
-    size_t n = stack_key_as(f, s, f->keys + at, &s->hash, pairs);
+    size_t n = stack_key_as(f, s, f->keys + at, pairs);
     s->key_len = (uint32_t)n;
     at += n;
   }

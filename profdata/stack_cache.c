@@ -31,9 +31,8 @@ void sc_free(stack_cache *c) {
 }
 
 /* Entry sizes in words; every size is even, so headers stay 8-aligned. */
-static size_t ent_words(uint32_t n, uint32_t n_sites) {
-  size_t w = HEAD_WORDS + 4 * (size_t)n_sites + n;
-  return (w + 1) & ~(size_t)1;
+static size_t ent_words(uint32_t n_sites) {
+  return HEAD_WORDS + 4 * (size_t)n_sites;
 }
 
 static void put_slot(stack_cache *c, uint64_t h, uint32_t id) {
@@ -61,16 +60,14 @@ void sc_reserve(stack_cache *c, size_t entries) {
   if (slots != c->mask + 1) rehash(c, slots);
 }
 
-uint32_t sc_find(const stack_cache *c, const uint32_t *key, uint32_t n,
-                 uint64_t h) {
+uint32_t sc_find(const stack_cache *c, uint32_t n, uint64_t h, uint64_t h2) {
   size_t i = h & c->mask;
   for (;;) {
     uint64_t v = c->slots[i];
     if (v == SLOT_EMPTY) return SC_NONE;
     if (SLOT_TAG(v) == SLOT_TAG(h)) {
       const stack_ent *e = sc_ent(c, SLOT_ID(v));
-      if (e->hash == h && e->key_len == n &&
-          (n == 0 || !memcmp(sc_key(e), key, (size_t)n * 4)))
+      if (e->hash == h && e->hash2 == h2 && e->key_len == n)
         return SLOT_ID(v);
     }
     i = (i + 1) & c->mask;
@@ -105,16 +102,15 @@ static uint32_t room(stack_cache *c, size_t w) {
   return (uint32_t)((c->n_chunks - 1) << SC_CHUNK_BITS);
 }
 
-uint32_t sc_insert(stack_cache *c, const uint32_t *key, uint32_t n,
-                   uint64_t h, uint32_t model_stack, const uint64_t *guids,
+uint32_t sc_insert(stack_cache *c, uint32_t n, uint64_t h, uint64_t h2,
+                   uint32_t model_stack, const uint64_t *guids,
                    uint32_t n_sites) {
-  uint32_t id = room(c, ent_words(n, n_sites));
+  uint32_t id = room(c, ent_words(n_sites));
   if (id == SC_NONE) return SC_NONE;
   stack_ent *e = sc_ent(c, id);
-  *e = (stack_ent){h, n, model_stack, 0, n_sites};
+  *e = (stack_ent){h, h2, n, model_stack, 0, n_sites};
   if (n_sites)
     memcpy((uint64_t *)sc_guids(e), guids, (size_t)n_sites * 8);
-  if (n) memcpy((uint32_t *)sc_key(e), key, (size_t)n * 4);
   c->n++;
   if (c->n * 4 > (c->mask + 1) * 3) rehash(c, (c->mask + 1) * 2);
   put_slot(c, h, id);
