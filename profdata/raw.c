@@ -277,21 +277,27 @@ static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
 }
 
 /* Every MIB must name a stack some dump of the file lists; remember which,
- * so that building does not look it up again. */
+ * so that building does not look it up again.  Writers list a dump's
+ * stacks in the order of its MIBs, so the stack after the previous MIB's
+ * is tried first: a match needs no lookup (ids are unique in f->stacks). */
 static int check_mib_stacks(raw_file *f, mp_err *err) {
+  uint32_t next = 0;
   for (size_t d = 0; d < f->n_dumps; d++) {
     raw_dump *rd = &f->dumps[d];
     const unsigned char *e = rd->mibs;
     rd->mib_stack = mp_xmalloc(((size_t)rd->n_mibs + 1) * 4);
     for (uint64_t i = 0; i < rd->n_mibs; i++) {
       uint64_t id = raw_u64(e);
-      uint32_t s = raw_map_get(&f->stack_index, id);
+      uint32_t s = next < f->n_stacks && f->stacks[next].id == id
+                       ? next
+                       : raw_map_get(&f->stack_index, id);
       if (s == UINT32_MAX)
         return mp_fail(err,
                        "MIB %" PRIu64 " at offset 0x%zx: stack id 0x%016" PRIx64
                        " is in no stack table",
                        i, (size_t)(e - f->data), id);
       rd->mib_stack[i] = s;
+      next = s + 1;
       e += raw_mib_entry_size(rd->version, e);
     }
   }
