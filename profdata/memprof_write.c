@@ -199,32 +199,48 @@ static uint32_t *model_to_linear(const mp_wview *v, const uint32_t *flin) {
   return m;
 }
 
-/* The frame array order and the radix array over every view stack.
- * *st_out is in linear order; returns view stack -> linear id. */
-static uint32_t *build_radix(const mp_wview *v, uint32_t **flin_out,
-                             frame_stat **st_out, uint32_t **arr,
-                             size_t *n_arr) {
-  frame_stat *st = mp_xcalloc(v->n_frames + 1, sizeof *st);
-  mp_radix_stack *rs = mp_xmalloc((v->n_stacks + 1) * sizeof *rs);
-  collect_stacks(v, st, rs);
-  uint32_t *flin = order_frames(v, st);
-  uint32_t *map = model_to_linear(v, flin);
-  uint64_t *count = mp_xmalloc((v->n_frames + 1) * 8);
-  uint64_t *key = mp_xmalloc((v->n_frames + 1) * 8);
+/* What the radix array is built from: the frame array order (st, in
+ * linear order, and flin: view frame -> linear id) and every view stack
+ * with the map of its model frames to linear ids. */
+typedef struct radix_input {
+  frame_stat *st;
+  uint32_t *flin, *map;
+  uint64_t *count, *key;
+  mp_radix_stack *rs;
+} radix_input;
+
+static void radix_prepare(const mp_wview *v, radix_input *in) {
+  in->st = mp_xcalloc(v->n_frames + 1, sizeof *in->st);
+  in->rs = mp_xmalloc((v->n_stacks + 1) * sizeof *in->rs);
+  collect_stacks(v, in->st, in->rs);
+  in->flin = order_frames(v, in->st);
+  in->map = model_to_linear(v, in->flin);
+  in->count = mp_xmalloc((v->n_frames + 1) * 8);
+  in->key = mp_xmalloc((v->n_frames + 1) * 8);
   for (size_t i = 0; i < v->n_frames; i++) {
-    count[i] = st[i].count; /* st is in linear order */
-    key[i] = st[i].id;
+    in->count[i] = in->st[i].count; /* st is in linear order */
+    in->key[i] = in->st[i].id;
   }
+}
+
+/* The radix array appended to out, which has room for it; returns view
+ * stack -> linear id. */
+static uint32_t *radix_append(const mp_wview *v, const radix_input *in,
+                              mp_buf *out) {
   uint32_t *pos = mp_xmalloc((v->n_stacks + 1) * 4);
-  mp_radix_map m = {map, (uint32_t)v->p->n_frames, (uint32_t)v->n_frames};
-  mp_radix_build_mapped(rs, v->n_stacks, &m, count, key, arr, n_arr, pos);
-  free(count);
-  free(key);
-  free(map);
-  free(rs);
-  *flin_out = flin;
-  *st_out = st;
+  mp_radix_map m = {in->map, (uint32_t)v->p->n_frames, (uint32_t)v->n_frames};
+  out->len += 4 * mp_radix_build_into(in->rs, v->n_stacks, &m, in->count,
+                                      in->key, out->data + out->len, pos);
   return pos;
+}
+
+static void radix_input_free(radix_input *in) {
+  free(in->st);
+  free(in->flin);
+  free(in->map);
+  free(in->count);
+  free(in->key);
+  free(in->rs);
 }
 
 typedef struct summary {
@@ -272,27 +288,26 @@ static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
   }
   mp_schema_write(out, schema);
 
-  frame_stat *st;
-  uint32_t *flin, *arr;
-  size_t n_arr;
-  uint32_t *lin = build_radix(v, &flin, &st, &arr, &n_arr);
-  rec_ctx c = {v, schema, version, lin};
+  radix_input in;
+  radix_prepare(v, &in);
+  rec_ctx c = {v, schema, version, NULL};
   /* The section is most of the file: one allocation instead of a copy at
-   * every doubling. */
-  mp_buf_reserve(out, v->n_frames * (size_t)MP_FRAME_SIZE + n_arr * 4 +
+   * every doubling, with room for the radix array's worst case, as it is
+   * built in place. */
+  mp_buf_reserve(out, v->n_frames * (size_t)MP_FRAME_SIZE +
+                          mp_radix_max_len(in.rs, v->n_stacks) * 4 +
                           records_size(&c));
   for (size_t i = 0; i < v->n_frames; i++)
-    put_frame(out, &v->p->frames[v->frames[st[i].view]]);
-  for (size_t i = 0; i < v->n_frames; i++) sym_key[i] = flin[i];
+    put_frame(out, &v->p->frames[v->frames[in.st[i].view]]);
+  for (size_t i = 0; i < v->n_frames; i++) sym_key[i] = in.flin[i];
 
   uint64_t cs_payload = out->len;
-  mp_buf_put(out, arr, n_arr * 4); /* u32 little-endian, as the host */
+  uint32_t *lin = radix_append(v, &in, out); /* u32 little-endian, as the host */
+  radix_input_free(&in);
+  c.lin = lin;
   uint64_t rec_payload = out->len;
   uint64_t rec_table = write_records(out, &c, err);
-  free(arr);
   free(lin);
-  free(flin);
-  free(st);
   if (!rec_table) return -1;
   mp_buf_set_u64(out, hdr + 8, cs_payload);
   mp_buf_set_u64(out, hdr + 16, rec_payload);

@@ -395,14 +395,25 @@ static void sort_stacks(const mp_radix_stack *stacks, size_t n,
   *so = (sorted){order, lcp, stacks, m->map};
 }
 
-/* The backwards array being built.  mp_radix_build sizes both arrays for
- * the worst case up front, so appending needs no checks. */
+/* The backwards array being built, as little-endian u32s at any
+ * alignment (it may be the writer's output buffer).  Sized for the worst
+ * case up front, so appending needs no checks. */
 typedef struct backwards {
-  uint32_t *v;
+  unsigned char *v;
   size_t n;
   uint32_t *at; /* per root-first depth: where that frame of the stacks
                    appended so far went */
 } backwards;
+
+static inline void put32(unsigned char *v, size_t i, uint32_t x) {
+  memcpy(v + 4 * i, &x, 4);
+}
+
+static inline uint32_t get32(const unsigned char *v, size_t i) {
+  uint32_t x;
+  memcpy(&x, v + 4 * i, 4);
+  return x;
+}
 
 /* Append stack s, which shares `common` root frames with the one
  * appended before it, to the backwards array; returns its position
@@ -411,18 +422,19 @@ static uint32_t encode_one(backwards *w, const sorted *so, uint32_t s,
                            uint32_t common) {
   const uint32_t *fr = so->st[s].frames; /* leaf first */
   uint32_t len = so->st[s].len;
-  uint32_t *v = w->v, *at = w->at;
+  unsigned char *v = w->v;
+  uint32_t *at = w->at;
   size_t n = w->n;
   if (common) {
-    v[n] = at[common - 1] - (uint32_t)n;
+    put32(v, n, at[common - 1] - (uint32_t)n);
     n++;
   }
   for (uint32_t i = common; i < len; i++) {
     at[i] = (uint32_t)n;
     uint32_t e = fr[len - 1 - i];
-    v[n++] = so->map ? so->map[e] : e;
+    put32(v, n++, so->map ? so->map[e] : e);
   }
-  v[n++] = len;
+  put32(v, n++, len);
   w->n = n;
   return (uint32_t)n - 1;
 }
@@ -438,22 +450,32 @@ void mp_radix_build(const mp_radix_stack *stacks, size_t n,
   mp_radix_build_mapped(stacks, n, &m, count, key, arr, n_arr, pos);
 }
 
+/* Every frame, plus a length and a jump per stack. */
+size_t mp_radix_max_len(const mp_radix_stack *stacks, size_t n) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) total += stacks[i].len;
+  return total + 2 * n + 1;
+}
+
 void mp_radix_build_mapped(const mp_radix_stack *stacks, size_t n,
                            const mp_radix_map *m, const uint64_t *count,
                            const uint64_t *key, uint32_t **arr,
                            size_t *n_arr, uint32_t *pos) {
+  *arr = mp_xmalloc(mp_radix_max_len(stacks, n) * 4);
+  *n_arr = mp_radix_build_into(stacks, n, m, count, key,
+                               (unsigned char *)*arr, pos);
+}
+
+size_t mp_radix_build_into(const mp_radix_stack *stacks, size_t n,
+                           const mp_radix_map *m, const uint64_t *count,
+                           const uint64_t *key, unsigned char *out,
+                           uint32_t *pos) {
   sorted so;
   sort_stacks(stacks, n, m, count, key, &so);
-
-  /* Sized for the worst case (no sharing: every frame plus a length and
-   * a jump per stack), so encoding never reallocates. */
-  size_t total = 0, longest = 0;
-  for (size_t i = 0; i < n; i++) {
-    total += stacks[i].len;
+  size_t longest = 0;
+  for (size_t i = 0; i < n; i++)
     if (stacks[i].len > longest) longest = stacks[i].len;
-  }
-  backwards w = {mp_xmalloc((total + 2 * n + 1) * 4), 0,
-                 mp_xmalloc((longest + 1) * 4)};
+  backwards w = {out, 0, mp_xmalloc((longest + 1) * 4)};
   for (size_t k = n; k-- > 0;) {
     if (k >= AHEAD) {
       uint32_t a = so.order[k - AHEAD];
@@ -464,22 +486,15 @@ void mp_radix_build_mapped(const mp_radix_stack *stacks, size_t n,
                                   k + 1 < n ? so.lcp[k + 1] : 0);
   }
   for (size_t i = 0; i < w.n / 2; i++) {
-    uint32_t t = w.v[i];
-    w.v[i] = w.v[w.n - 1 - i];
-    w.v[w.n - 1 - i] = t;
+    uint32_t t = get32(w.v, i);
+    put32(w.v, i, get32(w.v, w.n - 1 - i));
+    put32(w.v, w.n - 1 - i, t);
   }
   for (size_t i = 0; i < n; i++) pos[i] = (uint32_t)w.n - 1 - pos[i];
   free(w.at);
   free(so.order);
   free(so.lcp);
-  *arr = w.v;
-  *n_arr = w.n;
-}
-
-static uint32_t rd32(const unsigned char *b, uint64_t i) {
-  uint32_t v;
-  memcpy(&v, b + 4 * i, 4);
-  return v;
+  return w.n;
 }
 
 long mp_radix_decode(const unsigned char *bytes, size_t n, uint64_t at,
@@ -488,7 +503,7 @@ long mp_radix_decode(const unsigned char *bytes, size_t n, uint64_t at,
   if (at >= n)
     return mp_fail(err, "call stack id %llu is outside the radix array "
                    "(%zu elements)", (unsigned long long)at, n);
-  uint64_t len = rd32(bytes, at), p = at + 1;
+  uint64_t len = get32(bytes, at), p = at + 1;
   if (len > n - p)
     return mp_fail(err, "call stack %llu: length %llu exceeds the radix "
                    "array", (unsigned long long)at, (unsigned long long)len);
@@ -499,7 +514,7 @@ long mp_radix_decode(const unsigned char *bytes, size_t n, uint64_t at,
     if (p >= n)
       return mp_fail(err, "call stack %llu runs past the radix array",
                      (unsigned long long)at);
-    uint32_t e = rd32(bytes, p);
+    uint32_t e = get32(bytes, p);
     if ((int32_t)e < 0) {
       uint64_t jump = (uint64_t)(-(int64_t)(int32_t)e);
       if (jump >= n - p)
@@ -507,7 +522,7 @@ long mp_radix_decode(const unsigned char *bytes, size_t n, uint64_t at,
                        "the radix array", (unsigned long long)at,
                        (unsigned long long)p);
       p += jump;
-      e = rd32(bytes, p);
+      e = get32(bytes, p);
       if ((int32_t)e < 0)
         return mp_fail(err, "call stack %llu: jump at element %llu lands on "
                        "another jump", (unsigned long long)at,
