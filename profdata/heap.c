@@ -23,6 +23,14 @@
  * kernel time spent since the last one is compared with the memory the
  * heap gained, and a rate only slow huge pages explain turns the rest of
  * the heap to small pages.
+ *
+ * The first input is where slow huge pages hurt most: it brings most of a
+ * merge's memory before any checkpoint can judge.  So the heap's first
+ * SMALL_FIRST bytes are small pages from the start.  Measured on 10-input
+ * merges each run right after llvm-profdata (three sets of 40 rounds),
+ * that took the median from 0.200, 0.226 and 0.212 of llvm-profdata's
+ * time to 0.182, 0.189 and 0.178, and costs 2-3 ms when huge pages would
+ * have come fast.
  */
 #include "heap.h"
 
@@ -48,6 +56,7 @@
 /* Steps that gained less than this say too little: they are judged
  * together with the steps after them. */
 #define MIN_GAIN ((size_t)4 << 20)
+#define SMALL_FIRST ((size_t)12 << 20)
 
 static struct {
   uintptr_t lo, hi;            /* the madvised range, huge-page aligned */
@@ -56,7 +65,8 @@ static struct {
   int64_t last_sys_us;         /* at the last judged checkpoint; -1 before */
   size_t last_anon;
   int64_t steps;               /* since that checkpoint */
-} heap = {0, 0, 0, SLOW_US_PER_MB, OTHER_KERNEL_US, -1, 0, 0};
+  size_t small_first;          /* small pages at the heap's start */
+} heap = {0, 0, 0, SLOW_US_PER_MB, OTHER_KERNEL_US, -1, 0, 0, SMALL_FIRST};
 
 static uintptr_t huge_up(uintptr_t a) {
   return (a + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
@@ -68,6 +78,30 @@ static void advise_huge(void *start, size_t len) {
   if (e > a && madvise((void *)a, e - a, MADV_HUGEPAGE) == 0) {
     heap.lo = a;
     heap.hi = e;
+  }
+}
+
+/* The first huge page of the madvised range above the heap's top (its top
+ * chunk is all free above it). */
+static uintptr_t free_from(void) {
+  struct mallinfo2 mi = mallinfo2();
+  uintptr_t from = huge_up((uintptr_t)sbrk(0) - mi.keepcost);
+  return from < heap.lo ? heap.lo : from;
+}
+
+static void rest_to_small_pages(void) {
+  uintptr_t from = free_from();
+  if (from < heap.hi)
+    madvise((void *)from, heap.hi - from, MADV_NOHUGEPAGE);
+  heap.small = 1;
+}
+
+static void start_with_small_pages(void) {
+  uintptr_t from = free_from();
+  size_t len = heap.small_first;
+  if (len && from < heap.hi) {
+    if (len > heap.hi - from) len = heap.hi - from;
+    madvise((void *)from, len, MADV_NOHUGEPAGE);
   }
 }
 
@@ -86,6 +120,7 @@ void mp_heap_setup(void) {
   if (!p) return;
   advise_huge(p, HUGE_HEAP);
   free(p);
+  start_with_small_pages();
 }
 
 /* Kernel time of the whole process so far, in microseconds. */
@@ -104,17 +139,6 @@ static size_t anon_bytes(void) {
   return ok && resident > shared
              ? (size_t)(resident - shared) * (size_t)sysconf(_SC_PAGESIZE)
              : 0;
-}
-
-/* From the heap's top (its top chunk is all free above it) to its end. */
-static void rest_to_small_pages(void) {
-  struct mallinfo2 mi = mallinfo2();
-  uintptr_t top = (uintptr_t)sbrk(0) - mi.keepcost;
-  uintptr_t from = huge_up(top);
-  if (from < heap.lo) from = heap.lo;
-  if (from < heap.hi)
-    madvise((void *)from, heap.hi - from, MADV_NOHUGEPAGE);
-  heap.small = 1;
 }
 
 void mp_heap_checkpoint(void) {
@@ -136,6 +160,8 @@ void mp_heap_checkpoint(void) {
   heap.last_anon = anon;
   heap.steps = 0;
 }
+
+void mp_heap_set_small_first(size_t bytes) { heap.small_first = bytes; }
 
 void mp_heap_set_slow_rate(int64_t us_per_mb, int64_t other_us) {
   heap.us_per_mb = us_per_mb;
