@@ -447,7 +447,9 @@ void mp_radix_build(const mp_radix_stack *stacks, size_t n,
     for (uint32_t j = 0; j < stacks[i].len; j++)
       if (stacks[i].frames[j] >= m.n_frames)
         m.n_frames = stacks[i].frames[j] + 1;
-  mp_radix_build_mapped(stacks, n, &m, count, key, arr, n_arr, pos);
+  *arr = mp_xmalloc(mp_radix_max_len(stacks, n) * 4);
+  *n_arr = mp_radix_build_into(stacks, n, &m, count, key,
+                               (unsigned char *)*arr, pos);
 }
 
 /* Every frame, plus a length and a jump per stack. */
@@ -455,15 +457,6 @@ size_t mp_radix_max_len(const mp_radix_stack *stacks, size_t n) {
   size_t total = 0;
   for (size_t i = 0; i < n; i++) total += stacks[i].len;
   return total + 2 * n + 1;
-}
-
-void mp_radix_build_mapped(const mp_radix_stack *stacks, size_t n,
-                           const mp_radix_map *m, const uint64_t *count,
-                           const uint64_t *key, uint32_t **arr,
-                           size_t *n_arr, uint32_t *pos) {
-  *arr = mp_xmalloc(mp_radix_max_len(stacks, n) * 4);
-  *n_arr = mp_radix_build_into(stacks, n, m, count, key,
-                               (unsigned char *)*arr, pos);
 }
 
 size_t mp_radix_build_into(const mp_radix_stack *stacks, size_t n,

@@ -36,17 +36,12 @@ typedef struct mp_radix_map {
   uint32_t n_frames;
 } mp_radix_map;
 
-/* mp_radix_build over stacks whose elements `m` maps to linear frames. */
-void mp_radix_build_mapped(const mp_radix_stack *stacks, size_t n,
-                           const mp_radix_map *m, const uint64_t *count,
-                           const uint64_t *key, uint32_t **arr,
-                           size_t *n_arr, uint32_t *pos);
-
 /* The most elements the array of these stacks can have (no sharing). */
 size_t mp_radix_max_len(const mp_radix_stack *stacks, size_t n);
-/* mp_radix_build_mapped straight into `out` (little-endian u32s, any
- * alignment, room for mp_radix_max_len elements), so that a writer needs
- * no second copy of the array; returns its length in elements. */
+/* mp_radix_build over stacks whose elements `m` maps to linear frames,
+ * straight into `out` (little-endian u32s, any alignment, room for
+ * mp_radix_max_len elements), so that a writer needs no second copy of
+ * the array; returns its length in elements. */
 size_t mp_radix_build_into(const mp_radix_stack *stacks, size_t n,
                            const mp_radix_map *m, const uint64_t *count,
                            const uint64_t *key, unsigned char *out,
