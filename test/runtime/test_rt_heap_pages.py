@@ -1,0 +1,79 @@
+"""test_rt_heap_pages.py - rt_heap.c faults in a growing class ahead of use.
+
+A class that has handed out 2 MiB of slots gets the next 256 KiB of slots
+(and their shadow) populated by one madvise, so the program does not fault
+page by page.  mincore() shows which pages are resident: the slots just past
+the highest block handed out must be, the slots 2 MiB further must not (the
+batch is bounded), and a class that handed out a few KiB gets nothing ahead
+(small programs pay no memory for it).  Without the populating step the
+first check fails: nothing ever touched those pages.
+"""
+import harness
+
+PROG = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+extern uintptr_t __memprof_shadow_memory_dynamic_address;
+
+static int resident(uintptr_t a) {
+  unsigned char v = 0;
+  if (mincore((void *)(a & ~(uintptr_t)4095), 4096, &v))
+    return -1;
+  return v & 1;
+}
+
+static uintptr_t shadow(uintptr_t a) {
+  return __memprof_shadow_memory_dynamic_address + ((a & ~(uintptr_t)63) >> 3);
+}
+
+enum { N = 2048 };
+static char *big[N];
+
+int main(void) {
+  uintptr_t hi = 0;
+  for (int i = 0; i < N; i++) { /* 1000 bytes: the 1 KiB class */
+    big[i] = malloc(1000);
+    if ((uintptr_t)big[i] > hi)
+      hi = (uintptr_t)big[i];
+  }
+  char *few[4];
+  uintptr_t few_hi = 0;
+  for (int i = 0; i < 4; i++) { /* 600 bytes: the 640-byte class */
+    few[i] = malloc(600);
+    if ((uintptr_t)few[i] > few_hi)
+      few_hi = (uintptr_t)few[i];
+  }
+  printf("slots_ahead_128k %d\n", resident(hi + (128 << 10)));
+  printf("shadow_ahead_128k %d\n", resident(shadow(hi + (128 << 10))));
+  printf("slots_ahead_2m %d\n", resident(hi + (2 << 20)));
+  printf("shadow_ahead_2m %d\n", resident(shadow(hi + (2 << 20))));
+  printf("few_ahead_16k %d\n", resident(few_hi + (16 << 10)));
+  for (int i = 0; i < N; i++)
+    free(big[i]);
+  for (int i = 0; i < 4; i++)
+    free(few[i]);
+  return 0;
+}
+"""
+
+
+class HeapPages(harness.ProfTest):
+    def test_growing_class_is_populated_ahead(self):
+        src = self.scratch.write("pages.c", PROG)
+        exe = harness.compile_program(self.scratch, src, opt="-O1")
+        r, _ = harness.run_program(self.scratch, exe)
+        got = dict(line.split() for line in r.stdout.decode().splitlines())
+        self.assertEqual(got, {
+            "slots_ahead_128k": "1",
+            "shadow_ahead_128k": "1",
+            "slots_ahead_2m": "0",
+            "shadow_ahead_2m": "0",
+            "few_ahead_16k": "0",
+        })
+
+
+if __name__ == "__main__":
+    harness.main()
