@@ -347,6 +347,20 @@ static void populate_slots(int c, uint64_t from, uint64_t to) {
     populate(shadow + (lo >> 3), shadow + (hi >> 3));
 }
 
+/* The central list's slot after s (c's lock held).  Links sit in freed
+ * blocks, which a program with a use-after-free bug may overwrite: a link
+ * that names no slot handed out before, or a live block, ends the list
+ * (the rest is leaked) instead of giving out memory outside the class or
+ * twice. */
+static inline uint32_t next_free(int c, uint32_t s) {
+  uint32_t n = *link_of(c, s);
+  if (n != NO_SLOT &&
+      (n >= centrals[c].bump ||
+       __atomic_load_n(&state_of_class[c][n], __ATOMIC_RELAXED) & RT_LIVE_BIT))
+    return NO_SLOT;
+  return n;
+}
+
 /* Up to `want` slots of class c; 0 also when the lock is not to be waited
  * for (lock_central). */
 static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
@@ -357,7 +371,7 @@ static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
     return 0;
   while (got < want && ce->free_head != NO_SLOT) {
     out[got++] = ce->free_head;
-    ce->free_head = *link_of(c, ce->free_head);
+    ce->free_head = next_free(c, ce->free_head);
   }
   first = ce->bump;
   while (got < want && ce->bump < ce->max_slots)

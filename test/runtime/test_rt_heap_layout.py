@@ -1,12 +1,19 @@
-"""test_rt_heap_pages.py - rt_heap.c faults in a growing class ahead of use.
+"""test_rt_heap_layout.py - rt_heap.c's page and free-list handling.
 
-A class that has handed out 2 MiB of slots gets the next 256 KiB of slots
+Populating ahead: a class that has handed out 2 MiB of slots gets the next 256 KiB of slots
 (and their shadow) populated by one madvise, so the program does not fault
 page by page.  mincore() shows which pages are resident: the slots just past
 the highest block handed out must be, the slots 2 MiB further must not (the
 batch is bounded), and a class that handed out a few KiB gets nothing ahead
 (small programs pay no memory for it).  Without the populating step the
 first check fails: nothing ever touched those pages.
+
+Free-list links live in freed blocks: a program that writes to blocks after
+freeing them (a use-after-free bug) must not make the allocator hand out
+memory outside the class or the same block twice.  The second program
+overwrites the link word of 256 freed blocks with an index past every slot,
+then allocates 256 blocks again: each must be a distinct live block of the
+requested size (malloc_usable_size is 0 for memory that is not a block).
 """
 import harness
 
@@ -60,6 +67,45 @@ int main(void) {
 """
 
 
+UAF_PROG = r"""
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 256, SZ = 40 }; /* the 64-byte class, no lead: link = first word */
+static char *a[N], *b[N];
+
+static int cmp(const void *x, const void *y) {
+  uintptr_t p = *(uintptr_t *)x, q = *(uintptr_t *)y;
+  return p < q ? -1 : p > q;
+}
+
+int main(void) {
+  for (int i = 0; i < N; i++)
+    a[i] = malloc(SZ);
+  for (int i = 0; i < N; i++)
+    free(a[i]);
+  uint32_t bad = 0xFFFFFFF0u;
+  for (int i = 0; i < N; i++) /* the bug */
+    memcpy(a[i], &bad, sizeof bad);
+  int wrong = 0;
+  for (int i = 0; i < N; i++) {
+    b[i] = malloc(SZ);
+    memset(b[i], 0x5a, SZ);
+    wrong += malloc_usable_size(b[i]) != SZ;
+  }
+  qsort(b, N, sizeof b[0], cmp);
+  int dup = 0;
+  for (int i = 1; i < N; i++)
+    dup += b[i] == b[i - 1];
+  printf("wrong %d dup %d\n", wrong, dup);
+  return 0;
+}
+"""
+
+
 class HeapPages(harness.ProfTest):
     def test_growing_class_is_populated_ahead(self):
         src = self.scratch.write("pages.c", PROG)
@@ -73,6 +119,12 @@ class HeapPages(harness.ProfTest):
             "shadow_ahead_2m": "0",
             "few_ahead_16k": "0",
         })
+
+    def test_overwritten_free_links_do_not_escape(self):
+        src = self.scratch.write("uaf.c", UAF_PROG)
+        exe = harness.compile_program(self.scratch, src, out="uaf", opt="-O1")
+        r, _ = harness.run_program(self.scratch, exe)
+        self.assertEqual(r.stdout.decode().split(), ["wrong", "0", "dup", "0"])
 
 
 if __name__ == "__main__":
