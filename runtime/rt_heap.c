@@ -297,29 +297,26 @@ static int lock_central(int c) {
  * Every fresh page costs a fault of its own, several microseconds in a
  * guest, and an allocation-heavy program faults in its heap, the heap's
  * metadata and its shadow page by page (jsoncpp: ~50k faults, a third of
- * them ours).  A small class that keeps growing has the slots it will
- * hand out next, with their state words and shadow, faulted in by one
- * MADV_POPULATE_WRITE per batch instead (jsoncpp: ~30 ms less system
- * time).  The window ahead of the class's bump is an eighth of what the
- * class has handed out so far, at most POPULATE_MAX bytes of slots, and
- * nothing while that is below POPULATE_MIN: memory faulted in and not yet
- * used stays small and in proportion.  It is topped up once half of it is
- * used.  Populating never changes memory contents (kernels without it
- * return EINVAL: nothing is lost but the speed). */
-#define POPULATE_MIN 16384u
-#define POPULATE_MAX 262144u
+ * them ours).  A small class that has handed out POPULATE_FROM bytes keeps
+ * the next POPULATE_WINDOW bytes of slots, with their state words and
+ * shadow, faulted in by one MADV_POPULATE_WRITE, topped up once half of
+ * it is used (jsoncpp: 25-35 ms less system time).  Classes below that
+ * get nothing: in deep-stack, whose classes hold 0.1-2 MiB each, windows
+ * from 128 KiB on cost 3-5 ms in pages faulted in and never used.
+ * Populating never changes memory contents (kernels without it return
+ * EINVAL: nothing is lost but the speed). */
+#define POPULATE_FROM (2u << 20)
+#define POPULATE_WINDOW (256u << 10)
 #define MADV_POPULATE_WRITE_ 23
 
 /* Under c's lock, after a take whose bumped slots start at `first`: the
  * slots [*from, *to) to populate, or an empty range. */
 static void plan_populate(int c, uint64_t first, uint64_t *from, uint64_t *to) {
   central *ce = &centrals[c];
-  uint64_t sz = class_size[c], bytes = ce->bump * sz / 8;
+  uint64_t window = POPULATE_WINDOW / class_size[c];
   *from = *to = 0;
-  if (c >= SMALL_CLASSES || bytes < POPULATE_MIN)
-    return;
-  uint64_t window = (bytes < POPULATE_MAX ? bytes : POPULATE_MAX) / sz;
-  if (ce->populated >= ce->bump + window / 2)
+  if (c >= SMALL_CLASSES || ce->bump * class_size[c] < POPULATE_FROM ||
+      ce->populated >= ce->bump + window / 2)
     return;
   *from = first > ce->populated ? first : ce->populated;
   *to = ce->bump + window;

@@ -1,11 +1,11 @@
 """test_rt_heap_layout.py - rt_heap.c's page and free-list handling.
 
-Populating ahead: a class that has handed out 2 MiB of slots gets the next 256 KiB of slots
-(and their shadow) populated by one madvise, so the program does not fault
-page by page.  mincore() shows which pages are resident: the slots just past
-the highest block handed out must be, the slots 2 MiB further must not (the
-batch is bounded), and a class that handed out a few KiB gets nothing ahead
-(small programs pay no memory for it).  Without the populating step the
+Populating ahead: a class that has handed out 2 MiB of slots keeps the next
+256 KiB of slots (and their shadow) populated by madvise, so the program
+does not fault page by page.  mincore() shows which pages are resident: the
+slots just past the highest block handed out must be, the slots 2 MiB
+further must not (the window is bounded), and a class that handed out a few
+KiB gets nothing ahead (small programs pay no memory for it).  Without the populating step the
 first check fails: nothing ever touched those pages.
 
 Free-list links live in freed blocks: a program that writes to blocks after
@@ -36,7 +36,7 @@ static uintptr_t shadow(uintptr_t a) {
   return __memprof_shadow_memory_dynamic_address + ((a & ~(uintptr_t)63) >> 3);
 }
 
-enum { N = 2048 };
+enum { N = 4096 }; /* 4 MiB: past the 2 MiB from which a class is populated */
 static char *big[N];
 
 int main(void) {
