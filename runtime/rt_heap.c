@@ -335,8 +335,7 @@ static void populate(uintptr_t lo, uintptr_t hi) {
 /* Outside the lock: a thread that takes these slots meanwhile faults
  * them in itself, which is all the kernel needs to get right. */
 static void populate_slots(int c, uint64_t from, uint64_t to) {
-  uintptr_t lo = heap_base + (uint64_t)c * REGION_SIZE + from * class_size[c];
-  uintptr_t hi = lo + (to - from) * class_size[c];
+  uintptr_t lo = slot_addr(c, from), hi = slot_addr(c, to);
   uintptr_t shadow = __memprof_shadow_memory_dynamic_address;
   populate(lo, hi);
   populate((uintptr_t)&state_of_class[c][from], (uintptr_t)&state_of_class[c][to]);
