@@ -226,7 +226,7 @@ static void heap_init(void) {
     uintptr_t base = (uintptr_t)rt_mmap_anon((NCLASS + 1) * REGION_SIZE, 1);
     uint64_t meta_total = 0;
     for (int c = 0; c < NCLASS; c++)
-      meta_total += (REGION_SIZE / class_size[c]) * (4 + sizeof(block_meta));
+      meta_total += (REGION_SIZE / class_size[c]) * (sizeof(uint32_t) + sizeof(block_meta));
     char *meta = rt_mmap_anon(meta_total, 1);
     if (!base || !meta) {
       rt_report("ERROR: cannot reserve the heap");
@@ -243,7 +243,7 @@ static void heap_init(void) {
       xmeta_of_class[c] = (block_meta *)meta;
       meta += n * sizeof(block_meta);
       state_of_class[c] = (uint32_t *)meta;
-      meta += n * 4;
+      meta += n * sizeof(uint32_t);
       centrals[c].max_slots = n;
       centrals[c].free_head = NO_SLOT;
     }

@@ -106,7 +106,7 @@ int main(void) {
 """
 
 
-class HeapPages(harness.ProfTest):
+class HeapLayout(harness.ProfTest):
     def test_growing_class_is_populated_ahead(self):
         src = self.scratch.write("pages.c", PROG)
         exe = harness.compile_program(self.scratch, src, opt="-O1")
