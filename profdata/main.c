@@ -210,13 +210,11 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
   mib_stage mibs = {0};
   int failed = 0;
   if (o->n_inputs) {
-    mp_heap_checkpoint();
     in[0].path = o->inputs[0];
     in[0].raw = raw;
     prepare_input(&in[0]);
   }
   for (size_t i = 0; i < o->n_inputs && !failed; i++) {
-    if (i) mp_heap_checkpoint();
     input *cur = &in[i % 3], *next = &in[(i + 1) % 3];
     pthread_t t;
     int threaded = 0, more = i + 1 < o->n_inputs;
