@@ -70,10 +70,10 @@ int main(void) {
            (unsigned long)(top1 - top2));
     ok = 0;
   }
-  if (heap_flag("hg") != 0) {
-    printf("FAIL: the heap is %s\n", heap_flag("hg") < 0
-                                        ? "missing from smaps"
-                                        : "advised for huge pages");
+  int hg = heap_flag("hg");
+  if (hg != 0) {
+    printf("FAIL: the heap is %s\n",
+           hg < 0 ? "missing from smaps" : "advised for huge pages");
     ok = 0;
   }
   if (!ok) return 1;
