@@ -91,6 +91,20 @@ static inline uint64_t rt_block_cells(uintptr_t p, uint64_t size) {
 /* Shadow bytes of those cells: the same range in both modes
  * ([B + (p & ~63)/8, + 8 per cell)). */
 MP_HIDDEN void rt_shadow_clear_block(uintptr_t p, uint64_t size);
+/* The same, with blocks of one or two cells (most of them) cleared inline:
+ * a call cost the allocation path more than the stores. */
+static inline void rt_shadow_clear(uintptr_t p, uint64_t size) {
+  uintptr_t base = __memprof_shadow_memory_dynamic_address;
+  uint64_t n = rt_block_cells(p, size);
+  if (MP_LIKELY(base) && MP_LIKELY(n - 1 < 2)) {
+    uint64_t *c = (uint64_t *)(base + ((p & ~(uintptr_t)63) >> 3));
+    __atomic_store_n(&c[0], 0, __ATOMIC_RELAXED);
+    if (n == 2)
+      __atomic_store_n(&c[1], 0, __ATOMIC_RELAXED);
+    return;
+  }
+  rt_shadow_clear_block(p, size);
+}
 /* Give the shadow pages of a dying block back to the kernel. */
 MP_HIDDEN void rt_shadow_release_block(uintptr_t p, uint64_t size);
 /* Access count of a block in default mode: the sum of its cells (inline:
@@ -100,8 +114,11 @@ static inline uint64_t rt_shadow_sum(uintptr_t p, uint64_t size) {
   if (!base)
     return 0;
   const uint64_t *c = (const uint64_t *)(base + ((p & ~(uintptr_t)63) >> 3));
+  uint64_t n = rt_block_cells(p, size);
+  if (MP_LIKELY(n == 1))
+    return c[0];
   uint64_t sum = 0;
-  for (uint64_t i = 0, n = rt_block_cells(p, size); i < n; i++)
+  for (uint64_t i = 0; i < n; i++)
     sum += c[i];
   return sum;
 }

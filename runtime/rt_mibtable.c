@@ -332,14 +332,13 @@ static __attribute__((noinline)) int on_free_built(const rt_block *b,
 static inline __attribute__((always_inline)) void
 add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
           uint32_t cpu) {
-  mp_mib n;
-  mp_mib_init(&n, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu, cpu);
   __asm__ volatile("orl $0, %0" : "+m"(e->present)); /* see merge_locked */
-  if (e->present) {
-    mp_mib_merge(&e->mib, &n);
+  if (MP_LIKELY(e->present)) {
+    mp_mib_add_block(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu,
+                     cpu);
     return;
   }
-  e->mib = n;
+  mp_mib_init(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu, cpu);
   e->hist = NULL;
   e->present = 1;
 }

@@ -79,41 +79,47 @@ typedef rt_captured captured;
 typedef uint32_t __attribute__((aligned(1), may_alias)) unaligned_u32;
 typedef uint64_t __attribute__((aligned(1), may_alias)) unaligned_u64;
 
-static inline void add_pc(captured *c, uintptr_t pc, uintptr_t *prev) {
-  uint64_t h = c->hash ^ pc;
+/* The walk's running state, kept in registers: written through the
+ * captured struct, every encoded store (a may_alias type) would force the
+ * compiler to reload and re-store hash, n and len for each frame. */
+typedef struct walk {
+  uint64_t hash;
+  uintptr_t prev;
+  uint32_t n, len;
+  uint8_t *enc;
+} walk;
+
+static inline __attribute__((always_inline)) void add_pc(walk *w, uintptr_t pc) {
+  uint64_t h = w->hash ^ pc;
   h *= 0xff51afd7ed558ccdULL;
-  c->hash = h ^ (h >> 32);
-  int64_t d = (int64_t)(pc - *prev);
+  w->hash = h ^ (h >> 32);
+  int64_t d = (int64_t)(pc - w->prev);
   uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
-  *prev = pc;
-  uint8_t *o = c->enc + c->len;
+  w->prev = pc;
+  uint8_t *o = w->enc + w->len;
   if (MP_LIKELY(z < (1ULL << 31))) {
     *(unaligned_u32 *)o = (uint32_t)(z << 1);
-    c->len += 4;
+    w->len += 4;
   } else {
     *(unaligned_u32 *)o = 1;
     *(unaligned_u64 *)(o + 4) = z;
-    c->len += 12;
+    w->len += 12;
   }
-  c->n++;
+  w->n++;
 }
 
-/* Walk the caller's frames into c; returns how many PCs were taken. */
-static uint32_t unwind(uintptr_t fp, captured *c, uint32_t max) {
-  uintptr_t prev = 0;
-  c->hash = 0x9e3779b97f4a7c15ULL;
-  c->n = c->len = 0;
-  if (!max || !fp)
-    return 0;
+/* Follows the caller's saved frame pointers from fp (see the file comment). */
+static inline __attribute__((always_inline)) void walk_frames(walk *w, uintptr_t fp,
+                                                             uint32_t max) {
   uintptr_t ret = ((uintptr_t *)fp)[1];
   if (ret < 4096)
-    return 0;
-  add_pc(c, ret, &prev);
+    return;
+  add_pc(w, ret);
   uintptr_t bottom = 0, top = rt_thread_stack_bounds(&bottom);
   if (!top || fp < bottom || fp >= top)
-    return c->n; /* not on the thread's own stack: only the caller is safe */
+    return; /* not on the thread's own stack: only the caller is safe */
   uintptr_t cur = fp, next = ((uintptr_t *)fp)[0];
-  while (c->n < max) {
+  while (w->n < max) {
     if (next <= cur || (next & 7) || next + 16 > top)
       break;
     /* A frame whose saved fp is the stack top belongs to the runtime's
@@ -123,11 +129,21 @@ static uint32_t unwind(uintptr_t fp, captured *c, uint32_t max) {
     ret = ((uintptr_t *)next)[1];
     if (ret < 4096)
       break;
-    add_pc(c, ret, &prev);
+    add_pc(w, ret);
     cur = next;
     next = ((uintptr_t *)cur)[0];
   }
-  return c->n;
+}
+
+/* Walk the caller's frames into c; returns how many PCs were taken. */
+static uint32_t unwind(uintptr_t fp, captured *c, uint32_t max) {
+  walk w = {0x9e3779b97f4a7c15ULL, 0, 0, 0, c->enc};
+  if (max && fp)
+    walk_frames(&w, fp, max);
+  c->hash = w.hash;
+  c->n = w.n;
+  c->len = w.len;
+  return w.n;
 }
 
 static uint32_t decode(const depot_node *node, uintptr_t *pcs) {
