@@ -3,15 +3,18 @@
 #   install what is missing and build, instrument examples/hotcold, run it
 #   with our runtime, merge the raw profile, show it, and rebuild the program
 #   with the profile so clang marks its allocations hot or cold.
+# MEMPROF_BUILD_DIR (relative to the top of the tree, or absolute) is the
+# build to use; MEMPROF_DEMO_OUT the folder for the demo's files (out/demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 BUILD_DIR=${MEMPROF_BUILD_DIR:-build}
 ROOT=$PWD
-LIB=$ROOT/$BUILD_DIR/runtime/libmemprof.a
-TOOL=$ROOT/$BUILD_DIR/profdata/memprof-profdata
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+LIB=$BUILD_DIR/runtime/libmemprof.a
+TOOL=$BUILD_DIR/profdata/memprof-profdata
 SRC=$ROOT/examples/hotcold/hotcold.cc
-OUT=$ROOT/out/demo
+OUT=${MEMPROF_DEMO_OUT:-$ROOT/out/demo}
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
 
 step() { printf '\n== %s\n$ %s\n' "$1" "$2"; eval "$2"; }
@@ -28,4 +31,4 @@ step "5. rebuild with the profile; clang marks the allocation contexts" \
 step "6. build the optimized program" \
   "clang++-22 -O2 -gmlt -fdebug-info-for-profiling -fmemory-profile-use=hotcold.memprofdata -mllvm -memprof-ave-lifetime-cold-threshold=1 $SRC -o hotcold.opt && ./hotcold.opt"
 echo
-echo "demo: done; files in out/demo"
+echo "demo: done; files in $OUT"

@@ -9,6 +9,7 @@ BUILD_DIR=${MEMPROF_FUZZ_BUILD_DIR:-build-fuzz}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_C_COMPILER=clang-22 -DMEMPROF_FUZZ=ON \
   -DMEMPROF_FUZZ_TIME="${MEMPROF_FUZZ_TIME:-30}" >/dev/null
 cmake --build "$BUILD_DIR" -j2 >/dev/null
-export MEMPROF_BUILD_DIR=$PWD/$BUILD_DIR
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$PWD/$BUILD_DIR ;; esac
+export MEMPROF_BUILD_DIR=$BUILD_DIR
 cd "$BUILD_DIR"
 exec ctest --output-on-failure -j2 -R '^fuzz\.' "$@"

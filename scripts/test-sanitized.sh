@@ -13,6 +13,7 @@ cmake --build "$BUILD_DIR" -j2 >/dev/null
 # time), so a report fails the test that ran the tool.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-export MEMPROF_BUILD_DIR=$PWD/$BUILD_DIR
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$PWD/$BUILD_DIR ;; esac
+export MEMPROF_BUILD_DIR=$BUILD_DIR
 cd "$BUILD_DIR"
 exec ctest --output-on-failure -j2 "$@"

@@ -1,0 +1,31 @@
+"""scripts/demo.sh, the README's first command, runs end to end against a
+build named by an absolute MEMPROF_BUILD_DIR (the scripts used to prefix it
+with the tree's path, so only relative folders worked): our runtime profiles
+examples/hotcold, our tool merges and shows the profile, and clang-22
+rebuilt with it marks the one cold and the one not-cold allocation context."""
+import os
+import re
+
+import harness
+
+
+class Demo(harness.ProfTest):
+    def test_demo_with_absolute_build_dir(self):
+        out = self.scratch.path("demo")
+        env = dict(os.environ, MEMPROF_BUILD_DIR=os.path.abspath(harness.BUILD),
+                   MEMPROF_DEMO_OUT=out)
+        r = harness.run([os.path.join(harness.ROOT, "scripts", "demo.sh")], env=env)
+        text = r.stdout
+        self.assertIn(f"demo: done; files in {out}", text)
+        self.assertTrue(os.path.isfile(os.path.join(out, "hotcold.memprofdata")))
+        # step 4: the hot site's 1000 blocks and the cold site's one
+        counts = sorted(int(n) for n in re.findall(r"AllocCount:\s+(\d+)", text))
+        self.assertEqual(counts, [1, 1000])
+        # step 5: clang's attributes, as `uniq -c` prints them
+        marks = dict((m, int(n)) for n, m in
+                     re.findall(r'^\s+(\d+) (!"(?:cold|notcold|hot)")$', text, re.M))
+        self.assertEqual(marks, {'!"cold"': 1, '!"notcold"': 1})
+
+
+if __name__ == "__main__":
+    harness.main()
