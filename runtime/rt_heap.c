@@ -53,8 +53,8 @@
 
 /* 4 bytes per slot, plus 8 for a block that fills its slot: the only
  * per-block overhead besides rounding (it keeps peak RSS at or below
- * LLVM's even for tiny blocks).  A slot's state word packs RT_LIVE_BIT | DIRTY_BIT |
- * LEAD_BIT | alloc cpu (11 bits) | requested size (18 bits). */
+ * LLVM's even for tiny blocks).  A slot's state word packs RT_LIVE_BIT |
+ * DIRTY_BIT | LEAD_BIT | alloc cpu (11 bits) | requested size (18 bits). */
 typedef struct block_meta {
   uint32_t stack; /* ref, see rt_stack_intern */
   uint32_t alloc_ts;

@@ -52,7 +52,7 @@ static void check_same(uint64_t count, uint32_t size, uint32_t ats, uint32_t dts
 
 /* LLVM's MemInfoBlock::Merge on two blocks, values worked out by hand. */
 static void check_worked_example(void) {
-  mp_mib e, n;
+  mp_mib e;
   mp_mib_init(&e, 40, 64, 10, 30, 1, 2);  /* density 62, lifetime 20 */
   mp_mib_add_block(&e, 8, 32, 25, 26, 1, 3); /* density 25, lifetime 1 */
   CHECK(e.AllocCount == 2 && e.TotalAccessCount == 48, "counts %u %llu", e.AllocCount,
@@ -74,7 +74,6 @@ static void check_worked_example(void) {
             e.MaxLifetimeAccessDensity == 25000,
         "lifetime densities %llu %u %u", (unsigned long long)e.TotalLifetimeAccessDensity,
         e.MinLifetimeAccessDensity, e.MaxLifetimeAccessDensity);
-  (void)n;
 }
 
 int main(void) {
