@@ -89,6 +89,8 @@ typedef struct walk {
   uint8_t *enc;
 } walk;
 
+/* For the first PC the hash is a bijection of it (xor, odd multiply,
+ * xorshift): rt_stack_intern's one-frame cache relies on that. */
 static inline __attribute__((always_inline)) void add_pc(walk *w, uintptr_t pc) {
   uint64_t h = w->hash ^ pc;
   h *= 0xff51afd7ed558ccdULL;
@@ -233,12 +235,37 @@ uint32_t rt_stack_unwind(mp_caller c, rt_captured *cap) {
   cap->n = 0;
   if (max <= 0 || !unwind(c.fp, cap, (uint32_t)max))
     return 0;
-  if (__atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE))
+  /* One-frame stacks are mostly found in this thread's cache instead. */
+  if (cap->n > 1 && __atomic_load_n(&depot_ready, __ATOMIC_ACQUIRE))
     __builtin_prefetch(&buckets[cap->hash & (NBUCKETS - 1)]);
   return cap->n;
 }
 
+/* Refs of this thread's recent one-frame stacks, by hash: code built
+ * without frame pointers gives nothing deeper (jsoncpp, libstdc++), and
+ * each allocation would then search the depot (its call, bucket and
+ * byte compare were a fifth of malloc's instructions).  A slot is only a
+ * hint, which a signal handler may overwrite at any point: a hit is
+ * checked against the node, and one-PC stacks with equal hashes are equal
+ * (see add_pc). */
+#define ONE_FRAME_SLOTS 64
+static __thread uint32_t one_frame_seen[ONE_FRAME_SLOTS];
+
 uint32_t rt_stack_intern(const rt_captured *cap) {
+  if (cap->n == 1) {
+    uint32_t *seen = &one_frame_seen[cap->hash % ONE_FRAME_SLOTS];
+    uint32_t ref = *seen;
+    if (ref) {
+      const depot_node *node = node_at(ref);
+      if (node->hash == cap->hash && node->n == 1) {
+        rt_prefetch_entry(rt_stack_entry(ref));
+        return ref;
+      }
+    }
+    ref = depot_put(cap);
+    *seen = ref;
+    return ref;
+  }
   return cap->n ? depot_put(cap) : 0;
 }
 

@@ -204,6 +204,35 @@ int main(void) {
 }
 """
 
+# 200 call sites, each its own function allocating blocks of its own size
+# (16 + i bytes, written once), site i (i % 7) + 1 times per round, the sites
+# interleaved: with one-frame stacks far more of them than the runtime's
+# per-thread cache of recent one-frame stacks has slots.
+ONE_FRAME_SRC = r"""
+#include <stdlib.h>
+#define SITE(i) __attribute__((noinline)) void site##i(void) { \
+    volatile char *p = malloc(16 + (i));                          \
+    p[0] = 1;                                                     \
+    free((void *)p); }
+#define S10(t) SITE(t##0) SITE(t##1) SITE(t##2) SITE(t##3) SITE(t##4) \
+               SITE(t##5) SITE(t##6) SITE(t##7) SITE(t##8) SITE(t##9)
+S10() S10(1) S10(2) S10(3) S10(4) S10(5) S10(6) S10(7) S10(8) S10(9)
+S10(10) S10(11) S10(12) S10(13) S10(14) S10(15) S10(16) S10(17) S10(18) S10(19)
+#define P10(t) site##t##0, site##t##1, site##t##2, site##t##3, site##t##4, \
+               site##t##5, site##t##6, site##t##7, site##t##8, site##t##9,
+static void (*const sites[200])(void) = {
+  P10() P10(1) P10(2) P10(3) P10(4) P10(5) P10(6) P10(7) P10(8) P10(9)
+  P10(10) P10(11) P10(12) P10(13) P10(14) P10(15) P10(16) P10(17) P10(18) P10(19)
+};
+int main(void) {
+  for (int r = 0; r < 50; r++)
+    for (int i = 0; i < 200; i++)
+      for (int k = 0; k < i % 7 + 1; k++)
+        sites[i]();
+  return 0;
+}
+"""
+
 class LifecycleTest(harness.ProfTest):
     def build(self, src, name="p"):
         return harness.compile_program(self.scratch, self.scratch.write(name + ".c", src))
@@ -308,6 +337,36 @@ class LifecycleTest(harness.ProfTest):
                                        env={"MEMPROF_OPTIONS": "malloc_context_size=5"})
         (d,) = read_raw(profs[-1])
         self.assertEqual({len(s) for s in d["stacks"].values() if len(s) > 1}, {5})
+
+    def test_one_frame_stacks_exact(self):
+        """Stacks of one frame (malloc_context_size=1, or code without frame
+        pointers) are looked up through a small per-thread cache: 200
+        interleaved sites must still give 200 distinct stacks, each with
+        exactly its own counts."""
+        exe = harness.compile_program(
+            self.scratch, self.scratch.write("one.c", ONE_FRAME_SRC),
+            out="one", cflags=["-fomit-frame-pointer"], opt="-O2")
+        for env in ({"MEMPROF_OPTIONS": "malloc_context_size=1"}, {}):
+            with self.subTest(env=env):
+                _, profs = harness.run_program(self.scratch, exe, env=env)
+                (d,) = read_raw(profs[-1])
+                start, end = d["segments"][0][:2]
+                by_size = {}
+                for sid, m in d["mibs"].items():
+                    if start <= d["stacks"][sid][0] < end and m["MinSize"] == m["MaxSize"]:
+                        by_size.setdefault(m["MinSize"], []).append((sid, m))
+                for i in range(200):
+                    recs = by_size.get(16 + i, [])
+                    self.assertEqual(len(recs), 1, f"site {i}: {len(recs)} stacks")
+                    sid, m = recs[0]
+                    n = 50 * (i % 7 + 1)
+                    self.assertEqual((m["AllocCount"], m["TotalSize"], m["TotalAccessCount"]),
+                                     (n, n * (16 + i), n), f"site {i}")
+                    if env:
+                        self.assertEqual(len(d["stacks"][sid]), 1)
+                firsts = [d["stacks"][recs[0][0]][0] for recs in by_size.values()
+                          if 16 <= recs[0][1]["MinSize"] < 216]
+                self.assertEqual(len(set(firsts)), 200)
 
     def test_dumps_concurrent_with_threads(self):
         exe = self.build(STRESS_SRC)
