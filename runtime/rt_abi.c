@@ -1,8 +1,9 @@
 /* rt_abi.c - the compiler ABI and the public interface: access callbacks,
- * memory-intrinsic replacements, the weak data symbols the compiler
- * normally provides, profile dump/reset, default options, the sanitizer
- * unaligned-access helpers and the sanitizer allocator interface (with
- * malloc/free hooks). */
+ * the weak data symbols the compiler normally provides, profile
+ * dump/reset, default options, the sanitizer unaligned-access helpers and
+ * the sanitizer allocator interface (with malloc/free hooks).  The
+ * memory-intrinsic replacements (__memprof_memcpy & co.) are
+ * rt_intercept_mem.c's. */
 #include "rt_core.h"
 
 /* ---- weak data (clang emits strong copies in every instrumented TU) ---- */
@@ -44,29 +45,6 @@ MP_EXPORT void __memprof_record_access_range_hist(const volatile void *p,
   uintptr_t a = (uintptr_t)p, end = a + n;
   for (; a < end; a += 8)
     inc_hist(a);
-}
-
-/* ---- memory intrinsics -------------------------------------------------- */
-MP_EXPORT void *__memprof_memcpy(void *d, const void *s, size_t n) {
-  if (mp_inited) {
-    mp_record_range(s, n);
-    mp_record_range(d, n);
-  }
-  return rt_memcpy(d, s, n);
-}
-
-MP_EXPORT void *__memprof_memmove(void *d, const void *s, size_t n) {
-  if (mp_inited) {
-    mp_record_range(s, n);
-    mp_record_range(d, n);
-  }
-  return rt_memmove(d, s, n);
-}
-
-MP_EXPORT void *__memprof_memset(void *d, int c, size_t n) {
-  if (mp_inited)
-    mp_record_range(d, n);
-  return rt_memset(d, c, n);
 }
 
 /* ---- unaligned helpers: one access at p, in the active mode ------------- */

@@ -34,6 +34,9 @@ void mp_init_core(void) {
   rt_cpu_init();
   rt_stack_init();
   __atomic_store_n(&rt_recording, 1, __ATOMIC_RELEASE);
+  if (!rt_hist_mode())
+    __atomic_store_n(&rt_range_base, __memprof_shadow_memory_dynamic_address,
+                     __ATOMIC_RELAXED);
   __atomic_store_n(&mp_inited, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
   init_running_here = 0;

@@ -17,6 +17,7 @@
 #define SMALL_CLEAR_BYTES 64 /* blocks up to 512 bytes */
 
 MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
+uintptr_t rt_range_base;
 
 void rt_shadow_init(void) {
   if (__memprof_shadow_memory_dynamic_address)
@@ -139,4 +140,9 @@ void mp_record_range_slow(const volatile void *p, size_t n) {
     record_range_hist(a, end, base);
   else
     record_range_default(a, end, base);
+}
+
+void mp_count_slow(const volatile void *p, size_t n) {
+  if (mp_inited && n)
+    mp_record_range_slow(p, n);
 }

@@ -29,6 +29,7 @@ static void *(*volatile p_memcpy)(void *, const void *, size_t) = memcpy;
 static void *(*volatile p_memmove)(void *, const void *, size_t) = memmove;
 static void *(*volatile p_memset)(void *, int, size_t) = memset;
 static size_t (*volatile p_strlen)(const char *) = strlen;
+static volatile size_t n40 = 40, n200 = 200; /* sizes the compiler cannot see */
 
 __attribute__((noinline)) static char *fill(volatile char *p, const char *s) {
   volatile char *d = p;
@@ -114,6 +115,18 @@ int main(void) {
   p_memcpy(b, a, 40); free(a); free(b);
   a = MK(72, "0123456789abcdefghijklmnopqrstuvwxyzAB"); // @memmove
   p_memmove(a + 8, a, 50); free(a);
+  a = MK(200, "0123456789abcdefghijklmnopqrstuvwxyzAB"); // @memcpy_big_src
+  b = malloc(200); // @memcpy_big_dst
+  p_memcpy(b, a, 200); free(a); free(b);
+  a = MK(100, "0123456789abcdefghijklmnopqrstuvwxyzAB"); // @memcmp_big_a
+  b = MK(100, "0123456789abcdefghijklmnopqrstuvwxyzAB"); // @memcmp_big_b
+  sink = memcmp(a, b, 100); free(a); free(b);
+  /* The compiler's own memcpy (__memprof_memcpy): 40 bytes to offset 30,
+   * across a cell boundary, then 200 bytes. */
+  a = MK(200, "0123456789abcdefghijklmnopqrstuvwxyzAB"); // @intrinsic_src
+  b = malloc(200); // @intrinsic_dst
+  memcpy(b + 30, a, n40);
+  memcpy(b, a, n200); free(a); free(b);
   a = malloc(72); // @memset
   p_memset(a, 7, 65); free(a);
   a = MK(40, "0123456789abcdefghijklmnopqrstuvwxyzAB"); // @write
@@ -203,6 +216,10 @@ ACCESSES = {
     "memccpy_src": 39 + c(21), "memccpy_dst": c(21),
     "memcpy_src": 39 + c(40), "memcpy_dst": c(40),
     "memmove": 39 + c(50) + c(50),      # same block read and written
+    # past 64 bytes: the interceptors' out-of-line path
+    "memcpy_big_src": 39 + c(200), "memcpy_big_dst": c(200),
+    "memcmp_big_a": 39 + c(100), "memcmp_big_b": 39 + c(100),
+    "intrinsic_src": 39 + c(40) + c(200), "intrinsic_dst": c(40) + c(200),
     "memset": c(65),
     "write": 39 + c(40), "read": c(40),
     # writev: 20 bytes of a, 11 of b (the iovec array itself is on the stack)
@@ -223,7 +240,9 @@ ACCESSES = {
     "strtol_badbase": 4,
 }
 
-SIZES = {"memmove": 72, "memset": 72}
+SIZES = {"memmove": 72, "memset": 72, "memcpy_big_src": 200, "memcpy_big_dst": 200,
+         "memcmp_big_a": 100, "memcmp_big_b": 100, "intrinsic_src": 200,
+         "intrinsic_dst": 200}
 
 # LLVM 22 has no stpcpy or memccpy interceptor: only the program's stores.
 LLVM22_UNCOUNTED = {"stpcpy_src": 28, "stpcpy_dst": 0,
