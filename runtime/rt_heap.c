@@ -371,11 +371,16 @@ static inline uint32_t next_free(int c, uint32_t s) {
 }
 
 /* Up to `want` slots of class c; 0 also when the lock is not to be waited
- * for (lock_central). */
+ * for (lock_central).  Never-used slots are listed highest first: the
+ * thread cache hands out its last entry first, so a program's successive
+ * allocations get ascending addresses, as from glibc's top chunk.  Handed
+ * out descending in runs of a refill, jsoncpp's tree walks ran backwards
+ * through memory and its own code took ~100 ms longer (fastest of 24-30
+ * paired runs), more than all of malloc and free. */
 static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
   central *ce = &centrals[c];
   uint32_t got = 0;
-  uint64_t first, from, to;
+  uint64_t first, fresh, from, to;
   if (!lock_central(c))
     return 0;
   while (got < want && ce->free_head != NO_SLOT) {
@@ -383,8 +388,12 @@ static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
     ce->free_head = next_free(c, ce->free_head);
   }
   first = ce->bump;
-  while (got < want && ce->bump < ce->max_slots)
-    out[got++] = (uint32_t)ce->bump++;
+  fresh = ce->max_slots - first;
+  if (fresh > want - got)
+    fresh = want - got;
+  for (uint64_t i = fresh; i > 0; i--)
+    out[got++] = (uint32_t)(first + i - 1);
+  ce->bump = first + fresh;
   plan_populate(c, first, &from, &to);
   rt_mutex_unlock(&ce->mu);
   release_central(c);
