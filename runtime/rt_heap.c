@@ -752,6 +752,11 @@ size_t mp_usable_size(const void *ptr) {
 
 /* ---- enumeration, fork, stats ------------------------------------------ */
 
+/* The walk fetches each live block's metadata this many slots ahead: the
+ * heap is cold at the exit dump, and each block's lead cost a miss of its
+ * own (deep-stack: the walk was 8% of the run). */
+#define WALK_AHEAD 16
+
 void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
   if (!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
     return;
@@ -759,6 +764,11 @@ void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
     uint64_t n = __atomic_load_n(&centrals[c].bump, __ATOMIC_ACQUIRE);
     const uint32_t *state = state_of_class[c];
     for (uint64_t i = 0; i < n; i++) {
+      if (i + WALK_AHEAD < n) {
+        uint32_t ahead = __atomic_load_n(&state[i + WALK_AHEAD], __ATOMIC_RELAXED);
+        if (ahead & RT_LIVE_BIT)
+          __builtin_prefetch(meta_of(c, (uint32_t)(i + WALK_AHEAD), ahead));
+      }
       uint32_t st = __atomic_load_n(&state[i], __ATOMIC_ACQUIRE);
       if (!(st & RT_LIVE_BIT))
         continue;
