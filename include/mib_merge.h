@@ -102,29 +102,28 @@ static inline void mp_mib_add_block(mp_mib *e, uint64_t count, uint32_t size,
   uint64_t dens = mp_access_density(count, size);
   uint64_t ldens = mp_lifetime_density(dens, life);
   uint32_t d32 = (uint32_t)dens, ld32 = (uint32_t)ldens;
+/* Statistic f of the block: its total grows by t, its extremes see v (the
+ * densities' totals are u64, their extremes u32). */
+#define MP_ADD_STAT(f, t, v)                                                   \
+  do {                                                                         \
+    e->Total##f += (t);                                                        \
+    if ((v) < e->Min##f) e->Min##f = (v);                                      \
+    if ((v) > e->Max##f) e->Max##f = (v);                                      \
+  } while (0)
   e->NumLifetimeOverlaps += alloc_ts < e->DeallocTimestamp;
   e->NumSameAllocCpu += e->AllocCpuId == alloc_cpu;
   e->NumSameDeallocCpu += e->DeallocCpuId == dealloc_cpu;
   e->AllocCount += 1;
-  e->TotalAccessCount += count;
-  if (count < e->MinAccessCount) e->MinAccessCount = count;
-  if (count > e->MaxAccessCount) e->MaxAccessCount = count;
-  e->TotalSize += size;
-  if (size < e->MinSize) e->MinSize = size;
-  if (size > e->MaxSize) e->MaxSize = size;
+  MP_ADD_STAT(AccessCount, count, count);
+  MP_ADD_STAT(Size, size, size);
   e->AllocTimestamp = alloc_ts;
   e->DeallocTimestamp = dealloc_ts;
-  e->TotalLifetime += life;
-  if (life < e->MinLifetime) e->MinLifetime = life;
-  if (life > e->MaxLifetime) e->MaxLifetime = life;
+  MP_ADD_STAT(Lifetime, life, life);
   e->AllocCpuId = alloc_cpu;
   e->DeallocCpuId = dealloc_cpu;
-  e->TotalAccessDensity += dens;
-  if (d32 < e->MinAccessDensity) e->MinAccessDensity = d32;
-  if (d32 > e->MaxAccessDensity) e->MaxAccessDensity = d32;
-  e->TotalLifetimeAccessDensity += ldens;
-  if (ld32 < e->MinLifetimeAccessDensity) e->MinLifetimeAccessDensity = ld32;
-  if (ld32 > e->MaxLifetimeAccessDensity) e->MaxLifetimeAccessDensity = ld32;
+  MP_ADD_STAT(AccessDensity, dens, d32);
+  MP_ADD_STAT(LifetimeAccessDensity, ldens, ld32);
+#undef MP_ADD_STAT
 }
 
 /* Add histogram `src` (len `ns`) into `dst` (len `nd`), nd >= ns. */
