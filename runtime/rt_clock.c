@@ -28,6 +28,9 @@
  * a late ticker or a clock stepped back can never give a block a negative
  * (wrapped) lifetime.  Without a TSC clocksource a read is the real clock.
  *
+ * Each tick also populates the heap pages the allocator asked for ahead of
+ * use (rt_heap_prefault), so that their faults are not the program's.
+ *
  * CPU ids come from RDPID where the kernel keeps the CPU number in
  * TSC_AUX (as its vDSO getcpu reads it; checked against sched_getcpu once),
  * else from sched_getcpu. */
@@ -195,6 +198,7 @@ static void ticker_loop(void) {
     rt_syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0);
     int64_t ns = ((int64_t)ts.tv_sec - e) * 1000000000LL + ts.tv_nsec;
     non_decreasing(ms_of(ns));
+    rt_heap_prefault(); /* the allocator's page faults ride on this wake-up */
     if (__atomic_load_n(&rt_clk.tk_used, __ATOMIC_RELAXED)) {
       __atomic_store_n(&rt_clk.tk_used, 0, __ATOMIC_RELAXED);
       idle = 0;

@@ -141,6 +141,8 @@ MP_HIDDEN void rt_heap_thread_start(void);
 MP_HIDDEN void rt_heap_fork_prepare(void);
 MP_HIDDEN void rt_heap_fork_parent(void);
 MP_HIDDEN void rt_heap_fork_child(void);
+/* The ticker's share of populating (see rt_heap.c): called at every tick. */
+MP_HIDDEN void rt_heap_prefault(void);
 typedef struct rt_heap_stats {
   uint64_t allocated, freed, frees, mallocs, bytes_live, heap_mapped, large_mapped;
 } rt_heap_stats;

@@ -3,10 +3,19 @@
 Populating ahead: a class that has handed out 2 MiB of slots keeps the next
 256 KiB of slots (and their shadow) populated by madvise, so the program
 does not fault page by page.  mincore() shows which pages are resident: the
-slots just past the highest block handed out must be, the slots 2 MiB
-further must not (the window is bounded), and a class that handed out a few
-KiB gets nothing ahead (small programs pay no memory for it).  Without the populating step the
-first check fails: nothing ever touched those pages.
+slots just past the highest block handed out must be (the ticker thread
+may do it up to a tick later: the program polls for up to 2 s), the slots
+2 MiB further must not (the window is bounded), and a class that handed
+out a few KiB gets nothing ahead (small programs pay no memory for it).
+Without the populating step the first check fails: nothing ever touched
+those pages.
+
+The ticker populates the windows that are not needed at once
+(test_prefault_is_not_the_programs): a thread that allocates 3 MiB more of
+one class, pausing 1 ms every 16 KiB so that the ticker keeps up, takes
+at most a tenth of the minor faults of those pages itself (its own
+RUSAGE_THREAD count).  Populated by the allocating thread, as before, its
+count is at least the ~860 pages of slots, shadow and state words.
 
 Never-used slots are handed out in address order (test_fresh_slots_in_
 address_order).
@@ -25,6 +34,7 @@ PROG = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 extern uintptr_t __memprof_shadow_memory_dynamic_address;
 
@@ -37,6 +47,16 @@ static int resident(uintptr_t a) {
 
 static uintptr_t shadow(uintptr_t a) {
   return __memprof_shadow_memory_dynamic_address + ((a & ~(uintptr_t)63) >> 3);
+}
+
+/* Resident, or becomes so within 2 s (the ticker's share). */
+static int resident_soon(uintptr_t a) {
+  for (int i = 0; i < 2000; i++) {
+    if (resident(a) == 1)
+      return 1;
+    usleep(1000);
+  }
+  return resident(a);
 }
 
 enum { N = 4096 }; /* 4 MiB: past the 2 MiB from which a class is populated */
@@ -56,8 +76,8 @@ int main(void) {
     if ((uintptr_t)few[i] > few_hi)
       few_hi = (uintptr_t)few[i];
   }
-  printf("slots_ahead_128k %d\n", resident(hi + (128 << 10)));
-  printf("shadow_ahead_128k %d\n", resident(shadow(hi + (128 << 10))));
+  printf("slots_ahead_128k %d\n", resident_soon(hi + (128 << 10)));
+  printf("shadow_ahead_128k %d\n", resident_soon(shadow(hi + (128 << 10))));
   printf("slots_ahead_2m %d\n", resident(hi + (2 << 20)));
   printf("shadow_ahead_2m %d\n", resident(shadow(hi + (2 << 20))));
   printf("few_ahead_16k %d\n", resident(few_hi + (16 << 10)));
@@ -140,6 +160,45 @@ int main(void) {
 """
 
 
+# 3 MiB past the 2 MiB from which the 1 KiB class is populated: the main
+# thread's own minor faults meanwhile, and the pages of slots it took.
+PREFAULT_PROG = r"""
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+enum { WARM = 2048 + 512, MORE = 3072, PACE = 16 }; /* blocks of the 1 KiB class */
+static char *keep[WARM + MORE];
+
+static long thread_faults(void) {
+  struct rusage u;
+  getrusage(RUSAGE_THREAD, &u);
+  return u.ru_minflt;
+}
+
+int main(void) {
+  for (int i = 0; i < WARM; i++) {
+    keep[i] = malloc(1000);
+    if (i % PACE == 0)
+      usleep(1000);
+  }
+  long before = thread_faults();
+  for (int i = WARM; i < WARM + MORE; i++) {
+    keep[i] = malloc(1000);
+    if (i % PACE == 0)
+      usleep(1000);
+  }
+  long faults = thread_faults() - before;
+  printf("%ld %d\n", faults, MORE / 4);
+  for (int i = 0; i < WARM + MORE; i++)
+    free(keep[i]);
+  return 0;
+}
+"""
+
+
 class HeapLayout(harness.ProfTest):
     def test_fresh_slots_in_address_order(self):
         src = self.scratch.write("order.c", ORDER_PROG)
@@ -159,6 +218,14 @@ class HeapLayout(harness.ProfTest):
             "shadow_ahead_2m": "0",
             "few_ahead_16k": "0",
         })
+
+    def test_prefault_is_not_the_programs(self):
+        src = self.scratch.write("prefault.c", PREFAULT_PROG)
+        exe = harness.compile_program(self.scratch, src, out="prefault", opt="-O1")
+        r, _ = harness.run_program(self.scratch, exe)
+        faults, pages = map(int, r.stdout.decode().split())
+        self.assertEqual(pages, 768)
+        self.assertLess(faults, pages // 10, r.stdout.decode())
 
     def test_overwritten_free_links_do_not_escape(self):
         src = self.scratch.write("uaf.c", UAF_PROG)
