@@ -97,6 +97,8 @@ uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
   return sum;
 }
 
+typedef uint64_t cell_pair __attribute__((vector_size(16), aligned(8), may_alias));
+
 /* One count per 8 bytes, like the compiler's range callback: the accesses
  * are at a, a+8, ... below end.  In default mode they are added per 64-byte
  * cell: the first (partial) cell, then full cells of 8, then the rest. */
@@ -109,13 +111,19 @@ static void record_range_default(uintptr_t a, uintptr_t end, uintptr_t base) {
   }
   uint64_t k0 = (next - a + 7) / 8;
   *cell++ += k0;
-  /* Every later access sits at the same offset o (0..7) in its cell. */
-  uintptr_t o = a + k0 * 8 - next;
-  uintptr_t c = next;
-  for (; c + o + 56 < end && c + 64 > c; c += 64)
-    *cell++ += 8;
-  if (c + o < end && c + 64 > c)
-    *cell += (end - (c + o) + 7) / 8;
+  /* The rest start at `first` (k0 * 8 bytes past a), eight to a cell,
+   * added two cells at a time: sqlite's 4 KiB page copies spent half of
+   * this function in a loop of one cell per step. */
+  uintptr_t first = a + k0 * 8;
+  if (first < a || first >= end)
+    return;
+  uint64_t left = (end - first + 7) / 8, full = left / 8, i = 0;
+  for (; i + 2 <= full; i += 2)
+    *(cell_pair *)(cell + i) += (cell_pair){8, 8};
+  if (i < full)
+    cell[i++] += 8;
+  if (left % 8)
+    cell[i] += left % 8;
 }
 
 /* Histogram mode counts each touched 8-byte granule in its own saturating

@@ -20,7 +20,14 @@ count is at least the ~860 pages of slots, shadow and state words.
 Never-used slots are handed out in address order (test_fresh_slots_in_
 address_order).
 
-Free-list links live in freed blocks: a program that writes to blocks after
+Central free lists hold batches of up to 16 slots, listed in one of them
+(test_freed_slots_come_back_once): 96 blocks of the 4 KiB class (its
+thread caches refill 8 slots at a time, so none is left unused) freed by a
+thread that then exits (its cache drains 8 at a time, then flushes the
+rest as one batch) must all come back, once each, to 96 allocations of
+another thread (whose refills of 8 split that batch).
+
+Free-list words live in freed blocks: a program that writes to blocks after
 freeing them (a use-after-free bug) must not make the allocator hand out
 memory outside the class or the same block twice.  The second program
 overwrites the link word of 256 freed blocks with an index past every slot,
@@ -199,6 +206,42 @@ int main(void) {
 """
 
 
+REUSE_PROG = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { N = 96, SZ = 4000 }; /* the 4 KiB class: thread caches of 16 */
+static char *freed[N];
+
+static void *churn(void *arg) {
+  (void)arg;
+  for (int i = 0; i < N; i++)
+    freed[i] = malloc(SZ);
+  for (int i = 0; i < N; i++)
+    free(freed[i]);
+  return NULL;
+}
+
+int main(void) {
+  pthread_t t;
+  pthread_create(&t, NULL, churn, NULL);
+  pthread_join(t, NULL);
+  char *got[N];
+  int reused = 0, dup = 0;
+  for (int i = 0; i < N; i++) {
+    got[i] = malloc(SZ);
+    for (int j = 0; j < N; j++)
+      reused += got[i] == freed[j];
+    for (int j = 0; j < i; j++)
+      dup += got[i] == got[j];
+  }
+  printf("reused %d dup %d\n", reused, dup);
+  return 0;
+}
+"""
+
+
 class HeapLayout(harness.ProfTest):
     def test_fresh_slots_in_address_order(self):
         src = self.scratch.write("order.c", ORDER_PROG)
@@ -226,6 +269,13 @@ class HeapLayout(harness.ProfTest):
         faults, pages = map(int, r.stdout.decode().split())
         self.assertEqual(pages, 768)
         self.assertLess(faults, pages // 10, r.stdout.decode())
+
+    def test_freed_slots_come_back_once(self):
+        src = self.scratch.write("reuse.c", REUSE_PROG)
+        exe = harness.compile_program(self.scratch, src, out="reuse", opt="-O1",
+                                      ldflags=["-lpthread"])
+        r, _ = harness.run_program(self.scratch, exe)
+        self.assertEqual(r.stdout.decode().split(), ["reused", "96", "dup", "0"])
 
     def test_overwritten_free_links_do_not_escape(self):
         src = self.scratch.write("uaf.c", UAF_PROG)
