@@ -11,7 +11,13 @@
  * late (descheduled): published values only move forward, and a thread's
  * own read moves them forward too.  The ticker sleeps when no timestamp was
  * taken for IDLE_TICKS ms (an idle program is not woken 1000 times a
- * second); the next timestamp then reads the clock and wakes it.  The price:
+ * second); the next timestamp then reads the clock and wakes it.  It also
+ * sleeps while timestamps come slower than SLOW_PER_MS a millisecond over a
+ * window of RATE_TICKS: its wake-ups then cost more CPU than the threads'
+ * own reads (~20 us of CPU a tick in a guest, against 10-15 ns a read:
+ * sqlite's ~100 allocations a ms paid ~25 ms of ticker CPU a run); a thread
+ * wakes it again when WAKE_BURST of its own timestamps fall within one ms
+ * boundary.  The price:
  * a timestamp taken after a ms boundary but before the ticker woke for it
  * (tens of microseconds; more only if the ticker is not scheduled) reads
  * the previous ms.  MEMPROF_OPTIONS=exact_clock=1 reads the real clock
@@ -51,6 +57,9 @@
 #define MAX_READ_TICKS 50000   /* a clock read bracketed by more was interrupted */
 #define CHECK_EVERY 64         /* ticker timestamps between a thread's own reads */
 #define IDLE_TICKS 100         /* ms without a timestamp before the ticker sleeps */
+#define RATE_TICKS 64          /* ticks over which the ticker counts timestamps */
+#define SLOW_PER_MS 256        /* fewer timestamps a ms than this: the ticker sleeps */
+#define WAKE_BURST 1024        /* a thread's timestamps within 1 ms that wake it */
 
 
 static int64_t epoch_sec; /* 0 = not yet recorded */
@@ -63,6 +72,13 @@ static uint64_t tick_mult; /* ns per TSC tick << 32; 0 = not yet known */
  * once per ms. */
 rt_clock_line rt_clk __attribute__((aligned(64)));
 __thread uint32_t rt_clk_countdown __attribute__((tls_model("initial-exec")));
+/* Checked reads (one per CHECK_EVERY timestamps) since the ticker last
+ * looked: a line of its own, away from the one every timestamp reads. */
+static uint32_t tk_checks __attribute__((aligned(64)));
+/* A thread's timestamps while the ticker sleeps for a slow rate: how many
+ * since the ms in burst_ms. */
+static __thread uint32_t burst_n __attribute__((tls_model("initial-exec")));
+static __thread uint32_t burst_ms __attribute__((tls_model("initial-exec")));
 
 typedef struct anchor {
   uint64_t tsc, span, mult; /* span: ticks the anchor is trusted for (0: none) */
@@ -178,21 +194,22 @@ static uint32_t read_ms(int64_t e) {
 /* ---- the ticker ---------------------------------------------------------
  * Runs on rt_ticker.c's thread: raw syscalls only (no vDSO, TLS or errno). */
 
-static void ticker_park(void) {
+/* RUN -> `why` (PARKED or SLOW), then sleeps until a thread sets RUN. */
+static void ticker_park(int why) {
   int run = RT_TK_RUN;
-  if (!__atomic_compare_exchange_n(&rt_clk.tk_state, &run, RT_TK_PARKED, 0,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+  if (!__atomic_compare_exchange_n(&rt_clk.tk_state, &run, why, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_RELAXED))
     return;
-  while (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE) == RT_TK_PARKED)
-    rt_syscall6(SYS_futex, (long)&rt_clk.tk_state, FUTEX_WAIT_PRIVATE, RT_TK_PARKED, 0,
-                0, 0);
+  rt_heap_prefault(); /* requests posted before RUN ended: no more come */
+  while (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE) == why)
+    rt_syscall6(SYS_futex, (long)&rt_clk.tk_state, FUTEX_WAIT_PRIVATE, why, 0, 0, 0);
 }
 
 static void ticker_loop(void) {
   /* Wake-ups at the boundary, not up to 50 us (the default slack) late. */
   rt_syscall6(SYS_prctl, PR_SET_TIMERSLACK, 1, 0, 0, 0, 0);
   int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
-  uint32_t idle = 0;
+  uint32_t idle = 0, ticks = 0, checks = 0;
   for (;;) {
     struct timespec ts;
     rt_syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0);
@@ -203,22 +220,46 @@ static void ticker_loop(void) {
       __atomic_store_n(&rt_clk.tk_used, 0, __ATOMIC_RELAXED);
       idle = 0;
     } else if (++idle >= IDLE_TICKS) {
-      ticker_park();
-      idle = 0;
+      ticker_park(RT_TK_PARKED);
+      idle = ticks = checks = 0;
       continue;
+    }
+    checks += __atomic_exchange_n(&tk_checks, 0, __ATOMIC_RELAXED);
+    if (++ticks == RATE_TICKS) {
+      int slow = (uint64_t)checks * CHECK_EVERY < (uint64_t)RATE_TICKS * SLOW_PER_MS;
+      idle = ticks = checks = 0;
+      if (slow) {
+        ticker_park(RT_TK_SLOW);
+        __atomic_store_n(&tk_checks, 0, __ATOMIC_RELAXED);
+        continue;
+      }
     }
     struct timespec rel = {0, ns > 0 ? 1000000 - ns % 1000000 : 1000000};
     rt_syscall(SYS_nanosleep, &rel, 0, 0);
   }
 }
 
-/* Called by every thread's own clock read: start or wake the ticker. */
-static void ticker_want(void) {
+static void ticker_wake(int s) {
+  if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_RUN, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_RELAXED))
+    rt_syscall(SYS_futex, &rt_clk.tk_state, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/* Called by every thread's own clock read, of `ms`: start or wake the
+ * ticker, or count towards waking it. */
+static void ticker_want(uint32_t ms) {
   int s = __atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE);
-  if (s == RT_TK_PARKED) {
-    if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_RUN, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_RELAXED))
-      rt_syscall(SYS_futex, &rt_clk.tk_state, FUTEX_WAKE_PRIVATE, 1);
+  if (s == RT_TK_RUN) {
+    __atomic_fetch_add(&tk_checks, 1, __ATOMIC_RELAXED);
+  } else if (s == RT_TK_SLOW) {
+    if (++burst_n < WAKE_BURST)
+      return;
+    if (ms - burst_ms <= 1)
+      ticker_wake(s);
+    burst_n = 0;
+    burst_ms = ms;
+  } else if (s == RT_TK_PARKED) {
+    ticker_wake(s);
   } else if (s == RT_TK_NONE) {
     if (rt_flags.exact_clock)
       __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELAXED);
@@ -246,10 +287,11 @@ uint32_t rt_now_ms_checked(void) {
   if (!e)
     return 0;
   rt_clk_countdown = CHECK_EVERY;
-  ticker_want();
   /* exact_clock: the clock itself, not the TSC extrapolated from it (a
    * rate taken early or under load can put a stamp across a ms boundary) */
-  return non_decreasing(rt_flags.exact_clock ? ms_of(realtime_ns(e)) : read_ms(e));
+  uint32_t ms = non_decreasing(rt_flags.exact_clock ? ms_of(realtime_ns(e)) : read_ms(e));
+  ticker_want(ms);
+  return ms;
 }
 
 int rt_use_rdpid;

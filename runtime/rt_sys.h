@@ -63,7 +63,7 @@ typedef struct rt_clock_line {
   int tk_state;     /* RT_TK_*: the ticker thread's state */
   uint32_t tk_used; /* a timestamp was taken since the ticker's last tick */
 } rt_clock_line;
-enum { RT_TK_NONE, RT_TK_STARTING, RT_TK_RUN, RT_TK_PARKED, RT_TK_OFF };
+enum { RT_TK_NONE, RT_TK_STARTING, RT_TK_RUN, RT_TK_PARKED, RT_TK_SLOW, RT_TK_OFF };
 MP_HIDDEN extern rt_clock_line rt_clk;
 MP_HIDDEN extern __thread uint32_t rt_clk_countdown
     __attribute__((tls_model("initial-exec")));

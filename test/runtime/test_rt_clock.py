@@ -14,6 +14,12 @@ after a boundary, so its bounds get that much slack (SLACK_MS per stamp).
 The program also reports its threads (the ticker is the only extra one) and
 how often the ticker woke during 600 ms without allocations (it sleeps after
 100 idle ms instead of waking every ms).
+
+The ticker also sleeps while timestamps come slower than 256 a ms
+(test_ticker_sleeps_at_a_slow_rate): a program that frees and allocates a
+block every 100 us (20 timestamps a ms) lets it wake at most 100 times in
+400 ms (ticking, it wakes ~400 times), and one that then allocates as
+fast as it can wakes it again (over 100 wake-ups in 300 ms).
 """
 import os
 
@@ -50,6 +56,19 @@ static int tasks(int *other) {
   closedir(d);
   return n;
 }
+/* How often thread tid went to sleep of its own accord. */
+static long wakeups(int tid) {
+  char path[64], line[128];
+  long v = -1;
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+  FILE *f = fopen(path, "r");
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+      v = atol(line + 24);
+  if (f)
+    fclose(f);
+  return v;
+}
 """
 
 PROG = HELPERS + r"""
@@ -72,18 +91,6 @@ static void one(size_t size, void (*hold)(long), long arg, long long *lo,
   long long t3 = now_ms();
   *lo = t2 - t1;
   *hi = t3 - t0;
-}
-static long wakeups(int tid) {
-  char path[64], line[128];
-  long v = -1;
-  snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
-  FILE *f = fopen(path, "r");
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "voluntary_ctxt_switches:", 24))
-      v = atol(line + 24);
-  if (f)
-    fclose(f);
-  return v;
 }
 int main(void) {
   long long lo, hi;
@@ -111,6 +118,41 @@ int main(void) {
   long w1 = ticker ? wakeups(ticker) : 0;
   printf("4000 %lld %lld\n", lo, hi);
   printf("tasks %d %ld\n", n, w1 - w0);
+  return 0;
+}
+"""
+
+
+RATE_PROG = HELPERS + r"""
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+/* malloc/free pairs for `us` microseconds, one every `gap` us (0: flat out). */
+static void pairs(double us, double gap) {
+  double end = now_us() + us, next = 0;
+  while (now_us() < end) {
+    if (gap > 0) {
+      while (now_us() < next)
+        ;
+      next = now_us() + gap;
+    }
+    char *volatile p = malloc(32);
+    free(p);
+  }
+}
+int main(void) {
+  pairs(1000, 0); /* the ticker starts */
+  int ticker = 0;
+  tasks(&ticker);
+  pairs(100000, 100); /* it sees the slow rate */
+  long w0 = wakeups(ticker);
+  pairs(400000, 100);
+  long w1 = wakeups(ticker);
+  pairs(300000, 0);
+  long w2 = wakeups(ticker);
+  printf("%d %ld %ld\n", ticker != 0, w1 - w0, w2 - w1);
   return 0;
 }
 """
@@ -171,6 +213,15 @@ class ClockTest(harness.ProfTest):
         self.assertEqual(n, 2)  # main + the ticker
         # Awake, it would wake ~600 times; it sleeps after 100 idle ms.
         self.assertLess(idle_wakeups, 300)
+
+    def test_ticker_sleeps_at_a_slow_rate(self):
+        src = self.scratch.write("rate.c", RATE_PROG)
+        exe = harness.compile_program(self.scratch, src, out="rate", opt="-O1")
+        r, _ = harness.run_program(self.scratch, exe)
+        found, slow, fast = map(int, r.stdout.decode().split())
+        self.assertEqual(found, 1)
+        self.assertLess(slow, 100, r.stdout.decode())
+        self.assertGreater(fast, 100, r.stdout.decode())
 
 
 FORK_PROG = HELPERS + r"""

@@ -12,8 +12,9 @@ those pages.
 
 The ticker populates the windows that are not needed at once
 (test_prefault_is_not_the_programs): a thread that allocates 3 MiB more of
-one class, pausing 1 ms every 16 KiB so that the ticker keeps up, takes
-at most a tenth of the minor faults of those pages itself (its own
+one class, pausing every 16 KiB for 1 ms of small allocations (so that the
+ticker keeps up, and stays awake: it sleeps below 256 timestamps a ms),
+takes at most a tenth of the minor faults of those pages itself (its own
 RUSAGE_THREAD count).  Populated by the allocating thread, as before, its
 count is at least the ~860 pages of slots, shadow and state words.
 
@@ -174,10 +175,20 @@ PREFAULT_PROG = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <unistd.h>
+#include <time.h>
 
 enum { WARM = 2048 + 512, MORE = 3072, PACE = 16 }; /* blocks of the 1 KiB class */
 static char *keep[WARM + MORE];
+
+static void churn_1ms(void) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do {
+    char *volatile p = malloc(16);
+    free(p);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 1000000L);
+}
 
 static long thread_faults(void) {
   struct rusage u;
@@ -189,13 +200,13 @@ int main(void) {
   for (int i = 0; i < WARM; i++) {
     keep[i] = malloc(1000);
     if (i % PACE == 0)
-      usleep(1000);
+      churn_1ms();
   }
   long before = thread_faults();
   for (int i = WARM; i < WARM + MORE; i++) {
     keep[i] = malloc(1000);
     if (i % PACE == 0)
-      usleep(1000);
+      churn_1ms();
   }
   long faults = thread_faults() - before;
   printf("%ld %d\n", faults, MORE / 4);
