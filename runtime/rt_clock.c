@@ -9,15 +9,14 @@
  * a timestamp is one load of it.  Each thread still reads the clock itself
  * every CHECK_EVERY timestamps, which bounds the damage if the ticker is
  * late (descheduled): published values only move forward, and a thread's
- * own read moves them forward too.  The ticker sleeps when no timestamp was
- * taken for IDLE_TICKS ms (an idle program is not woken 1000 times a
- * second); the next timestamp then reads the clock and wakes it.  It also
- * sleeps while timestamps come slower than SLOW_PER_MS a millisecond over a
- * window of RATE_TICKS: its wake-ups then cost more CPU than the threads'
- * own reads (~20 us of CPU a tick in a guest, against 10-15 ns a read:
- * sqlite's ~100 allocations a ms paid ~25 ms of ticker CPU a run); a thread
- * wakes it again when WAKE_BURST of its own timestamps fall within one ms
- * boundary.  The price:
+ * own read moves them forward too.  The ticker sleeps while timestamps
+ * come slower than SLOW_PER_MS a millisecond over a window of RATE_TICKS,
+ * an idle program included (it is not woken 1000 times a second): its
+ * wake-ups then cost more CPU than the threads' own reads (~20 us of CPU a
+ * tick in a guest, against 10-15 ns a read: sqlite's ~100 allocations a ms
+ * paid ~25 ms of ticker CPU a run).  Meanwhile every timestamp reads the
+ * clock, and a thread wakes the ticker when WAKE_BURST of its own
+ * timestamps fall within one ms boundary.  The price:
  * a timestamp taken after a ms boundary but before the ticker woke for it
  * (tens of microseconds; more only if the ticker is not scheduled) reads
  * the previous ms.  MEMPROF_OPTIONS=exact_clock=1 reads the real clock
@@ -56,7 +55,6 @@
 #define CALIB_MIN_NS 1000000LL /* no rate from a span shorter than 1 ms */
 #define MAX_READ_TICKS 50000   /* a clock read bracketed by more was interrupted */
 #define CHECK_EVERY 64         /* ticker timestamps between a thread's own reads */
-#define IDLE_TICKS 100         /* ms without a timestamp before the ticker sleeps */
 #define RATE_TICKS 64          /* ticks over which the ticker counts timestamps */
 #define SLOW_PER_MS 256        /* fewer timestamps a ms than this: the ticker sleeps */
 #define WAKE_BURST 1024        /* a thread's timestamps within 1 ms that wake it */
@@ -194,43 +192,36 @@ static uint32_t read_ms(int64_t e) {
 /* ---- the ticker ---------------------------------------------------------
  * Runs on rt_ticker.c's thread: raw syscalls only (no vDSO, TLS or errno). */
 
-/* RUN -> `why` (PARKED or SLOW), then sleeps until a thread sets RUN. */
-static void ticker_park(int why) {
+/* RUN -> SLOW, then sleeps until a thread sets RUN again. */
+static void ticker_sleep(void) {
   int run = RT_TK_RUN;
-  if (!__atomic_compare_exchange_n(&rt_clk.tk_state, &run, why, 0, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_RELAXED))
+  if (!__atomic_compare_exchange_n(&rt_clk.tk_state, &run, RT_TK_SLOW, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
     return;
   rt_heap_prefault(); /* requests posted before RUN ended: no more come */
-  while (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE) == why)
-    rt_syscall6(SYS_futex, (long)&rt_clk.tk_state, FUTEX_WAIT_PRIVATE, why, 0, 0, 0);
+  while (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE) == RT_TK_SLOW)
+    rt_syscall6(SYS_futex, (long)&rt_clk.tk_state, FUTEX_WAIT_PRIVATE, RT_TK_SLOW, 0, 0,
+                0);
+  __atomic_store_n(&tk_checks, 0, __ATOMIC_RELAXED);
 }
 
 static void ticker_loop(void) {
   /* Wake-ups at the boundary, not up to 50 us (the default slack) late. */
   rt_syscall6(SYS_prctl, PR_SET_TIMERSLACK, 1, 0, 0, 0, 0);
   int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
-  uint32_t idle = 0, ticks = 0, checks = 0;
+  uint32_t ticks = 0, checks = 0;
   for (;;) {
     struct timespec ts;
     rt_syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0);
     int64_t ns = ((int64_t)ts.tv_sec - e) * 1000000000LL + ts.tv_nsec;
     non_decreasing(ms_of(ns));
     rt_heap_prefault(); /* the allocator's page faults ride on this wake-up */
-    if (__atomic_load_n(&rt_clk.tk_used, __ATOMIC_RELAXED)) {
-      __atomic_store_n(&rt_clk.tk_used, 0, __ATOMIC_RELAXED);
-      idle = 0;
-    } else if (++idle >= IDLE_TICKS) {
-      ticker_park(RT_TK_PARKED);
-      idle = ticks = checks = 0;
-      continue;
-    }
     checks += __atomic_exchange_n(&tk_checks, 0, __ATOMIC_RELAXED);
     if (++ticks == RATE_TICKS) {
       int slow = (uint64_t)checks * CHECK_EVERY < (uint64_t)RATE_TICKS * SLOW_PER_MS;
-      idle = ticks = checks = 0;
+      ticks = checks = 0;
       if (slow) {
-        ticker_park(RT_TK_SLOW);
-        __atomic_store_n(&tk_checks, 0, __ATOMIC_RELAXED);
+        ticker_sleep();
         continue;
       }
     }
@@ -245,8 +236,8 @@ static void ticker_wake(int s) {
     rt_syscall(SYS_futex, &rt_clk.tk_state, FUTEX_WAKE_PRIVATE, 1);
 }
 
-/* Called by every thread's own clock read, of `ms`: start or wake the
- * ticker, or count towards waking it. */
+/* Called by every thread's own clock read, of `ms`: start the ticker,
+ * count the read for its rate, or count towards waking it. */
 static void ticker_want(uint32_t ms) {
   int s = __atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE);
   if (s == RT_TK_RUN) {
@@ -258,14 +249,12 @@ static void ticker_want(uint32_t ms) {
       ticker_wake(s);
     burst_n = 0;
     burst_ms = ms;
-  } else if (s == RT_TK_PARKED) {
-    ticker_wake(s);
   } else if (s == RT_TK_NONE) {
     if (rt_flags.exact_clock)
       __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELAXED);
     else if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_STARTING, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-      /* RUN first: the ticker may park (RUN -> PARKED) before spawn returns. */
+      /* RUN first: the ticker may sleep (RUN -> SLOW) before spawn returns. */
       __atomic_store_n(&rt_clk.tk_state, RT_TK_RUN, __ATOMIC_RELEASE);
       if (!rt_ticker_spawn(ticker_loop))
         __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELEASE);

@@ -59,11 +59,10 @@ static inline uintptr_t rt_round_down(uintptr_t x, uintptr_t a) {
  * Inline because every malloc and free takes both: the common cases are a
  * load of the ticker's published millisecond and one RDPID. */
 typedef struct rt_clock_line {
-  uint32_t max_ms;  /* the latest timestamp handed out */
-  int tk_state;     /* RT_TK_*: the ticker thread's state */
-  uint32_t tk_used; /* a timestamp was taken since the ticker's last tick */
+  uint32_t max_ms; /* the latest timestamp handed out */
+  int tk_state;    /* RT_TK_*: the ticker thread's state */
 } rt_clock_line;
-enum { RT_TK_NONE, RT_TK_STARTING, RT_TK_RUN, RT_TK_PARKED, RT_TK_SLOW, RT_TK_OFF };
+enum { RT_TK_NONE, RT_TK_STARTING, RT_TK_RUN, RT_TK_SLOW, RT_TK_OFF };
 MP_HIDDEN extern rt_clock_line rt_clk;
 MP_HIDDEN extern __thread uint32_t rt_clk_countdown
     __attribute__((tls_model("initial-exec")));
@@ -72,11 +71,8 @@ MP_HIDDEN uint32_t rt_now_ms_checked(void);
 /* Milliseconds since the epoch recorded by __memprof_init (0 before it). */
 static inline uint32_t rt_now_ms(void) {
   if (MP_LIKELY(__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) == RT_TK_RUN) &&
-      MP_LIKELY(rt_clk_countdown-- != 0)) {
-    if (MP_UNLIKELY(!__atomic_load_n(&rt_clk.tk_used, __ATOMIC_RELAXED)))
-      __atomic_store_n(&rt_clk.tk_used, 1, __ATOMIC_RELAXED);
+      MP_LIKELY(rt_clk_countdown-- != 0))
     return __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED);
-  }
   return rt_now_ms_checked();
 }
 MP_HIDDEN void rt_set_epoch(void);
