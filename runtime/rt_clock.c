@@ -34,7 +34,8 @@
  * (wrapped) lifetime.  Without a TSC clocksource a read is the real clock.
  *
  * Each tick also populates the heap pages the allocator asked for ahead of
- * use (rt_heap_prefault), so that their faults are not the program's.
+ * use (rt_heap_prefault) and the next pages of large blocks the program is
+ * filling (rt_large_follow), so that their faults are not the program's.
  *
  * CPU ids come from RDPID where the kernel keeps the CPU number in
  * TSC_AUX (as its vDSO getcpu reads it; checked against sched_getcpu once),
@@ -216,6 +217,7 @@ static void ticker_loop(void) {
     int64_t ns = ((int64_t)ts.tv_sec - e) * 1000000000LL + ts.tv_nsec;
     non_decreasing(ms_of(ns));
     rt_heap_prefault(); /* the allocator's page faults ride on this wake-up */
+    rt_large_follow();
     checks += __atomic_exchange_n(&tk_checks, 0, __ATOMIC_RELAXED);
     if (++ticks == RATE_TICKS) {
       int slow = (uint64_t)checks * CHECK_EVERY < (uint64_t)RATE_TICKS * SLOW_PER_MS;

@@ -107,6 +107,8 @@ static inline void rt_shadow_clear(uintptr_t p, uint64_t size) {
 }
 /* Give the shadow pages of a dying block back to the kernel. */
 MP_HIDDEN void rt_shadow_release_block(uintptr_t p, uint64_t size);
+/* Faults in the shadow of [p, p+size), already cleared, in one call. */
+MP_HIDDEN void rt_shadow_populate(uintptr_t p, uint64_t size);
 /* Access count of a block in default mode: the sum of its cells (inline:
  * the free path takes it for every block). */
 static inline uint64_t rt_shadow_sum(uintptr_t p, uint64_t size) {
@@ -158,6 +160,7 @@ MP_HIDDEN uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
 /* The live large block starting at p: fills *b, returns its state word. */
 MP_HIDDEN uint32_t *rt_large_find(uintptr_t p, rt_block *b);
 MP_HIDDEN void rt_large_release(uintptr_t p); /* after its death is claimed */
+MP_HIDDEN void rt_large_follow(void); /* on the ticker thread, each tick */
 MP_HIDDEN uintptr_t rt_large_begin(uintptr_t p);
 MP_HIDDEN void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx);
 MP_HIDDEN uint64_t rt_large_mapped(void);

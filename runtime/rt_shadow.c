@@ -80,6 +80,13 @@ void rt_shadow_release_block(uintptr_t p, uint64_t size) {
     rt_madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+void rt_shadow_populate(uintptr_t p, uint64_t size) {
+  if (!__memprof_shadow_memory_dynamic_address)
+    return;
+  uintptr_t s = (uintptr_t)shadow_of_block(p);
+  rt_populate(s, s + block_shadow_bytes(p, size));
+}
+
 uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
                          uint64_t *hist) {
   if (!__memprof_shadow_memory_dynamic_address)

@@ -26,6 +26,13 @@ void rt_madvise(void *p, size_t len, int advice) {
   rt_syscall(SYS_madvise, p, len, advice);
 }
 
+void rt_populate(uintptr_t lo, uintptr_t hi) {
+  lo = lo & ~(uintptr_t)(RT_PAGE - 1);
+  hi = (hi + RT_PAGE - 1) & ~(uintptr_t)(RT_PAGE - 1);
+  if (hi > lo)
+    rt_madvise((void *)lo, hi - lo, 23 /* MADV_POPULATE_WRITE */);
+}
+
 /* For the runtime's own tables that grow with the number of contexts.  A
  * program with tens of thousands of them faults a 4 KiB page every dozen
  * new contexts, a few microseconds each in a guest; past the first `small`

@@ -33,6 +33,9 @@ static inline long rt_syscall6(long n, long a, long b, long c, long d, long e,
 MP_HIDDEN void *rt_mmap_anon(size_t len, int noreserve);
 MP_HIDDEN void rt_munmap(void *p, size_t len);
 MP_HIDDEN void rt_madvise(void *p, size_t len, int advice);
+/* Faults [lo, hi) in, rounded out to pages, in one call (a hint: kernels
+ * without MADV_POPULATE_WRITE say EINVAL and nothing changes). */
+MP_HIDDEN void rt_populate(uintptr_t lo, uintptr_t hi);
 /* Reserves len bytes (NORESERVE) whose first `small` end on a 2 MiB
  * boundary and stay in small pages; the rest asks for 2 MiB pages (see
  * rt_sys.c).  NULL if it cannot. */

@@ -12,6 +12,33 @@ import harness
 CLANG19_RAW_V4 = {"llvm": 19, "env": {"MEMPROF_OPTIONS": "raw_version=4"}}
 CALLBACKS = ["-mllvm", "-memprof-use-callbacks"]
 
+# C helpers of the tests that watch the ticker work for the program:
+# churn_1ms() allocates small blocks for 1 ms of wall time (the ticker
+# sleeps below 256 timestamps a ms, and needs its tick), thread_faults()
+# is the calling thread's own minor fault count.
+PACED_C = r"""
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static void churn_1ms(void) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do {
+    char *volatile p = malloc(16);
+    free(p);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 1000000L);
+}
+
+static long thread_faults(void) {
+  struct rusage u;
+  getrusage(RUSAGE_THREAD, &u);
+  return u.ru_minflt;
+}
+"""
+
 
 def assert_sites(test, sites, marks, expected):
     """Check every marker of `expected` (see the module docstring)."""

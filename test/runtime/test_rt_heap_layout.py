@@ -36,6 +36,7 @@ then allocates 256 blocks again: each must be a distinct live block of the
 requested size (malloc_usable_size is 0 for memory that is not a block).
 """
 import harness
+import rt_common
 
 PROG = r"""
 #include <stdint.h>
@@ -180,22 +181,6 @@ PREFAULT_PROG = r"""
 enum { WARM = 2048 + 512, MORE = 3072, PACE = 16 }; /* blocks of the 1 KiB class */
 static char *keep[WARM + MORE];
 
-static void churn_1ms(void) {
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  do {
-    char *volatile p = malloc(16);
-    free(p);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 1000000L);
-}
-
-static long thread_faults(void) {
-  struct rusage u;
-  getrusage(RUSAGE_THREAD, &u);
-  return u.ru_minflt;
-}
-
 int main(void) {
   for (int i = 0; i < WARM; i++) {
     keep[i] = malloc(1000);
@@ -274,7 +259,7 @@ class HeapLayout(harness.ProfTest):
         })
 
     def test_prefault_is_not_the_programs(self):
-        src = self.scratch.write("prefault.c", PREFAULT_PROG)
+        src = self.scratch.write("prefault.c", rt_common.PACED_C + PREFAULT_PROG)
         exe = harness.compile_program(self.scratch, src, out="prefault", opt="-O1")
         r, _ = harness.run_program(self.scratch, exe)
         faults, pages = map(int, r.stdout.decode().split())

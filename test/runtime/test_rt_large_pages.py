@@ -1,0 +1,104 @@
+"""test_rt_large_pages.py - rt_large.c populates large blocks ahead of the
+program, within bounds.
+
+A large block (over 128 KiB) gets its first 256 KiB and their shadow
+populated at allocation; while the ticker runs, it then follows the
+program: once any probed cell of the second half of the last window has a
+non-zero access count, the next window (twice the last, up to 8 MiB) is
+populated.
+
+test_filling_a_block_is_not_faulted_by_the_program: a thread fills an
+8 MiB block front to back in 64 KiB steps, pausing after each for 1 ms of
+small allocations (which keeps the ticker awake and gives it its tick).
+Its own minor faults over the fill (RUSAGE_THREAD) must stay under a tenth
+of the block's 2048 pages; faulting them itself (as glibc's malloc and
+LLVM's runtime let it) costs 2048 plus 256 of shadow.
+
+test_untouched_blocks_stay_small: the pages of a block resident by
+mincore() are bounded by what the program touched.  A 64 MiB block never
+touched: exactly its 64 head pages.  One whose first 1 MiB (256 pages) is
+filled, paced as above: the windows reach 256 + 512 + 1024 KiB, 448
+pages, never more than twice what was touched plus the head.
+"""
+import harness
+import rt_common
+
+PROG = r"""
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { STEP = 64 << 10 };
+
+/* Instrumented stores, one per 64 bytes: each cell's count goes up. */
+static void fill(volatile char *p, size_t n) {
+  for (size_t i = 0; i < n; i += STEP) {
+    for (size_t j = i; j < i + STEP && j < n; j += 64)
+      p[j] = 1;
+    churn_1ms();
+  }
+}
+
+static long resident_pages(void *p, size_t n) {
+  unsigned char vec[(64 << 20) / 4096];
+  if (mincore(p, n, vec) != 0)
+    return -1;
+  long r = 0;
+  for (size_t i = 0; i < n / 4096; i++)
+    r += vec[i] & 1;
+  return r;
+}
+
+int main(void) {
+  for (int i = 0; i < 100; i++)
+    churn_1ms(); /* the ticker runs */
+  size_t big = 8 << 20;
+  char *a = malloc(big);
+  long before = thread_faults();
+  fill(a, big);
+  printf("filled %ld\n", thread_faults() - before);
+
+  size_t huge = 64 << 20;
+  char *b = malloc(huge);
+  churn_1ms();
+  churn_1ms();
+  printf("untouched %ld\n", resident_pages(b, huge));
+  char *c = malloc(huge);
+  fill(c, 1 << 20);
+  for (int i = 0; i < 5; i++)
+    churn_1ms();
+  printf("touched_1m %ld\n", resident_pages(c, huge));
+  free(a);
+  free(b);
+  free(c);
+  return 0;
+}
+"""
+
+
+class LargePages(harness.ProfTest):
+    def run_prog(self):
+        src = self.scratch.write("large_pages.c", rt_common.PACED_C + PROG)
+        exe = harness.compile_program(self.scratch, src, out="large_pages", opt="-O1")
+        r, _ = harness.run_program(self.scratch, exe)
+        return {k: int(v) for k, v in
+                (line.split() for line in r.stdout.decode().splitlines())}
+
+    def test_filling_a_block_is_not_faulted_by_the_program(self):
+        out = self.run_prog()
+        self.assertLess(out["filled"], 2048 // 10, out)
+
+    def test_untouched_blocks_stay_small(self):
+        out = self.run_prog()
+        self.assertEqual(out["untouched"], 64, out)
+        self.assertGreaterEqual(out["touched_1m"], 256, out)
+        self.assertLessEqual(out["touched_1m"], 448, out)
+
+
+if __name__ == "__main__":
+    harness.main()
