@@ -269,7 +269,16 @@ static int run_show(const cli_opts *o, const mp_profile *p) {
   return rc;
 }
 
+static uint64_t input_bytes(const cli_opts *o) {
+  uint64_t sum = 0;
+  struct stat st;
+  for (size_t i = 0; i < o->n_inputs; i++)
+    if (stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode)) sum += (uint64_t)st.st_size;
+  return sum;
+}
+
 static int run(const cli_opts *o) {
+  mp_heap_prefill(input_bytes(o));
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
   mp_profile *p = read_inputs(o, sym);
