@@ -315,15 +315,18 @@ static int lock_central(int c) {
  * Every fresh page costs a fault of its own, several microseconds in a
  * guest, and an allocation-heavy program faults in its heap, the heap's
  * metadata and its shadow page by page (jsoncpp: ~50k faults, a third of
- * them ours).  A small class that has handed out POPULATE_FROM bytes keeps
- * the next POPULATE_WINDOW bytes of slots, with their state words and
- * shadow, faulted in by one MADV_POPULATE_WRITE, topped up once half of
- * it is used (jsoncpp: 25-35 ms less system time).  From POPULATE_BG_FROM
- * (256 KiB) on, windows the ticker can take are populated as well, by it
- * alone: in a guest where a fault costs ~10 us and a populated page
- * ~0.65 us, deep-stack (classes of 0.1-2 MiB each) faulted 3342 pages on
- * its own thread, 1258 with them: -22 ms paired (faster in 30 of 30), for
- * 1.7 MB more peak RSS; jsoncpp -10 ms (12 of 16).  Taken by the program's
+ * them ours).  A class that has handed out POPULATE_FROM bytes keeps the
+ * next POPULATE_WINDOW bytes of slots, with their state words and shadow,
+ * faulted in by one MADV_POPULATE_WRITE, topped up once half of it is used
+ * (jsoncpp: 25-35 ms less system time; sqlite, whose 4.5 KiB pages and
+ * 1 KiB buffers faulted 7600 pages of slots on its thread: 9923 -> 3674
+ * faults, -63 ms paired, faster in 15 of 16, RSS +0.3 MB).  From
+ * POPULATE_BG_FROM (256 KiB) on, small classes' windows the ticker can
+ * take are populated as well, by it alone: in a guest where a fault costs
+ * ~10 us and a populated page ~0.65 us, deep-stack (classes of 0.1-2 MiB
+ * each) faulted 3342 pages on its own thread, 1258 with them: -22 ms
+ * paired (faster in 30 of 30), for 1.7 MB more peak RSS; jsoncpp -10 ms
+ * (12 of 16; the same for its classes over 1 KiB: +11 ms).  Taken by the program's
  * thread, windows below 2 MiB cost deep-stack 3-5 ms in pages never used.
  * Populating never changes memory contents (kernels without it return
  * EINVAL: nothing is lost but the speed).
@@ -346,7 +349,7 @@ static void plan_populate(int c, uint64_t first, uint64_t *from, uint64_t *to) {
   uint64_t window = POPULATE_WINDOW / class_size[c];
   uint64_t used = ce->bump * class_size[c];
   *from = *to = 0;
-  if (c >= SMALL_CLASSES || used < POPULATE_BG_FROM ||
+  if (used < (c < SMALL_CLASSES ? POPULATE_BG_FROM : POPULATE_FROM) ||
       ce->populated >= ce->bump + window / 2)
     return;
   *from = first > ce->populated ? first : ce->populated;
@@ -391,7 +394,7 @@ static int post_prefault(central *ce, uint64_t from, uint64_t to) {
 void rt_heap_prefault(void) {
   if (!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
     return;
-  for (int c = 0; c < SMALL_CLASSES; c++) {
+  for (int c = 0; c < NCLASS; c++) {
     central *ce = &centrals[c];
     uint64_t to = __atomic_load_n(&ce->prefault_to, __ATOMIC_ACQUIRE);
     if (to) {

@@ -7,6 +7,9 @@ slots just past the highest block handed out must be (the ticker thread
 may do it up to a tick later: the program polls for up to 2 s), the slots
 2 MiB further must not (the window is bounded), and a class that handed
 out a few KiB gets nothing ahead (small programs pay no memory for it).
+Classes over 1 KiB are populated the same way (sqlite's 4.5 KiB pages):
+2.25 MiB of 4200-byte blocks leave the slots 128 KiB past the highest
+resident.
 Without the populating step the first check fails: nothing ever touched
 those pages.
 
@@ -85,7 +88,16 @@ int main(void) {
     if ((uintptr_t)few[i] > few_hi)
       few_hi = (uintptr_t)few[i];
   }
+  enum { M = 512 }; /* 4200 bytes: the 4608-byte class, 2.25 MiB */
+  static char *pages[M];
+  uintptr_t pages_hi = 0;
+  for (int i = 0; i < M; i++) {
+    pages[i] = malloc(4200);
+    if ((uintptr_t)pages[i] > pages_hi)
+      pages_hi = (uintptr_t)pages[i];
+  }
   printf("slots_ahead_128k %d\n", resident_soon(hi + (128 << 10)));
+  printf("pages_ahead_128k %d\n", resident_soon(pages_hi + (128 << 10)));
   printf("shadow_ahead_128k %d\n", resident_soon(shadow(hi + (128 << 10))));
   printf("slots_ahead_2m %d\n", resident(hi + (2 << 20)));
   printf("shadow_ahead_2m %d\n", resident(shadow(hi + (2 << 20))));
@@ -94,6 +106,8 @@ int main(void) {
     free(big[i]);
   for (int i = 0; i < 4; i++)
     free(few[i]);
+  for (int i = 0; i < M; i++)
+    free(pages[i]);
   return 0;
 }
 """
@@ -252,6 +266,7 @@ class HeapLayout(harness.ProfTest):
         got = dict(line.split() for line in r.stdout.decode().splitlines())
         self.assertEqual(got, {
             "slots_ahead_128k": "1",
+            "pages_ahead_128k": "1",
             "shadow_ahead_128k": "1",
             "slots_ahead_2m": "0",
             "shadow_ahead_2m": "0",
