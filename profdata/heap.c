@@ -33,18 +33,19 @@ void mp_heap_setup(void) {
 /* A page fault costs ~10 us in some guests, a page populated by one
  * madvise ~0.65 us, and the tool's heap grows with its inputs (the
  * deep-stack benchmark: 1 raw input of 3.9 MB, ~7 MB of heap; 10 inputs,
- * ~30 MB; then flat, as contexts repeat).  Twice the inputs' bytes, up to
- * PREFILL_MAX, are faulted in up front as one block freed back to the heap
- * (M_TRIM_THRESHOLD keeps it there), from which the run then allocates;
- * past that the heap grows as before.  Paired against no prefill: 1 input
- * -12.6 ms (RSS unchanged), 10 inputs -29.4 ms, 50 -32.7 ms (RSS 35 ->
- * 46 MB; a 24 MiB cap gave 41 MB but only -22.5 ms at 10 inputs). */
+ * ~30 MB; then flat, as contexts repeat) plus the inputs read whole, up to
+ * three at a time (io.c, main.c).  Twice the inputs' bytes plus the largest
+ * input, up to PREFILL_MAX, are faulted in up front as one block freed
+ * back to the heap (M_TRIM_THRESHOLD keeps it there), from which the run
+ * then allocates; past that the heap grows as before.  Paired against no
+ * prefill (inputs still mapped then): 1 input -12.6 ms, 10 inputs -29.4
+ * ms, 50 -32.7 ms. */
 #define PREFILL_PER_INPUT_BYTE 2
 #define PREFILL_MIN (1u << 20)
-#define PREFILL_MAX (32u << 20)
+#define PREFILL_MAX (48u << 20)
 
-void mp_heap_prefill(uint64_t input_bytes) {
-  uint64_t want = input_bytes * PREFILL_PER_INPUT_BYTE;
+void mp_heap_prefill(uint64_t input_bytes, uint64_t largest_input) {
+  uint64_t want = input_bytes * PREFILL_PER_INPUT_BYTE + largest_input;
   if (want < PREFILL_MIN) return;
   size_t bytes = want < PREFILL_MAX ? (size_t)want : PREFILL_MAX;
   char *p = malloc(bytes);

@@ -9,7 +9,8 @@
 void mp_heap_setup(void);
 
 /* Fault in, ahead of use, the heap a run over input_bytes of profiles
- * will need (heap.c says how much).  Only speed changes. */
-void mp_heap_prefill(uint64_t input_bytes);
+ * (the largest of largest_input) will need (heap.c says how much).  Only
+ * speed changes. */
+void mp_heap_prefill(uint64_t input_bytes, uint64_t largest_input);
 
 #endif

@@ -1,4 +1,4 @@
-/* io.c - mapped input files, byte buffers and atomic output (io.h). */
+/* io.c - input files in memory, byte buffers and atomic output (io.h). */
 #define _GNU_SOURCE /* fallocate */
 #include "io.h"
 
@@ -10,6 +10,36 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Inputs up to this size are read into the heap, not mapped: a mapping of
+ * the page cache costs its page-table entries at map time and a TLB
+ * shootdown of every CPU the process runs on (the preparing thread's too)
+ * at munmap, per input.  Merging 200 raw inputs of 3.9 MB: 0.82 s mapped,
+ * 0.36 s read (paired, 6 of 6; 50 inputs 0.245 -> 0.153 s), the buffers
+ * coming from the heap mp_heap_prefill faulted in. */
+#define READ_WHOLE_MAX (16u << 20)
+
+static int read_whole(mp_file *f, int fd, mp_err *err) {
+  unsigned char *m = malloc(f->size);
+  if (!m) {
+    close(fd);
+    return mp_fail(err, "cannot read: out of memory for %zu bytes", f->size);
+  }
+  for (size_t got = 0; got < f->size;) {
+    ssize_t n = pread(fd, m + got, f->size - got, (off_t)got);
+    if (n <= 0) {
+      int e = errno;
+      close(fd);
+      free(m);
+      return mp_fail(err, "cannot read: %s", n ? strerror(e) : "file shrank while read");
+    }
+    got += (size_t)n;
+  }
+  close(fd);
+  f->owned = m;
+  f->data = m;
+  return 0;
+}
 
 int mp_file_open(mp_file *f, const char *path, mp_err *err) {
   memset(f, 0, sizeof *f);
@@ -32,8 +62,9 @@ int mp_file_open(mp_file *f, const char *path, mp_err *err) {
     f->data = (const unsigned char *)"";
     return 0;
   }
+  if (f->size <= READ_WHOLE_MAX) return read_whole(f, fd, err);
   /* every byte is read, so map it whole now: one call instead of a page
-   * fault every few pages */
+   * fault every few pages (and no heap: RLIMIT_DATA does not count it) */
   void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   int e = errno;
   close(fd);
@@ -45,6 +76,7 @@ int mp_file_open(mp_file *f, const char *path, mp_err *err) {
 
 void mp_file_close(mp_file *f) {
   if (f->map) munmap(f->map, f->size);
+  free(f->owned);
   memset(f, 0, sizeof *f);
 }
 

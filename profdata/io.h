@@ -17,7 +17,8 @@
 typedef struct mp_file {
   const unsigned char *data;
   size_t size;
-  void *map; /* for munmap; NULL when data is not mapped */
+  void *map;   /* for munmap; NULL when data is not mapped */
+  void *owned; /* data's heap buffer, or NULL */
 } mp_file;
 
 int mp_file_open(mp_file *f, const char *path, mp_err *err);

@@ -269,16 +269,20 @@ static int run_show(const cli_opts *o, const mp_profile *p) {
   return rc;
 }
 
-static uint64_t input_bytes(const cli_opts *o) {
-  uint64_t sum = 0;
+/* Fault in the heap the run will need (heap.c), from its inputs' sizes. */
+static void prefill_heap(const cli_opts *o) {
+  uint64_t sum = 0, largest = 0;
   struct stat st;
   for (size_t i = 0; i < o->n_inputs; i++)
-    if (stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode)) sum += (uint64_t)st.st_size;
-  return sum;
+    if (stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode)) {
+      sum += (uint64_t)st.st_size;
+      if ((uint64_t)st.st_size > largest) largest = (uint64_t)st.st_size;
+    }
+  mp_heap_prefill(sum, largest);
 }
 
 static int run(const cli_opts *o) {
-  mp_heap_prefill(input_bytes(o));
+  prefill_heap(o);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
   mp_profile *p = read_inputs(o, sym);
