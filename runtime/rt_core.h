@@ -109,6 +109,10 @@ static inline void rt_shadow_clear(uintptr_t p, uint64_t size) {
 MP_HIDDEN void rt_shadow_release_block(uintptr_t p, uint64_t size);
 /* Faults in the shadow of [p, p+size), already cleared, in one call. */
 MP_HIDDEN void rt_shadow_populate(uintptr_t p, uint64_t size);
+/* Whether any of `probes` cells spread over [p, p+len) has a count (in
+ * either mode): the program has reached that range.  No TLS: the ticker
+ * calls it. */
+MP_HIDDEN int rt_shadow_touched(uintptr_t p, uint64_t len, int probes);
 /* Access count of a block in default mode: the sum of its cells (inline:
  * the free path takes it for every block). */
 static inline uint64_t rt_shadow_sum(uintptr_t p, uint64_t size) {

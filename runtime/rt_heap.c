@@ -342,42 +342,6 @@ static int lock_central(int c) {
 #define POPULATE_BG_FROM (256u << 10)
 #define POPULATE_WINDOW (256u << 10)
 
-/* Under c's lock, after a take whose bumped slots start at `first`: the
- * slots [*from, *to) to populate, or an empty range. */
-static void plan_populate(int c, uint64_t first, uint64_t *from, uint64_t *to) {
-  central *ce = &centrals[c];
-  uint64_t window = POPULATE_WINDOW / class_size[c];
-  uint64_t used = ce->bump * class_size[c];
-  *from = *to = 0;
-  if (used < (c < SMALL_CLASSES ? POPULATE_BG_FROM : POPULATE_FROM) ||
-      ce->populated >= ce->bump + window / 2)
-    return;
-  *from = first > ce->populated ? first : ce->populated;
-  if (used < POPULATE_FROM) {
-    /* the ticker's alone, and only slots not handed out yet */
-    if (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) != RT_TK_RUN ||
-        __atomic_load_n(&ce->prefault_to, __ATOMIC_ACQUIRE))
-      return;
-    if (*from < ce->bump)
-      *from = ce->bump;
-  }
-  *to = ce->bump + window;
-  if (*to > ce->max_slots)
-    *to = ce->max_slots;
-  ce->populated = *to;
-}
-
-/* Outside the lock: a thread that takes these slots meanwhile faults
- * them in itself, which is all the kernel needs to get right. */
-static void populate_slots(int c, uint64_t from, uint64_t to) {
-  uintptr_t lo = slot_addr(c, from), hi = slot_addr(c, to);
-  uintptr_t shadow = __memprof_shadow_memory_dynamic_address;
-  rt_populate(lo, hi);
-  rt_populate((uintptr_t)&state_of_class[c][from], (uintptr_t)&state_of_class[c][to]);
-  if (shadow)
-    rt_populate(shadow + (lo >> 3), shadow + (hi >> 3));
-}
-
 /* Under c's lock: hands [from, to) to the ticker; 0 if it must be done
  * here.  One request per class at a time: the lock orders the writers,
  * and prefault_to is the handshake with the one reader. */
@@ -388,6 +352,46 @@ static int post_prefault(central *ce, uint64_t from, uint64_t to) {
   ce->prefault_from = from;
   __atomic_store_n(&ce->prefault_to, to, __ATOMIC_RELEASE);
   return 1;
+}
+
+/* Under c's lock, after a take whose bumped slots start at `first`: posts
+ * the class's next window to the ticker when it can take it, else leaves
+ * in [*from, *to) what the taking thread is to populate.  Below
+ * POPULATE_FROM windows are the ticker's alone, and only of slots not
+ * handed out yet. */
+static void plan_populate(int c, uint64_t first, uint64_t *from, uint64_t *to) {
+  central *ce = &centrals[c];
+  uint64_t window = POPULATE_WINDOW / class_size[c];
+  uint64_t used = ce->bump * class_size[c];
+  int ticker_only = used < POPULATE_FROM;
+  *from = *to = 0;
+  if (used < (c < SMALL_CLASSES ? POPULATE_BG_FROM : POPULATE_FROM) ||
+      ce->populated >= ce->bump + window / 2)
+    return;
+  uint64_t lo = first > ce->populated ? first : ce->populated;
+  uint64_t hi = ce->bump + window < ce->max_slots ? ce->bump + window : ce->max_slots;
+  if (ticker_only && lo < ce->bump)
+    lo = ce->bump;
+  if (hi <= lo)
+    return;
+  if (lo >= ce->bump && post_prefault(ce, lo, hi)) {
+    ce->populated = hi;
+    return;
+  }
+  if (ticker_only)
+    return;
+  *from = lo;
+  *to = hi;
+  ce->populated = hi;
+}
+
+/* Outside the lock: a thread that takes these slots meanwhile faults
+ * them in itself, which is all the kernel needs to get right. */
+static void populate_slots(int c, uint64_t from, uint64_t to) {
+  uintptr_t lo = slot_addr(c, from), hi = slot_addr(c, to);
+  rt_populate(lo, hi);
+  rt_populate((uintptr_t)&state_of_class[c][from], (uintptr_t)&state_of_class[c][to]);
+  rt_shadow_populate(lo, hi - lo);
 }
 
 /* On the ticker thread, at every tick: raw syscalls and globals only. */
@@ -505,8 +509,6 @@ static uint32_t central_take(int c, uint32_t *out, uint32_t want) {
     out[got++] = (uint32_t)(first + i - 1);
   ce->bump = first + fresh;
   plan_populate(c, first, &from, &to);
-  if (to > from && from >= first + fresh && post_prefault(ce, from, to))
-    from = to = 0;
   rt_mutex_unlock(&ce->mu);
   release_central(c);
   if (to > from)

@@ -99,29 +99,14 @@ static void follow_stop(uintptr_t user) {
   }
 }
 
-/* The program has touched [p, p + len) (probed). */
-static int reached(uintptr_t shadow, uintptr_t p, uint64_t len) {
-  for (int k = 0; k < FOLLOW_PROBES; k++) {
-    uintptr_t a = p + len / FOLLOW_PROBES * k;
-    if (__atomic_load_n((uint64_t *)(shadow + ((a & ~(uintptr_t)63) >> 3)),
-                        __ATOMIC_RELAXED))
-      return 1;
-  }
-  return 0;
-}
-
 void rt_large_follow(void) {
-  uintptr_t shadow = __atomic_load_n(&__memprof_shadow_memory_dynamic_address,
-                                     __ATOMIC_ACQUIRE);
-  if (!shadow)
-    return;
   for (int i = 0; i < FOLLOW_SLOTS; i++) {
     follow *f = &follows[i];
     uintptr_t u = __atomic_load_n(&f->user, __ATOMIC_ACQUIRE);
     if (u <= FOLLOW_CLAIMED)
       continue;
     uint64_t size = f->size, done = f->done, window = f->window;
-    if (!reached(shadow, u + done - window / 2, window / 2))
+    if (!rt_shadow_touched(u + done - window / 2, window / 2, FOLLOW_PROBES))
       continue;
     window = 2 * window < FOLLOW_MAX_WINDOW ? 2 * window : FOLLOW_MAX_WINDOW;
     uint64_t to = size - done < window ? size : done + window;

@@ -87,6 +87,16 @@ void rt_shadow_populate(uintptr_t p, uint64_t size) {
   rt_populate(s, s + block_shadow_bytes(p, size));
 }
 
+int rt_shadow_touched(uintptr_t p, uint64_t len, int probes) {
+  if (!__atomic_load_n(&__memprof_shadow_memory_dynamic_address, __ATOMIC_ACQUIRE))
+    return 0;
+  for (int k = 0; k < probes; k++)
+    if (__atomic_load_n((const uint64_t *)shadow_of_block(p + len / probes * k),
+                        __ATOMIC_RELAXED))
+      return 1;
+  return 0;
+}
+
 uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
                          uint64_t *hist) {
   if (!__memprof_shadow_memory_dynamic_address)

@@ -27,8 +27,8 @@ void rt_madvise(void *p, size_t len, int advice) {
 }
 
 void rt_populate(uintptr_t lo, uintptr_t hi) {
-  lo = lo & ~(uintptr_t)(RT_PAGE - 1);
-  hi = (hi + RT_PAGE - 1) & ~(uintptr_t)(RT_PAGE - 1);
+  lo = rt_round_down(lo, RT_PAGE);
+  hi = rt_round_up(hi, RT_PAGE);
   if (hi > lo)
     rt_madvise((void *)lo, hi - lo, 23 /* MADV_POPULATE_WRITE */);
 }
