@@ -472,12 +472,15 @@ static uint32_t take_free(int c, uint32_t *out, uint32_t want) {
 }
 
 /* Pushes slots[0..n) as batches (c's lock held); a take gives them back
- * in reverse. */
+ * in reverse.  A holder may be a slot never handed out (a thread cache's
+ * fresh slots, given back when its thread exits): its words make it dirty,
+ * and calloc must then clear it. */
 static void put_free(int c, const uint32_t *slots, uint32_t n) {
   central *ce = &centrals[c];
   while (n) {
     uint32_t k = n < BATCH_MAX ? n : BATCH_MAX;
     slot_word *w = batch_words(c, slots[0]);
+    __atomic_fetch_or(&state_of_class[c][slots[0]], DIRTY_BIT, __ATOMIC_RELAXED);
     for (uint32_t i = 1; i < k; i++)
       w[i] = slots[i];
     w[0] = batch_word0(ce->free_head, k);

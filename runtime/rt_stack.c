@@ -122,7 +122,9 @@ static inline __attribute__((always_inline)) void walk_frames(walk *w, uintptr_t
     return; /* not on the thread's own stack: only the caller is safe */
   uintptr_t cur = fp, next = ((uintptr_t *)fp)[0];
   while (w->n < max) {
-    if (next <= cur || (next & 7) || next + 16 > top)
+    /* Not next + 16 > top: code built without frame pointers may leave
+     * any value in %rbp, and that sum wraps for -16 and -8. */
+    if (next <= cur || (next & 7) || next > top - 16)
       break;
     /* A frame whose saved fp is the stack top belongs to the runtime's
      * thread trampoline: its return address is ours, not the program's. */
