@@ -7,7 +7,10 @@
 #include "rt_core.h"
 
 /* ---- weak data (clang emits strong copies in every instrumented TU) ---- */
-MP_EXPORT __attribute__((weak)) char __memprof_profile_filename[1] = "";
+/* The name clang gives by default: a program that was not built with
+ * -fmemory-profile (the runtime preloaded) writes a file too, not a binary
+ * profile on its stderr. */
+MP_EXPORT __attribute__((weak)) char __memprof_profile_filename[] = "memprof.profraw";
 MP_EXPORT __attribute__((weak)) char __memprof_histogram = 0;
 MP_EXPORT __attribute__((weak)) char __memprof_default_options_str[1] = "";
 

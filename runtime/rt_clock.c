@@ -252,7 +252,7 @@ static void ticker_want(uint32_t ms) {
     burst_n = 0;
     burst_ms = ms;
   } else if (s == RT_TK_NONE) {
-    if (rt_flags.exact_clock)
+    if (rt_flags.exact_clock || !rt_flags.background_thread)
       __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELAXED);
     else if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_STARTING, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {

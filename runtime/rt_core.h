@@ -61,16 +61,14 @@ static inline void rt_leaf_unlock(rt_mutex *m, int *held) {
   rt_locks_leave();
 }
 
-/* ---- flags (rt_flags.c) ------------------------------------------------- */
+/* ---- flags (rt_flags.c; the list is rt_flags.inc) ----------------------- */
+#define RT_FLAG_TYPE_BOOL int
+#define RT_FLAG_TYPE_INT int
+#define RT_FLAG_TYPE_STR const char * /* NULL = unset */
 typedef struct rt_flags_t {
-  const char *log_path; /* NULL = unset */
-  const char *log_suffix;
-  int log_exe_name;
-  int print_text, print_terse, dump_at_exit, atexit;
-  int malloc_context_size, raw_version, verbosity, help;
-  int allocator_may_return_null;
-  int exact_clock; /* every timestamp reads the clock: no ticker thread */
-  int handle_abort, handle_segv, handle_sigbus, handle_sigfpe, handle_sigill;
+#define RT_FLAG(kind, name, def, desc) RT_FLAG_TYPE_##kind name;
+#include "rt_flags.inc"
+#undef RT_FLAG
 } rt_flags_t;
 MP_HIDDEN extern rt_flags_t rt_flags;
 MP_HIDDEN void rt_flags_init(void);

@@ -7,13 +7,9 @@
 #include "rt_core.h"
 
 rt_flags_t rt_flags = {
-    .dump_at_exit = 1,
-    .malloc_context_size = 30,
-    .raw_version = 5,
-    .handle_segv = 1,
-    .handle_sigbus = 1,
-    .handle_sigfpe = 1,
-    .handle_sigill = 1,
+#define RT_FLAG(kind, name, def, desc) .name = def,
+#include "rt_flags.inc"
+#undef RT_FLAG
 };
 
 MP_EXPORT const char *__memprof_default_options(void);
@@ -23,35 +19,24 @@ typedef struct flag_desc {
   const char *name;
   enum kind kind;
   void *ptr;
+  char *buf; /* a STR flag's storage (value copied in), else NULL */
+  size_t cap;
   const char *help;
 } flag_desc;
 
-static char log_path_buf[4096], log_suffix_buf[256];
+/* Storage for string values: a path's worth each. */
+#define RT_FLAG_BUF_BOOL 1
+#define RT_FLAG_BUF_INT 1
+#define RT_FLAG_BUF_STR 4096
+#define RT_FLAG(kind, name, def, desc) static char buf_##name[RT_FLAG_BUF_##kind];
+#include "rt_flags.inc"
+#undef RT_FLAG
 
 static const flag_desc flags[] = {
-    {"log_path", STR, &rt_flags.log_path,
-     "Write profiles and reports to <log_path>.<pid> (stdout/stderr special)"},
-    {"log_exe_name", BOOL, &rt_flags.log_exe_name,
-     "Insert the executable name into the output file name"},
-    {"log_suffix", STR, &rt_flags.log_suffix, "Suffix appended to the output file name"},
-    {"print_text", BOOL, &rt_flags.print_text, "Write a text profile instead of raw"},
-    {"print_terse", BOOL, &rt_flags.print_terse, "Terse text profile (one line per MIB)"},
-    {"dump_at_exit", BOOL, &rt_flags.dump_at_exit, "Write a profile at exit"},
-    {"malloc_context_size", INT, &rt_flags.malloc_context_size,
-     "Maximum number of frames in an allocation stack"},
-    {"raw_version", INT, &rt_flags.raw_version, "Raw profile version to write (3, 4 or 5)"},
-    {"atexit", BOOL, &rt_flags.atexit, "Print allocator statistics at exit"},
-    {"exact_clock", BOOL, &rt_flags.exact_clock,
-     "Read the clock at every allocation and free (no ticker thread)"},
-    {"verbosity", INT, &rt_flags.verbosity, "Verbosity level"},
-    {"help", BOOL, &rt_flags.help, "Print the flag descriptions"},
-    {"allocator_may_return_null", BOOL, &rt_flags.allocator_may_return_null,
-     "Return NULL instead of dying when an allocation fails"},
-    {"handle_abort", BOOL, &rt_flags.handle_abort, "Dump the profile on SIGABRT"},
-    {"handle_segv", BOOL, &rt_flags.handle_segv, "Dump the profile on SIGSEGV"},
-    {"handle_sigbus", BOOL, &rt_flags.handle_sigbus, "Dump the profile on SIGBUS"},
-    {"handle_sigfpe", BOOL, &rt_flags.handle_sigfpe, "Dump the profile on SIGFPE"},
-    {"handle_sigill", BOOL, &rt_flags.handle_sigill, "Dump the profile on SIGILL"},
+#define RT_FLAG(kind, name, def, desc)                                          \
+  {#name, kind, &rt_flags.name, kind == STR ? buf_##name : NULL, sizeof buf_##name, desc},
+#include "rt_flags.inc"
+#undef RT_FLAG
 };
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
 
@@ -96,9 +81,7 @@ static int parse_bool(const char *v, size_t n, int *out) {
 }
 
 static void set_str(const flag_desc *f, const char *v, size_t n) {
-  char *buf = f->ptr == &rt_flags.log_path ? log_path_buf : log_suffix_buf;
-  size_t cap = f->ptr == &rt_flags.log_path ? sizeof log_path_buf : sizeof log_suffix_buf;
-  if (n >= cap) {
+  if (n >= f->cap) {
     if (f->ptr == &rt_flags.log_path) {
       char head[9];
       rt_memcpy(head, v, 8);
@@ -113,16 +96,21 @@ static void set_str(const flag_desc *f, const char *v, size_t n) {
     }
     return;
   }
-  rt_memcpy(buf, v, n);
-  buf[n] = 0;
-  *(const char **)f->ptr = n ? buf : NULL;
+  rt_memcpy(f->buf, v, n);
+  f->buf[n] = 0;
+  *(const char **)f->ptr = n ? f->buf : NULL;
+}
+
+static const flag_desc *find_flag(const char *name, size_t nn) {
+  for (size_t i = 0; i < NFLAGS; i++)
+    if (str_eq(name, nn, flags[i].name))
+      return &flags[i];
+  return NULL;
 }
 
 static void apply(const char *name, size_t nn, const char *v, size_t vn) {
-  for (size_t i = 0; i < NFLAGS; i++) {
-    const flag_desc *f = &flags[i];
-    if (!str_eq(name, nn, f->name))
-      continue;
+  const flag_desc *f = find_flag(name, nn);
+  if (f) {
     int ok = 1, x;
     if (f->kind == STR)
       set_str(f, v, vn);
@@ -165,10 +153,21 @@ static void parse(const char *s) {
   }
 }
 
+/* sanitizer_common's layout, with each option's value now. */
 static void print_help(void) {
   rt_printf_fd(2, "Available flags for MemProfiler:\n");
-  for (size_t i = 0; i < NFLAGS; i++)
-    rt_printf_fd(2, "\t%s\n\t\t- %s\n", flags[i].name, flags[i].help);
+  for (size_t i = 0; i < NFLAGS; i++) {
+    const flag_desc *f = &flags[i];
+    rt_printf_fd(2, "\t%s\n\t\t- %s (Current Value: ", f->name, f->help);
+    if (f->kind == STR) {
+      const char *v = *(const char **)f->ptr;
+      rt_printf_fd(2, "%s)\n", v ? v : "");
+    } else if (f->kind == BOOL) {
+      rt_printf_fd(2, "%s)\n", *(int *)f->ptr ? "true" : "false");
+    } else {
+      rt_printf_fd(2, "%d)\n", *(int *)f->ptr);
+    }
+  }
 }
 
 /* getenv fails in .preinit_array: libc sets environ in its own
@@ -202,6 +201,12 @@ void rt_flags_init(void) {
               rt_flags.raw_version);
     rt_flags.raw_version = 5;
   }
+  /* It ends a file name, whose every part the kernel limits to 255 bytes:
+   * a longer one would cost the whole profile. */
+  if (rt_flags.log_suffix && rt_strlen(rt_flags.log_suffix) > 200) {
+    rt_report("WARNING: value of log_suffix is too long, ignored");
+    rt_flags.log_suffix = NULL;
+  }
   if (rt_flags.help)
     print_help();
 }
@@ -211,5 +216,5 @@ void rt_flags_set_log_path(const char *path) {
     rt_flags.log_path = NULL;
     return;
   }
-  set_str(&flags[0], path, rt_strlen(path));
+  set_str(find_flag("log_path", 8), path, rt_strlen(path));
 }

@@ -365,7 +365,8 @@ static void plan_populate(int c, uint64_t first, uint64_t *from, uint64_t *to) {
   uint64_t used = ce->bump * class_size[c];
   int ticker_only = used < POPULATE_FROM;
   *from = *to = 0;
-  if (used < (c < SMALL_CLASSES ? POPULATE_BG_FROM : POPULATE_FROM) ||
+  if (!rt_flags.populate_heap ||
+      used < (c < SMALL_CLASSES ? POPULATE_BG_FROM : POPULATE_FROM) ||
       ce->populated >= ce->bump + window / 2)
     return;
   uint64_t lo = first > ce->populated ? first : ce->populated;

@@ -7,7 +7,11 @@
  * malloc: it parses options, publishes the shadow and installs the
  * deadly-signal handlers, none of which allocates.  Registrations that may
  * allocate (pthread_atfork) wait for a constructor or __memprof_init. */
+#include <stdlib.h>
+
 #include "rt_core.h"
+
+MP_HIDDEN extern __typeof__(malloc) rt_own_malloc;
 
 int mp_inited;
 static int init_state; /* 0 not started, 1 running, 2 done */
@@ -57,9 +61,29 @@ MP_EXPORT void __memprof_preinit(void) {
 
 MP_EXPORT void __memprof_version_mismatch_check_v1(void) {}
 
+/* Whether this copy's malloc is the process's.  A second copy of a
+ * memory-profiling runtime (ours preloaded into a program linked with
+ * libmemprof.a or with LLVM's runtime) is not: the program's allocations
+ * and the compiler's __memprof_init go to the first, and a second that
+ * also initialised would map the shadow again and write an empty profile
+ * over the first one's.  The address is read through the GOT, which the
+ * dynamic linker filled with the winning definition (in an executable it
+ * is its own). */
+static int serves_malloc(void) {
+  void *(*volatile resolved)(size_t) = malloc;
+  return resolved == rt_own_malloc;
+}
+
 /* The shared runtime has no .preinit_array slot: initialise as early as a
  * constructor can (the first malloc may already have done it). */
 __attribute__((constructor(101))) static void rt_constructor(void) {
+  if (!__atomic_load_n(&mp_inited, __ATOMIC_ACQUIRE) && !serves_malloc()) {
+    rt_report("WARNING: another allocator serves malloc in this process (a second "
+              "copy of a memory-profiling runtime?): this copy stays inactive and "
+              "writes no profile; link one runtime only");
+    return;
+  }
   mp_init_core();
+  rt_set_epoch(); /* a program not built with -fmemory-profile never calls __memprof_init */
   rt_lifecycle_install();
 }

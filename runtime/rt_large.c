@@ -134,9 +134,11 @@ uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
   uintptr_t user = rt_round_up((uintptr_t)map + RT_PAGE, align);
   rt_shadow_clear_block(user, size); /* fresh pages need no zeroing */
   uint64_t head = size < LARGE_HEAD ? size : LARGE_HEAD;
+  if (!rt_flags.populate_large)
+    head = 0;
   rt_populate(user - RT_PAGE, user + head);
   rt_shadow_populate(user, head);
-  if (size > head)
+  if (size > head && rt_flags.follow_large)
     follow_start(user, size, head);
   large_hdr *h = (large_hdr *)(user - RT_PAGE);
   h->magic = LARGE_MAGIC;

@@ -56,6 +56,12 @@ static void *alloc_or_enomem(size_t n, size_t align, int zero, mp_caller c) {
 MP_EXPORT void *malloc(size_t n) {
   return alloc_or_enomem(n, 0, 0, MP_CALLER());
 }
+/* This copy's own malloc, whoever serves the process's (rt_init.c). */
+#if defined(__GNUC__) && !defined(__clang__)
+extern MP_HIDDEN __typeof__(malloc) rt_own_malloc __attribute__((alias("malloc"), copy(malloc)));
+#else
+extern MP_HIDDEN __typeof__(malloc) rt_own_malloc __attribute__((alias("malloc")));
+#endif
 
 MP_EXPORT void *calloc(size_t nmemb, size_t size) {
   size_t n;

@@ -1,5 +1,7 @@
 /* rt_output.c - where profiles go: <prefix>.<pid> (prefix = log_path, else
- * __memprof_profile_filename, else stderr; "stdout"/"stderr" special).
+ * __memprof_profile_filename, which is "memprof.profraw" unless the program
+ * was built with another; an empty one means stderr; "stdout"/"stderr"
+ * special).
  * Opened lazily with O_WRONLY|O_CREAT|O_TRUNC 0660 and kept open so later
  * dumps append; reopened under the new pid after fork; closed by
  * __memprof_profile_reset.  Failures are reported once on stderr and the

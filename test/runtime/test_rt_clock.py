@@ -1,6 +1,7 @@
 """test_rt_clock.py - lifetimes in ms stay honest with the runtime's cheap
-clocks (rt_clock.c): the ticker thread's published millisecond (default)
-and, with exact_clock=1, TSC extrapolation between real clock reads.
+clocks (rt_clock.c): TSC extrapolation between real clock reads (default),
+the ticker thread's published millisecond (background_thread=1) and the
+real clock at every stamp (exact_clock=1).
 
 The program brackets every block with CLOCK_REALTIME reads: t0 before
 malloc, t1 after it returns, t2 before free, t3 after it returns (all floored
@@ -160,6 +161,7 @@ int main(void) {
 
 
 SLACK_MS = 10  # per stamp, ticker mode: how late the ticker may be (loaded CI)
+TICKER = {"MEMPROF_OPTIONS": "background_thread=1"}
 
 
 class ClockTest(harness.ProfTest):
@@ -207,8 +209,15 @@ class ClockTest(harness.ProfTest):
         self.check_lifetimes(bounds, mibs, 0)
         self.assertEqual(bounds["tasks"], [1, 0])  # no ticker thread
 
-    def test_ticker_within_real_clock_bounds(self):
+    def test_default_clock_within_real_clock_bounds(self):
+        # No thread: each timestamp extrapolates the clock from the TSC,
+        # which may put a stamp across a ms boundary.
         bounds, mibs = self.run_clock({})
+        self.check_lifetimes(bounds, mibs, 1)
+        self.assertEqual(bounds["tasks"], [1, 0])
+
+    def test_ticker_within_real_clock_bounds(self):
+        bounds, mibs = self.run_clock(TICKER)
         self.check_lifetimes(bounds, mibs, SLACK_MS)
         n, idle_wakeups = bounds["tasks"]
         self.assertEqual(n, 2)  # main + the ticker
@@ -218,7 +227,7 @@ class ClockTest(harness.ProfTest):
     def test_ticker_sleeps_at_a_slow_rate(self):
         src = self.scratch.write("rate.c", RATE_PROG)
         exe = harness.compile_program(self.scratch, src, out="rate", opt="-O1")
-        r, _ = harness.run_program(self.scratch, exe)
+        r, _ = harness.run_program(self.scratch, exe, env=TICKER)
         found, slow, fast = map(int, r.stdout.decode().split())
         self.assertEqual(found, 1)
         self.assertLess(slow, 100, r.stdout.decode())
@@ -259,7 +268,7 @@ class ForkedClockTest(harness.ProfTest):
         with open(src, "w") as f:
             f.write(FORK_PROG)
         exe = harness.compile_program(self.scratch, src, opt="-O1")
-        r, raws = harness.run_program(self.scratch, exe)
+        r, raws = harness.run_program(self.scratch, exe, env=TICKER)
         self.assertEqual(len(raws), 2, raws)  # parent and child
         lo, hi, ntasks = (int(x) for x in r.stdout.decode().split()[1:])
         self.assertEqual(ntasks, 2)  # the child's main thread + its ticker

@@ -259,11 +259,19 @@ class HeapLayout(harness.ProfTest):
         r, _ = harness.run_program(self.scratch, exe)
         self.assertEqual(r.stdout.decode().split(), ["0", "0", "0"])
 
-    def test_growing_class_is_populated_ahead(self):
+    def populated_ahead(self, options):
         src = self.scratch.write("pages.c", PROG)
         exe = harness.compile_program(self.scratch, src, opt="-O1")
-        r, _ = harness.run_program(self.scratch, exe)
-        got = dict(line.split() for line in r.stdout.decode().splitlines())
+        r, _ = harness.run_program(self.scratch, exe, env={"MEMPROF_OPTIONS": options})
+        return dict(line.split() for line in r.stdout.decode().splitlines())
+
+    def test_populate_heap_off(self):
+        got = self.populated_ahead("populate_heap=0")
+        self.assertEqual(got["slots_ahead_128k"], "0")
+        self.assertEqual(got["shadow_ahead_128k"], "0")
+
+    def test_growing_class_is_populated_ahead(self):
+        got = self.populated_ahead("")
         self.assertEqual(got, {
             "slots_ahead_128k": "1",
             "pages_ahead_128k": "1",
@@ -276,7 +284,8 @@ class HeapLayout(harness.ProfTest):
     def test_prefault_is_not_the_programs(self):
         src = self.scratch.write("prefault.c", rt_common.PACED_C + PREFAULT_PROG)
         exe = harness.compile_program(self.scratch, src, out="prefault", opt="-O1")
-        r, _ = harness.run_program(self.scratch, exe)
+        r, _ = harness.run_program(self.scratch, exe,
+                                   env={"MEMPROF_OPTIONS": "background_thread=1"})
         faults, pages = map(int, r.stdout.decode().split())
         self.assertEqual(pages, 768)
         self.assertLess(faults, pages // 10, r.stdout.decode())

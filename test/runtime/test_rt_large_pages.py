@@ -2,8 +2,8 @@
 program, within bounds.
 
 A large block (over 128 KiB) gets its first 256 KiB and their shadow
-populated at allocation; while the ticker runs, it then follows the
-program: once any probed cell of the second half of the last window has a
+populated at allocation (populate_large=1, the default); while the ticker
+runs (background_thread=1, follow_large=1), it then follows the program: once any probed cell of the second half of the last window has a
 non-zero access count, the next window (twice the last, up to 8 MiB) is
 populated.
 
@@ -82,22 +82,38 @@ int main(void) {
 
 
 class LargePages(harness.ProfTest):
-    def run_prog(self):
+    def run_prog(self, options):
         src = self.scratch.write("large_pages.c", rt_common.PACED_C + PROG)
         exe = harness.compile_program(self.scratch, src, out="large_pages", opt="-O1")
-        r, _ = harness.run_program(self.scratch, exe)
+        r, _ = harness.run_program(self.scratch, exe, env={"MEMPROF_OPTIONS": options})
         return {k: int(v) for k, v in
                 (line.split() for line in r.stdout.decode().splitlines())}
 
     def test_filling_a_block_is_not_faulted_by_the_program(self):
-        out = self.run_prog()
+        out = self.run_prog("background_thread=1")
         self.assertLess(out["filled"], 2048 // 10, out)
 
+    def test_follow_large_off(self):
+        # The program faults in what it fills beyond the head itself.
+        out = self.run_prog("background_thread=1:follow_large=0")
+        self.assertGreaterEqual(out["filled"], 2048 - 64, out)
+        self.assertEqual(out["touched_1m"], 256, out)
+
     def test_untouched_blocks_stay_small(self):
-        out = self.run_prog()
+        out = self.run_prog("background_thread=1")
         self.assertEqual(out["untouched"], 64, out)
         self.assertGreaterEqual(out["touched_1m"], 256, out)
         self.assertLessEqual(out["touched_1m"], 448, out)
+
+    def test_default_populates_the_head_only(self):
+        out = self.run_prog("")
+        self.assertEqual(out["untouched"], 64, out)
+        self.assertEqual(out["touched_1m"], 256, out)
+
+    def test_populate_large_off(self):
+        out = self.run_prog("populate_large=0")
+        self.assertEqual(out["untouched"], 0, out)
+        self.assertEqual(out["touched_1m"], 256, out)
 
 
 if __name__ == "__main__":
