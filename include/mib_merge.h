@@ -61,15 +61,9 @@ static inline void mp_mib_init(mp_mib *m, uint64_t count, uint32_t size,
   m->AccessHistogram = 0;
 }
 
-/* Merge newer MIB `n` into existing `e` (LLVM's MemInfoBlock::Merge).
- * The SPECIAL fields: overlaps and same-cpu counters are incremented from
- * the comparison of e and n, then summed with n's own counts so that merging
- * already-merged MIBs (profdata) loses nothing; histogram fields are left to
- * the caller. */
-static inline void mp_mib_merge(mp_mib *e, const mp_mib *n) {
-  uint32_t overlap = n->AllocTimestamp < e->DeallocTimestamp;
-  uint32_t same_alloc = e->AllocCpuId == n->AllocCpuId;
-  uint32_t same_dealloc = e->DeallocCpuId == n->DeallocCpuId;
+/* The statistics of `n` into `e`: SUM, MIN and MAX fields, and the LAST
+ * fields taken from `n` (both merges below). */
+static inline void mp_mib_merge_stats(mp_mib *e, const mp_mib *n) {
 #define SUM(f) e->f += n->f
 #define MIN(f) e->f = n->f < e->f ? n->f : e->f
 #define MAX(f) e->f = n->f > e->f ? n->f : e->f
@@ -85,9 +79,75 @@ static inline void mp_mib_merge(mp_mib *e, const mp_mib *n) {
 #undef LAST
 #undef KEEP
 #undef SPECIAL
+}
+
+/* Merge newer MIB `n` into existing `e` (LLVM's MemInfoBlock::Merge).
+ * The SPECIAL fields: overlaps and same-cpu counters are incremented from
+ * the comparison of e and n, then summed with n's own counts so that merging
+ * already-merged MIBs (profdata) loses nothing; histogram fields are left to
+ * the caller. */
+static inline void mp_mib_merge(mp_mib *e, const mp_mib *n) {
+  uint32_t overlap = n->AllocTimestamp < e->DeallocTimestamp;
+  uint32_t same_alloc = e->AllocCpuId == n->AllocCpuId;
+  uint32_t same_dealloc = e->DeallocCpuId == n->DeallocCpuId;
+  mp_mib_merge_stats(e, n);
   e->NumLifetimeOverlaps += overlap + n->NumLifetimeOverlaps;
   e->NumSameAllocCpu += same_alloc + n->NumSameAllocCpu;
   e->NumSameDeallocCpu += same_dealloc + n->NumSameDeallocCpu;
+}
+
+/* The fields LLVM's merge takes from one MIB of several (LAST and KEEP):
+ * across inputs, the MIB whose fields are largest in tag order gives them,
+ * whichever order the inputs came in.  MP_REP_IF_<Merge>(x) is x for
+ * those fields and nothing for the others. */
+#define MP_REP_IF_SUM(x)
+#define MP_REP_IF_MIN(x)
+#define MP_REP_IF_MAX(x)
+#define MP_REP_IF_LAST(x) x
+#define MP_REP_IF_KEEP(x) x
+#define MP_REP_IF_SPECIAL(x)
+
+typedef struct mp_mib_rep {
+#define MIB_FIELD(Tag, Name, CType, Merge) MP_REP_IF_##Merge(CType Name;)
+#include "MIBDef.inc"
+#undef MIB_FIELD
+} mp_mib_rep;
+
+static inline void mp_mib_rep_get(mp_mib_rep *r, const mp_mib *m) {
+#define MIB_FIELD(Tag, Name, CType, Merge) MP_REP_IF_##Merge(r->Name = m->Name;)
+#include "MIBDef.inc"
+#undef MIB_FIELD
+}
+
+static inline void mp_mib_rep_put(mp_mib *m, const mp_mib_rep *r) {
+#define MIB_FIELD(Tag, Name, CType, Merge) MP_REP_IF_##Merge(m->Name = r->Name;)
+#include "MIBDef.inc"
+#undef MIB_FIELD
+}
+
+/* 1 if `a` comes after `b` in tag order, field by field. */
+static inline int mp_mib_rep_after(const mp_mib_rep *a, const mp_mib_rep *b) {
+#define MIB_FIELD(Tag, Name, CType, Merge)                                     \
+  MP_REP_IF_##Merge(if (a->Name != b->Name) return a->Name > b->Name;)
+#include "MIBDef.inc"
+#undef MIB_FIELD
+  return 0;
+}
+
+/* Merge MIB `n`, the profile of a context in another input (another
+ * process, another file), into `e`, in a way that does not depend on the
+ * order inputs come in: statistics as mp_mib_merge, the comparison-based
+ * counters only summed (timestamps and CPUs of different processes say
+ * nothing about each other), LAST and KEEP fields taken from `n` for the
+ * caller to choose among (mp_mib_rep_after). */
+static inline void mp_mib_merge_across(mp_mib *e, const mp_mib *n) {
+  mp_mib_rep r;
+  mp_mib_merge_stats(e, n);
+  mp_mib_rep_get(&r, n);
+  mp_mib_rep_put(e, &r);
+  e->NumLifetimeOverlaps += n->NumLifetimeOverlaps;
+  e->NumSameAllocCpu += n->NumSameAllocCpu;
+  e->NumSameDeallocCpu += n->NumSameDeallocCpu;
 }
 
 /* mp_mib_init of one block followed by mp_mib_merge into `e`, field by

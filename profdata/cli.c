@@ -22,6 +22,7 @@ typedef enum opt_id {
   OPT_NO_SYM_SECTION,
   OPT_SYMBOLIZED,
   OPT_MEMORY,
+  OPT_NO_PREFILL,
 } opt_id;
 
 typedef struct opt_def {
@@ -49,6 +50,7 @@ static const opt_def OPTS[] = {
     {"no-symbolized-section", OPT_NO_SYM_SECTION, 0, IN_MERGE},
     {"symbolized", OPT_SYMBOLIZED, 0, IN_SHOW},
     {"memory", OPT_MEMORY, 0, IN_SHOW}, /* llvm-profdata show --memory */
+    {"no-prefill", OPT_NO_PREFILL, 0, IN_MERGE | IN_SHOW},
 };
 
 const char *cli_cmd_name(cli_cmd cmd) {
@@ -80,6 +82,8 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             fields clang's hot/cold decision uses)\n"
         "  --no-symbolized-section    do not append function names and source\n"
         "                             locations after LLVM's sections\n"
+        "  --no-prefill               do not fault the heap in up front (saves\n"
+        "                             memory, costs time where faults are slow)\n"
         "  -h, --help                 show this help\n",
         out);
   } else if (cmd == CLI_SHOW) {
@@ -165,6 +169,7 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
                              &o->index.index_version, err);
   case OPT_FULL_SCHEMA: o->index.full_schema = 1; return 0;
   case OPT_NO_SYM_SECTION: o->index.symbolized_section = 0; return 0;
+  case OPT_NO_PREFILL: o->no_prefill = 1; return 0;
   case OPT_SYMBOLIZED: o->symbolized = 1; return 0;
   case OPT_MEMORY: return 0;
   }

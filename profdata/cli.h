@@ -31,6 +31,7 @@ typedef struct cli_opts {
   size_t n_inputs;
   mp_index_opts index; /* merge */
   int symbolized;      /* show */
+  int no_prefill;      /* --no-prefill: no mp_heap_prefill */
 } cli_opts;
 
 /* Parse argv.  Returns 0, or -1 with the reason in err (the caller prints it

@@ -97,6 +97,7 @@ int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
   const unsigned char *d = data;
   uint64_t memprof = 0;
   if (read_header(d, len, &memprof, err)) return -1;
+  mp_profile_begin_input(p);
 
   mp_symsec sec = {0};
   int has_sec = mp_symsec_present(d, len);

@@ -240,6 +240,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
     mp_profile_free(p);
     return NULL;
   }
+  mp_profile_finish(p);
   return p;
 }
 
@@ -282,7 +283,7 @@ static void prefill_heap(const cli_opts *o) {
 }
 
 static int run(const cli_opts *o) {
-  prefill_heap(o);
+  if (!o->no_prefill) prefill_heap(o);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
   mp_profile *p = read_inputs(o, sym);

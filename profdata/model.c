@@ -178,9 +178,25 @@ uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f) {
   return id;
 }
 
+static int str_cmp(const mp_profile *p, uint32_t a, uint32_t b) {
+  const char *x = mp_string(p, a), *y = mp_string(p, b);
+  return !x || !y ? (x != NULL) - (y != NULL) : strcmp(x, y);
+}
+
+static int sym_before(const mp_profile *p, const mp_frame_sym *a,
+                      const mp_frame_sym *b) {
+  int c = str_cmp(p, a->name, b->name);
+  if (!c) c = str_cmp(p, a->file, b->file);
+  if (c) return c < 0;
+  if (a->line != b->line) return a->line < b->line;
+  if (a->column != b->column) return a->column < b->column;
+  return a->discriminator < b->discriminator;
+}
+
 void mp_set_frame_sym(mp_profile *p, uint32_t frame, const mp_frame_sym *s) {
   mp_frame_sym *d = &p->syms[frame];
-  if (d->name == MP_NO_STRING && d->file == MP_NO_STRING) *d = *s;
+  if ((d->name == MP_NO_STRING && d->file == MP_NO_STRING) || sym_before(p, s, d))
+    *d = *s;
 }
 
 /* ---- stacks -------------------------------------------------------------- */
@@ -297,13 +313,39 @@ static void hist_resize(mp_alloc_site *a, uint32_t old, uint32_t n) {
   memset(a->hist + old, 0, (size_t)(n - old) * 8);
 }
 
-/* Merge one more MIB (and its histogram) into an existing site. */
-static void merge_alloc(mp_alloc_site *a, const mp_mib *mib,
+static void note_input(mp_profile *p) {
+  if (p->last_input_with_sites != p->input) {
+    p->last_input_with_sites = p->input;
+    p->inputs_with_sites++;
+  }
+}
+
+void mp_profile_begin_input(mp_profile *p) { p->input++; }
+
+/* The site's representative fields so far: the earlier inputs' or the
+ * last input's, whichever come after in tag order. */
+void mp_site_settle_rep(mp_alloc_site *a) {
+  mp_mib_rep last;
+  mp_mib_rep_get(&last, &a->mib);
+  if (!a->has_rep || mp_mib_rep_after(&last, &a->rep)) a->rep = last;
+  a->has_rep = 1;
+}
+
+/* Merge one more MIB (and its histogram) into an existing site: by
+ * LLVM's rules within an input, by mp_mib_merge_across from another. */
+static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mp_mib *mib,
                         const uint64_t *hist) {
   uint32_t nh = mib->AccessHistogramSize;
   uint32_t old = a->mib.AccessHistogramSize;
   uint32_t size = nh > old ? nh : old;
-  mp_mib_merge(&a->mib, mib);
+  note_input(p);
+  if (a->input == p->input) {
+    mp_mib_merge(&a->mib, mib);
+  } else {
+    mp_site_settle_rep(a);
+    mp_mib_merge_across(&a->mib, mib);
+    a->input = p->input;
+  }
   if (hist && nh) {
     if (!a->hist) {
       a->hist = mp_xcalloc(size, 8);
@@ -349,7 +391,10 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
   if (s->val == UINT32_MAX) {
     *idx = (uint32_t)r->n_allocs;
     mp_alloc_site *a = next_alloc(r);
+    note_input(p);
     a->stack = stack;
+    a->input = p->input;
+    a->has_rep = 0;
     a->mib = *mib;
     a->mib.AccessHistogram = 0;
     a->hist = NULL;
@@ -361,12 +406,12 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
     return;
   }
   *idx = s->val;
-  merge_alloc(mp_alloc_of(r, s->val), mib, hist);
+  merge_alloc(p, mp_alloc_of(r, s->val), mib, hist);
 }
 
 void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
                        const mp_mib *mib, const uint64_t *hist) {
-  merge_alloc(mp_alloc_of(&p->records[rec], idx), mib, hist);
+  merge_alloc(p, mp_alloc_of(&p->records[rec], idx), mib, hist);
 }
 
 void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
@@ -375,6 +420,7 @@ void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
   uint64_t key, hash;
   mp_slot *s = site_slot(p, r, 1, stack, &key, &hash);
   mp_call_site *c;
+  note_input(p);
   if (s->val == UINT32_MAX) {
     MP_VEC_RESERVE(r->calls, r->cap_calls, r->n_calls + 1);
     c = &r->calls[r->n_calls];
@@ -401,6 +447,7 @@ static uint32_t copy_string(mp_profile *dst, const mp_profile *src,
 }
 
 void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
+  mp_profile_begin_input(dst);
   dst->mib_fields |= src->mib_fields;
   uint32_t *fmap = mp_xmalloc((src->n_frames + 1) * 4);
   for (size_t i = 0; i < src->n_frames; i++) {
@@ -437,6 +484,29 @@ void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
   free(buf);
   free(fmap);
   free(smap);
+}
+
+void mp_profile_reindex(mp_profile *p) {
+  table_free(p->record_index);
+  table_free(p->site_index);
+  p->record_index = table_new(1);
+  p->site_index = table_new(1);
+  table_reserve(p->record_index, p->n_records);
+  for (size_t i = 0; i < p->n_records; i++) {
+    mp_record *r = &p->records[i];
+    uint64_t h = mp_mix64(r->guid), key;
+    table_insert(p->record_index,
+                 table_probe(p->record_index, p, h, r->guid, NULL, NULL), h,
+                 r->guid, (uint32_t)i);
+    for (size_t j = 0; j < r->n_allocs; j++) {
+      mp_slot *s = site_slot(p, r, 0, mp_alloc_of(r, j)->stack, &key, &h);
+      table_insert(p->site_index, s, h, key, (uint32_t)j);
+    }
+    for (size_t j = 0; j < r->n_calls; j++) {
+      mp_slot *s = site_slot(p, r, 1, r->calls[j].stack, &key, &h);
+      table_insert(p->site_index, s, h, key, (uint32_t)j);
+    }
+  }
 }
 
 /* An inlined allocation is listed in several records; count it once. */

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "memprof_format.h"
+#include "mib_merge.h"
 
 typedef struct mp_frame {
   uint64_t guid;
@@ -58,6 +59,11 @@ typedef struct mp_alloc_site {
   mp_mib mib;     /* AccessHistogram (the pointer field) is always 0 */
   uint64_t *hist; /* mib.AccessHistogramSize entries, or NULL when only the
                      size is known (indexed input) */
+  /* Merging across inputs (model_order.c): the input that merged last
+   * (mp_profile.input), and while has_rep, the representative fields of
+   * the earlier inputs; mib holds the last input's own. */
+  uint32_t input, has_rep;
+  mp_mib_rep rep;
 } mp_alloc_site;
 
 typedef struct mp_call_site {
@@ -102,6 +108,11 @@ typedef struct mp_profile {
    * all; indexed: its schema).  Writers of text show only
    * these, as llvm-profdata does; 0 means all. */
   uint32_t mib_fields;
+
+  /* Inputs read so far (mp_profile_begin_input) and how many of them
+   * brought alloc or call sites: with more than one, mp_profile_finish
+   * puts everything in canonical order. */
+  uint32_t input, inputs_with_sites, last_input_with_sites;
 
   mp_table *frame_index, *stack_index, *record_index, *site_index,
       *string_index;
@@ -152,7 +163,9 @@ uint32_t mp_intern_stack_hashed(mp_profile *p, const uint32_t *frames,
 uint32_t mp_intern_string(mp_profile *p, const char *s, size_t len);
 const char *mp_string(const mp_profile *p, uint32_t id); /* NULL for none */
 
-/* Attach symbol info to a frame unless it already has some. */
+/* Attach symbol info to a frame; of two different ones the smaller (by
+ * name, file, line, column, discriminator) is kept, so that which input
+ * came first does not matter. */
 void mp_set_frame_sym(mp_profile *p, uint32_t frame, const mp_frame_sym *s);
 
 static inline const uint32_t *mp_stack_frames(const mp_profile *p,
@@ -182,8 +195,26 @@ void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
 void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
                       const uint64_t *callees, uint32_t n_callees);
 
-/* Copy everything of `src` into `dst` (a merge). */
+/* Copy everything of `src` into `dst` (a merge, as one more input). */
 void mp_profile_merge(mp_profile *dst, const mp_profile *src);
+
+/* Merging inputs.  Within one input, MIBs of the same context merge by
+ * LLVM's rules in the input's order (so a single raw input gives exactly
+ * llvm-profdata's file); across inputs they merge by rules that do not
+ * depend on the inputs' order (mp_mib_merge_across).  Every reader calls
+ * mp_profile_begin_input before it adds the sites of an input, and
+ * mp_profile_finish is called once all inputs are in, before any writer
+ * (model_order.c): it settles the representative fields, and when more
+ * than one input brought sites it sorts records by GUID, sites by their
+ * stacks' frames and callee lists by GUID, so that the output is the same
+ * bytes for any order and grouping of the inputs. */
+void mp_profile_begin_input(mp_profile *p);
+void mp_profile_finish(mp_profile *p);
+/* Fold the site's last input into its representative fields (model.c). */
+void mp_site_settle_rep(mp_alloc_site *a);
+/* Rebuild the record and site indexes after records or sites moved
+ * (model.c). */
+void mp_profile_reindex(mp_profile *p);
 
 /* Number of distinct alloc contexts (record, stack) over the profile. */
 size_t mp_profile_num_contexts(const mp_profile *p);

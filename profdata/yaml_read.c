@@ -477,6 +477,7 @@ static int read_stream(yreader *r) {
 int mp_read_yaml(mp_profile *p, const void *data, size_t len, mp_err *err) {
   yreader r;
   memset(&r, 0, sizeof r);
+  mp_profile_begin_input(p);
   r.p = p;
   r.err = err;
   MP_VEC_RESERVE(r.frames, r.cap_frames, 1); /* empty stacks need a pointer */

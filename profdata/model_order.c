@@ -1,0 +1,94 @@
+/* model_order.c - the end of a merge (model.h, mp_profile_finish): every
+ * site gets its representative fields, and a profile merged from several
+ * inputs is put in one canonical order, so that the same inputs give the
+ * same bytes whatever order and grouping they were merged in (a fleet
+ * merges as a tree, build systems cache by content).
+ *
+ * A profile read from one input keeps that input's order: that is the
+ * order llvm-profdata writes, and a merge of one raw input stays
+ * byte-identical to its output.  A profile merged from several is sorted:
+ * records by GUID, alloc and call sites by their stacks (frame by frame,
+ * leaf first: GUID, line offset, column, inline flag, then length),
+ * callee lists by GUID.  The writers assign frame and stack ids in the
+ * order they meet them in records, so these follow. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "model.h"
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int cmp_record(const void *a, const void *b) {
+  return cmp_u64(&((const mp_record *)a)->guid, &((const mp_record *)b)->guid);
+}
+
+static int cmp_frame(const mp_frame *a, const mp_frame *b) {
+  if (a->guid != b->guid) return a->guid < b->guid ? -1 : 1;
+  if (a->line_offset != b->line_offset) return a->line_offset < b->line_offset ? -1 : 1;
+  if (a->column != b->column) return a->column < b->column ? -1 : 1;
+  return (int)a->is_inline - (int)b->is_inline;
+}
+
+static int cmp_stack(uint32_t sa, uint32_t sb, void *ctx) {
+  const mp_profile *p = ctx;
+  const uint32_t *fa = mp_stack_frames(p, sa), *fb = mp_stack_frames(p, sb);
+  uint32_t na = p->stacks[sa].len, nb = p->stacks[sb].len;
+  for (uint32_t i = 0; i < na && i < nb; i++) {
+    int c = fa[i] == fb[i] ? 0 : cmp_frame(&p->frames[fa[i]], &p->frames[fb[i]]);
+    if (c) return c;
+  }
+  return na < nb ? -1 : na > nb;
+}
+
+static int cmp_alloc(const void *a, const void *b, void *ctx) {
+  return cmp_stack(((const mp_alloc_site *)a)->stack,
+                   ((const mp_alloc_site *)b)->stack, ctx);
+}
+
+static int cmp_call(const void *a, const void *b, void *ctx) {
+  return cmp_stack(((const mp_call_site *)a)->stack,
+                   ((const mp_call_site *)b)->stack, ctx);
+}
+
+/* Sites live in segments (mp_alloc_of): sorted in a copy, put back. */
+static void sort_allocs(mp_profile *p, mp_record *r, mp_alloc_site **buf,
+                        size_t *cap) {
+  MP_VEC_RESERVE(*buf, *cap, r->n_allocs);
+  for (size_t j = 0; j < r->n_allocs; j++) (*buf)[j] = *mp_alloc_of(r, j);
+  qsort_r(*buf, r->n_allocs, sizeof **buf, cmp_alloc, p);
+  for (size_t j = 0; j < r->n_allocs; j++) *mp_alloc_of(r, j) = (*buf)[j];
+}
+
+static void sort_canonically(mp_profile *p) {
+  qsort(p->records, p->n_records, sizeof *p->records, cmp_record);
+  mp_alloc_site *buf = NULL;
+  size_t cap = 0;
+  for (size_t i = 0; i < p->n_records; i++) {
+    mp_record *r = &p->records[i];
+    if (r->n_allocs > 1) sort_allocs(p, r, &buf, &cap);
+    qsort_r(r->calls, r->n_calls, sizeof *r->calls, cmp_call, p);
+    for (size_t j = 0; j < r->n_calls; j++)
+      qsort(r->calls[j].callees, r->calls[j].n_callees, 8, cmp_u64);
+  }
+  free(buf);
+  mp_profile_reindex(p);
+}
+
+void mp_profile_finish(mp_profile *p) {
+  for (size_t i = 0; i < p->n_records; i++) {
+    mp_record *r = &p->records[i];
+    for (size_t j = 0; j < r->n_allocs; j++) {
+      mp_alloc_site *a = mp_alloc_of(r, j);
+      if (!a->has_rep) continue;
+      mp_site_settle_rep(a);
+      mp_mib_rep_put(&a->mib, &a->rep);
+      a->has_rep = 0;
+    }
+  }
+  if (p->inputs_with_sites > 1) sort_canonically(p);
+}

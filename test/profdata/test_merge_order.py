@@ -1,0 +1,127 @@
+"""Merges a fleet can rely on: the indexed file (and `show`'s YAML) of a
+merge is the same bytes for any order and any grouping of its inputs, and
+one raw input still gives exactly llvm-profdata-22's file.
+
+Six processes of progs/fleet.c (different seeds: shared and unshared
+contexts, different counts, blocks live at exit) write six raw profiles.
+They are merged flat in three orders, as two halves whose results are
+merged, and as an uneven tree; every result must be the same file, and
+its totals the sums of the inputs'."""
+import os
+import random
+
+import harness
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "fleet.c")
+PEAK_RSS = os.path.join(os.path.dirname(SRC), "peak_rss.c")
+SEEDS = [3, 141, 59, 26, 535, 8979]
+
+
+class MergeOrder(harness.ProfTest):
+    @classmethod
+    def setUpClass(cls):
+        cls.fleet = harness.Scratch("fleet")
+        cls.exe = harness.compile_program(cls.fleet, SRC, out="fleet")
+        cls.raws = []
+        for seed in SEEDS:
+            _, raws = harness.run_program(cls.fleet, cls.exe, [str(seed)])
+            cls.raws += raws
+        assert len(cls.raws) == len(SEEDS), cls.raws
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fleet.cleanup()
+
+    def merge(self, inputs, name, *flags):
+        out = self.scratch.path(name)
+        harness.memprof_profdata("merge", *inputs, f"--profiled-binary={self.exe}",
+                                 *flags, "-o", out)
+        return out
+
+    def read(self, path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def yaml(self, path):
+        return harness.memprof_profdata("show", path).stdout
+
+    def test_any_order_and_grouping_gives_one_file(self):
+        raws = self.raws
+        flat = self.merge(raws, "flat.memprofdata")
+        want = self.read(flat)
+        shuffled = raws[:]
+        random.Random(7).shuffle(shuffled)
+        variants = {"reverse": self.merge(raws[::-1], "rev.memprofdata"),
+                    "shuffled": self.merge(shuffled, "shuf.memprofdata")}
+        lo = self.merge(raws[:3], "lo.memprofdata")
+        hi = self.merge(raws[3:], "hi.memprofdata")
+        variants["halves"] = self.merge([hi, lo], "halves.memprofdata")
+        one = self.merge([raws[4]], "one.memprofdata")
+        pair = self.merge([raws[0], one], "pair.memprofdata")
+        rest = self.merge([raws[5], raws[2], raws[1]], "rest.memprofdata")
+        variants["tree"] = self.merge([rest, raws[3], pair], "tree.memprofdata")
+        for name, path in variants.items():
+            with self.subTest(grouping=name):
+                self.assertEqual(self.read(path), want)
+
+    def test_show_of_any_order_and_grouping_prints_one_text(self):
+        def show(*inputs):
+            return harness.memprof_profdata("show", *inputs,
+                                            f"--profiled-binary={self.exe}").stdout
+        raws = self.raws
+        want = show(*raws)
+        self.assertEqual(show(*raws[::-1]), want)
+        lo = self.merge(raws[:3], "lo.memprofdata")
+        hi = self.merge(raws[3:], "hi.memprofdata")
+        # Indexed files carry their schema's fields only: compared apart.
+        self.assertEqual(show(hi, lo), show(lo, hi))
+
+    def test_merged_totals_are_the_inputs_sums(self):
+        def totals(path):
+            recs = harness.parse_memprof_yaml(self.yaml(path))
+            return {ctx: (m["AllocCount"], m["TotalSize"])
+                    for ctx, m in harness.yaml_contexts(recs).items()}
+        merged = totals(self.merge(self.raws, "all.memprofdata"))
+        want = {}
+        for i, raw in enumerate(self.raws):
+            for ctx, (n, size) in totals(self.merge([raw], f"in{i}.memprofdata")).items():
+                c, s = want.get(ctx, (0, 0))
+                want[ctx] = (c + n, s + size)
+        self.assertEqual(merged, want)
+        self.assertGreater(len(want), 20)
+
+    def test_no_prefill_gives_the_same_file(self):
+        a = self.merge(self.raws, "a.memprofdata")
+        b = self.merge(self.raws, "b.memprofdata", "--no-prefill")
+        self.assertEqual(self.read(a), self.read(b))
+
+    def peak_kb(self, inputs):
+        wrapper = self.scratch.path("peak_rss")
+        if not os.path.exists(wrapper):
+            harness.run(["clang-22", "-O1", PEAK_RSS, "-o", wrapper])
+        out = self.scratch.path("peak.memprofdata")
+        r = harness.run([wrapper, harness.profdata_tool(), "merge", *inputs,
+                         f"--profiled-binary={self.exe}", "-o", out])
+        return int(r.stderr.split()[-1])
+
+    def test_peak_memory_follows_the_output(self):
+        # 300 processes of the same program: the output stays ~32 contexts,
+        # so the merge's peak must not grow with the number of inputs.
+        raws = list(self.raws)
+        for seed in range(1000, 1294):
+            _, more = harness.run_program(self.fleet, self.exe, [str(seed)])
+            raws += more
+        one, many = self.peak_kb(raws[:1]), self.peak_kb(raws)
+        self.assertLess(many, one + 2048, f"1 input: {one} KB, {len(raws)}: {many} KB")
+
+    def test_one_raw_input_is_llvm_profdatas_file(self):
+        ours = self.merge([self.raws[0]], "ours.memprofdata", "--no-symbolized-section",
+                          "--index-version=13")
+        llvm = self.scratch.path("llvm.memprofdata")
+        harness.run(["llvm-profdata-22", "merge", self.raws[0],
+                     f"--profiled-binary={self.exe}", "-o", llvm])
+        self.assertEqual(self.read(ours), self.read(llvm))
+
+
+if __name__ == "__main__":
+    harness.main()
