@@ -11,13 +11,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # llvm-{22,19}-dev: the schema test compares include/MIBDef.inc with the
-# MIBEntryDef.inc and MemProfData.inc they install.
+# MIBEntryDef.inc and MemProfData.inc they install.  git, xz-utils, zstd:
+# real programs test/programs/ runs with the runtime preloaded.
 PACKAGES=(
   cmake make gcc pkg-config python3 binutils
   clang-22 llvm-22 llvm-22-dev libclang-rt-22-dev
   clang-19 llvm-19 llvm-19-dev libclang-rt-19-dev
   libdw-dev libelf-dev libyaml-dev zlib1g-dev libzstd-dev
   dwz debuginfod libdebuginfod1
+  git xz-utils zstd
 )
 
 missing=()
