@@ -16,6 +16,10 @@
  *    freed and its MIB recorded.
  *  - memalign rounds a non-power-of-two alignment up, as glibc does;
  *    aligned_alloc and posix_memalign reject it (EINVAL).
+ *  - glibc's own names of its entry points (__libc_malloc, __libc_free,
+ *    ...), which programs and libraries call, are aliases of ours: were
+ *    they glibc's, a block from one family freed by the other would reach
+ *    an allocator that never gave it out.
  *  - mallinfo/mallinfo2 return zeros, mallopt accepts glibc's parameters
  *    (returns 1) and ignores them, malloc_trim returns 0, malloc_stats
  *    prints the profiler's allocator statistics, as LLVM's does.
@@ -63,6 +67,8 @@ extern MP_HIDDEN __typeof__(malloc) rt_own_malloc __attribute__((alias("malloc")
 extern MP_HIDDEN __typeof__(malloc) rt_own_malloc __attribute__((alias("malloc")));
 #endif
 
+MP_EXPORT void *__libc_malloc(size_t n) MP_ALIAS(malloc);
+
 MP_EXPORT void *calloc(size_t nmemb, size_t size) {
   size_t n;
   if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
@@ -71,6 +77,8 @@ MP_EXPORT void *calloc(size_t nmemb, size_t size) {
   }
   return alloc_or_enomem(n, 0, 1, MP_CALLER());
 }
+
+MP_EXPORT void *__libc_calloc(size_t nmemb, size_t size) MP_ALIAS(calloc);
 
 static void *realloc_impl(void *old, size_t n, mp_caller c) {
   if (!old)
@@ -92,6 +100,8 @@ MP_EXPORT void *realloc(void *old, size_t n) {
   return realloc_impl(old, n, MP_CALLER());
 }
 
+MP_EXPORT void *__libc_realloc(void *old, size_t n) MP_ALIAS(realloc);
+
 MP_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size) {
   size_t n;
   if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
@@ -103,6 +113,7 @@ MP_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size) {
 
 MP_EXPORT void free(void *p) { mp_free(p); }
 MP_EXPORT void cfree(void *p) MP_ALIAS(free);
+MP_EXPORT void __libc_free(void *p) MP_ALIAS(free);
 
 MP_EXPORT void free_sized(void *p, size_t n) {
   (void)n;
@@ -157,6 +168,8 @@ MP_EXPORT void *valloc(size_t n) {
   return alloc_or_enomem(n, page_size(), 0, MP_CALLER());
 }
 
+MP_EXPORT void *__libc_valloc(size_t n) MP_ALIAS(valloc);
+
 /* pvalloc allocates whole pages: the recorded size is the rounded one, as
  * in LLVM's runtime. */
 MP_EXPORT void *pvalloc(size_t n) {
@@ -168,6 +181,8 @@ MP_EXPORT void *pvalloc(size_t n) {
   n = n ? (n + ps - 1) & ~(ps - 1) : ps;
   return alloc_or_enomem(n, ps, 0, MP_CALLER());
 }
+
+MP_EXPORT void *__libc_pvalloc(size_t n) MP_ALIAS(pvalloc);
 
 MP_EXPORT size_t malloc_usable_size(void *p) {
   return p ? mp_usable_size(p) : 0;

@@ -428,6 +428,20 @@ def yaml_callsites(recs):
     return {g: set(r["calls"]) for g, r in recs.items() if r["calls"]}
 
 
+def leaf_alloc_counts(yaml_text, functions):
+    """{function name: AllocCount summed over the contexts whose leaf frame
+    is that (not inlined) function} for each of `functions`, from the
+    memprof YAML that `memprof-profdata show` prints.  A context is listed
+    under its leaf function's record (and under those of the frames
+    inlined into it): counting it there counts it once."""
+    guids = {llvm_guid(f): f for f in functions}
+    counts = dict.fromkeys(functions, 0)
+    for (guid, stack), mib in yaml_contexts(parse_memprof_yaml(yaml_text)).items():
+        if guid == stack[0][0] and guid in guids:
+            counts[guids[guid]] += mib["AllocCount"]
+    return counts
+
+
 def memprof_profdata(*args, check=True):
     """Run our memprof-profdata; returns CompletedProcess (text)."""
     return run([profdata_tool(), *map(str, args)], check=check)

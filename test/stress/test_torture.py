@@ -72,14 +72,8 @@ class TortureTest(harness.ProfTest):
         self.assertEqual(len(profs), 1, f"profiles: {profs}")
         shown = harness.memprof_profdata("show", self.scratch.path(profs[0]),
                                          f"--profiled-binary={exe}")
-        ctx = harness.yaml_contexts(harness.parse_memprof_yaml(shown.stdout))
-        guid_api = {harness.llvm_guid(f): api for api, f in SITES.items()}
-        per_api = dict.fromkeys(SITES, 0)
-        for (guid, stack), mib in ctx.items():
-            # a context is listed under its leaf function's record (and
-            # under those of the frames inlined into it)
-            if guid == stack[0][0] and guid in guid_api:
-                per_api[guid_api[guid]] += mib["AllocCount"]
+        counts = harness.leaf_alloc_counts(shown.stdout, SITES.values())
+        per_api = {api: counts[f] for api, f in SITES.items()}
         want = summary_counts(self.reference)
         self.assertEqual(per_api, {api: want[api] for api in SITES})
         self.assertEqual(sum(per_api.values()), want["allocations"])
