@@ -16,6 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_lib as B  # noqa: E402
+import bench_programs as P  # noqa: E402
 from bench_lib import log, median, fmt, ratio  # noqa: E402
 
 VARIANTS = ["floor", "llvm", "ours"]
@@ -29,6 +30,8 @@ def parse_args():
                     help="run one section only")
     ap.add_argument("--reps", type=int, help="override repetitions")
     ap.add_argument("--sizes", help="merge sizes, comma separated (e.g. 1,10,50,200)")
+    ap.add_argument("--programs", help="runtime section: these programs only, comma "
+                    "separated, of " + ",".join(P.KEYS) + " (malloc_pairs is then skipped)")
     return ap.parse_args()
 
 
@@ -41,11 +44,25 @@ class Config:
         sizes = args.sizes or ("1,10" if args.quick else "1,10,50,200")
         self.sizes = [int(s) for s in sizes.split(",")]
         self.only = args.only
+        self.programs = args.programs.split(",") if args.programs else None
+        unknown = set(self.programs or []) - set(P.KEYS)
+        if unknown:
+            sys.exit(f"bench: unknown program(s) {sorted(unknown)}; known: {P.KEYS}")
         self.obj = os.path.join(self.bench_dir, "obj")
         self.work = os.path.join(self.bench_dir, "work")
 
 
 # ---- section 1: runtime overhead -----------------------------------------
+
+# Our runtime a second time, in the mode that starts no ticker thread: same
+# executable, its option set through the environment (LLVM's runtime reads
+# the same variable, so it is set for this variant alone).
+EXACT = "exact"
+EXACT_LABEL = "ours exact_clock=1"
+RUN_VARIANTS = VARIANTS + [EXACT]
+RUN_ENV = {EXACT: {"MEMPROF_OPTIONS": "exact_clock=1"}}
+OURS_LIKE = ["ours", EXACT]
+
 
 def build_bench_objs(cfg):
     floor_o = B.compile_obj(os.path.join(B.BENCH_SRC, "floor_rt.c"),
@@ -55,100 +72,39 @@ def build_bench_objs(cfg):
     return floor_o, stamp_o
 
 
-def build_sqlite(cfg, srcdir):
-    amal = os.path.join(cfg.bench_dir, "sqlite-amal")
-    c = os.path.join(amal, "sqlite3.c")
-    if not os.path.exists(c):
-        os.makedirs(amal, exist_ok=True)
-        log("building the sqlite3 amalgamation (configure + make sqlite3.c)")
-        B.run([os.path.join(srcdir, "configure"), "--disable-tcl"], cwd=amal)
-        B.run(["make", "sqlite3.c"], cwd=amal)
-    flags = ["-O2", "-g", "-fmemory-profile", "-I" + amal,
-             "-DSQLITE_OMIT_LOAD_EXTENSION"]
-    d = os.path.join(cfg.obj, "sqlite")
-    return [B.compile_obj(c, os.path.join(d, "sqlite3.o"), B.CC, flags),
-            B.compile_obj(os.path.join(srcdir, "test", "speedtest1.c"),
-                          os.path.join(d, "speedtest1.o"), B.CC, flags)]
-
-
-def build_jsoncpp(cfg, srcdir):
-    inc = ["-I" + os.path.join(srcdir, "include"),
-           "-I" + os.path.join(srcdir, "src", "lib_json")]
-    flags = ["-O2", "-g", "-fmemory-profile", *inc]
-    d = os.path.join(cfg.obj, "jsoncpp")
-    srcs = [os.path.join(srcdir, "src", "lib_json", f)
-            for f in ["json_reader.cpp", "json_value.cpp", "json_writer.cpp"]]
-    srcs.append(os.path.join(srcdir, "src", "jsontestrunner", "main.cpp"))
-    return [B.compile_obj(s, os.path.join(d, os.path.basename(s)[:-4] + ".o"),
-                          B.CXX, flags) for s in srcs]
-
-
-def build_deep(cfg, links_ours=None):
-    """The generated deep-stack program: objects compiled once."""
-    d = os.path.join(cfg.obj, "deep")
-    os.makedirs(d, exist_ok=True)
-    cpp = os.path.join(d, "deep.cpp")
-    gen = os.path.join(B.BENCH_SRC, "gen_deep.py")
-    if B.stale(cpp, [gen]):
-        B.run([sys.executable, gen, cpp])
-    return [B.compile_obj(cpp, os.path.join(d, "deep.o"), B.CXX,
-                          ["-O2", *B.PROFILE_FLAGS])]
-
-
-def workloads(cfg, dirs, bench_objs, lib_ours):
-    """(name, {variant: exe}, argv tail, input files to copy into cwd)."""
-    out = []
-    sq = B.link_variants(build_sqlite(cfg, dirs["sqlite3"]),
-                         os.path.join(cfg.obj, "speedtest1"), bench_objs,
-                         lib_ours, cxx=False)
-    size = "15" if cfg.quick else "40"
-    out.append(("sqlite3 speedtest1 --size " + size, sq,
-                ["--size", size, "--memdb"], []))
-    js_in = os.path.join(cfg.bench_dir, "in.json")
-    gen = os.path.join(B.BENCH_SRC, "gen_json.py")
-    if B.stale(js_in, [gen]):
-        B.run([sys.executable, gen, js_in])
-    js = B.link_variants(build_jsoncpp(cfg, dirs["libjsoncpp"]),
-                         os.path.join(cfg.obj, "jsontestrunner"), bench_objs,
-                         lib_ours)
-    out.append(("jsoncpp jsontestrunner (3.6 MB JSON)", js, ["in.json"], [js_in]))
-    deep = B.link_variants(build_deep(cfg), os.path.join(cfg.obj, "deep"),
-                           bench_objs, lib_ours)
-    allocs = "30000" if cfg.quick else "100000"
-    out.append((f"deep-stack generated ({allocs} allocations, pool of 30000 contexts)",
-                deep, ["7", allocs], []))
-    return out
-
-
-def run_workload(cfg, name, exes, tail, inputs):
+def run_workload(cfg, w):
     """Interleaved repetitions; per variant: medians and last profile size."""
-    samples = {v: [] for v in VARIANTS}
-    prof = {v: None for v in VARIANTS}
+    exes = dict(w.exes)
+    exes[EXACT] = exes["ours"]
+    samples = {v: [] for v in RUN_VARIANTS}
+    prof = {v: None for v in RUN_VARIANTS}
     cwds = {}
-    for v in VARIANTS:
+    for v in RUN_VARIANTS:
         if exes[v]:
             cwds[v] = B.fresh_dir(os.path.join(cfg.work, "rt", v))
-            for f in inputs:
+            for f in w.inputs:
                 os.symlink(f, os.path.join(cwds[v], os.path.basename(f)))
-    paired = []  # per repetition: ours added / llvm added, wall and CPU
-    log(f"runtime: {name}, {cfg.reps} reps")
+    # per repetition: (ours-like added) / (llvm added), wall and CPU
+    paired = {v: [] for v in OURS_LIKE}
+    log(f"runtime: {w.title}, {cfg.reps} reps")
     for _ in range(cfg.reps):
         rep = {}
-        for v in VARIANTS:
+        for v in RUN_VARIANTS:
             if not exes[v]:
                 continue
-            s = B.measure([exes[v], *tail], cwd=cwds[v],
+            s = B.measure([exes[v], *w.tail], cwd=cwds[v], env=RUN_ENV.get(v),
                           stamp=os.path.join(cwds[v], "exit.stamp"))
             prof[v] = B.clean_profiles(cwds[v]) or prof[v]
             if s.rc == 0:
                 samples[v].append(s)
                 rep[v] = s
-        if len(rep) == len(VARIANTS):
-            paired.append({k: ratio(getattr(rep["ours"], k) - getattr(rep["floor"], k),
-                                    getattr(rep["llvm"], k) - getattr(rep["floor"], k))
-                           for k in ("wall", "cpu")})
+        for v in OURS_LIKE:
+            if all(k in rep for k in ("floor", "llvm", v)):
+                paired[v].append({k: ratio(getattr(rep[v], k) - getattr(rep["floor"], k),
+                                           getattr(rep["llvm"], k) - getattr(rep["floor"], k))
+                                  for k in ("wall", "cpu")})
     res = {}
-    for v in VARIANTS:
+    for v in RUN_VARIANTS:
         ss = samples[v]
         if not ss:
             res[v] = "failed" if exes[v] else None
@@ -157,8 +113,9 @@ def run_workload(cfg, name, exes, tail, inputs):
                       wall_min=min(s.wall for s in ss), cpu_min=min(s.cpu for s in ss),
                       rss=median([s.rss_kb for s in ss]) / 1024.0,
                       lag=median([s.exit_lag for s in ss]), prof=prof[v])
-    res["paired"] = {k: median([p[k] for p in paired if p[k] is not None]) if paired else None
-                     for k in ("wall", "cpu")}
+    res["paired"] = {v: {k: median([p[k] for p in paired[v] if p[k] is not None])
+                         if paired[v] else None for k in ("wall", "cpu")}
+                     for v in OURS_LIKE}
     return res
 
 
@@ -174,40 +131,72 @@ def added(res, v, key):
     return a - f
 
 
-def report_workload(name, res):
+def added_ratio(res, v, key):
+    """What variant v adds over the floor, over what LLVM's runtime adds."""
+    return ratio(added(res, v, key), added(res, "llvm", key))
+
+
+def rss_ratio(res, v):
+    return ratio(val(res, v, "rss"), val(res, "llvm", "rss"))
+
+
+def report_workload(title, res):
     rows = []
     # The fastest repetition of each variant as well: on a shared machine the
     # noise only ever adds time, and the medians move with the host's phase.
     for key, label in [("wall", "wall s"), ("cpu", "CPU s (user+sys)"),
                        ("wall_min", "wall s, fastest rep"),
                        ("cpu_min", "CPU s, fastest rep"), ("rss", "peak RSS MiB")]:
-        row = [label] + [fmt(val(res, v, key)) for v in VARIANTS]
-        a_llvm, a_ours = added(res, "llvm", key), added(res, "ours", key)
-        row += [fmt(a_llvm), fmt(a_ours), fmt(ratio(a_ours, a_llvm))]
-        if key == "rss":
-            row.append(fmt(ratio(val(res, "ours", "rss"), val(res, "llvm", "rss"))))
-        else:
-            row.append("")
+        row = [label] + [fmt(val(res, v, key)) for v in RUN_VARIANTS]
+        row += [fmt(added(res, v, key)) for v in ["llvm", *OURS_LIKE]]
+        row += [fmt(added_ratio(res, v, key)) for v in OURS_LIKE]
+        row += [fmt(rss_ratio(res, v)) if key == "rss" else "" for v in OURS_LIKE]
         rows.append(row)
-    # Each repetition runs the three variants back to back, in one phase of
-    # the host: the median of the per-repetition ratios is the least moved
-    # by phases that last longer than a repetition.
+    width = 1 + len(RUN_VARIANTS) + 3 + 2 + 2
+    # Each repetition runs the variants back to back, in one phase of the
+    # host: the median of the per-repetition ratios is the least moved by
+    # phases that last longer than a repetition.
     for key, label in [("wall", "wall, median of per-rep ratios"),
                        ("cpu", "CPU, median of per-rep ratios")]:
-        rows.append([label, "", "", "", "", "", fmt(res["paired"][key]), ""])
-    lag = ["exit: main end -> reaped, s"] + [
-        fmt(val(res, v, "lag"), "{:.4f}") for v in VARIANTS]
-    rows.append(lag + ["", "", "", ""])
-    dump = ["exit-time dump est. (exit row - floor's), s", "-"] + [
-        fmt(added(res, v, "lag"), "{:.4f}") for v in ["llvm", "ours"]]
-    rows.append(dump + ["", "", fmt(ratio(added(res, "ours", "lag"),
-                                          added(res, "llvm", "lag"))), ""])
-    prof = ["raw profile bytes", "-"] + [
-        fmt(val(res, v, "prof"), "{}") for v in ["llvm", "ours"]]
-    rows.append(prof + ["", "", "", ""])
-    hdr = ["metric", "floor", "llvm", "ours", "llvm-floor", "ours-floor",
-           "ours added / llvm added (target <= 0.333)", "ours / llvm (RSS target <= 1)"]
-    return f"### {name}\n\n" + B.table(hdr, rows) + "\n"
+        row = [label] + [""] * (len(RUN_VARIANTS) + 3)
+        row += [fmt(res["paired"][v][key]) for v in OURS_LIKE]
+        rows.append(row + ["", ""])
+    rows.append(["exit: main end -> reaped, s"]
+                + [fmt(val(res, v, "lag"), "{:.4f}") for v in RUN_VARIANTS]
+                + [""] * (width - 1 - len(RUN_VARIANTS)))
+    dump = ["exit-time dump est. (exit row - floor's), s", "-"]
+    dump += [fmt(added(res, v, "lag"), "{:.4f}") for v in RUN_VARIANTS[1:]]
+    dump += ["", "", ""] + [fmt(added_ratio(res, v, "lag")) for v in OURS_LIKE]
+    rows.append(dump + ["", ""])
+    prof = ["raw profile bytes", "-"] + [fmt(val(res, v, "prof"), "{}")
+                                         for v in RUN_VARIANTS[1:]]
+    rows.append(prof + [""] * (width - len(prof)))
+    hdr = ["metric", "floor", "llvm", "ours", EXACT_LABEL,
+           "llvm-floor", "ours-floor", "exact-floor",
+           "ours added / llvm added (target <= 0.333)", "exact added / llvm added",
+           "ours / llvm (RSS target <= 1)", "exact / llvm (RSS)"]
+    return f"### {title}\n\n" + B.table(hdr, rows) + "\n"
+
+
+def report_summary(results):
+    """One row per program: the target ratios side by side."""
+    rows = []
+    for key, res in results:
+        if res is None:
+            rows.append([key] + ["build failed"] * 12)
+            continue
+        row = [key, fmt(val(res, "floor", "wall")), fmt(added(res, "llvm", "wall"))]
+        for v in OURS_LIKE:
+            row += [fmt(added_ratio(res, v, "wall")), fmt(added_ratio(res, v, "cpu")),
+                    fmt(res["paired"][v]["wall"]), fmt(added_ratio(res, v, "wall_min")),
+                    fmt(rss_ratio(res, v))]
+        rows.append(row)
+    hdr = ["program", "floor wall s", "llvm adds, wall s",
+           "ours/llvm added: wall (<= 0.333)", "CPU", "wall, per-rep", "wall, fastest",
+           "RSS ours/llvm (<= 1)",
+           "exact_clock=1: wall", "CPU", "wall, per-rep", "wall, fastest", "RSS"]
+    return ("### Summary: what our runtime adds over the floor, as a share of what "
+            "LLVM's adds (medians unless said)\n\n" + B.table(hdr, rows) + "\n")
 
 
 def build_malloc_pairs(cfg, bench_objs, lib_ours):
@@ -243,19 +232,33 @@ def run_malloc_pairs(cfg, exes):
 
 
 def section_runtime(cfg, lib_ours):
-    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"),
-                           [("sqlite3", "sqlite3"), ("libjsoncpp", "libjsoncpp")])
+    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"), P.SOURCES)
     bench_objs = build_bench_objs(cfg)
     parts = ["## 1. Runtime overhead\n"]
     if not lib_ours:
         parts.append("Our runtime: not built (ours columns say so).\n")
-    for name, exes, tail, inputs in workloads(cfg, dirs, bench_objs, lib_ours):
-        res = run_workload(cfg, name, exes, tail, inputs)
-        parts.append(report_workload(name, res))
-        print(parts[-1], flush=True)
-    mp = build_malloc_pairs(cfg, bench_objs, lib_ours)
-    parts.append(run_malloc_pairs(cfg, mp))
+    results = []
+    try:
+        for key, build in P.workloads(cfg, dirs, bench_objs, lib_ours, cfg.programs):
+            try:
+                w = build()
+            except RuntimeError as e:
+                # One program that does not build leaves the others' figures.
+                log(f"{key}: build failed: {str(e)[-600:]}")
+                results.append((key, None))
+                continue
+            res = run_workload(cfg, w)
+            results.append((key, res))
+            parts.append(report_workload(w.title, res))
+            print(parts[-1], flush=True)
+    finally:
+        P.cleanup(cfg)
+    parts.append(report_summary(results))
     print(parts[-1], flush=True)
+    if cfg.programs is None:
+        mp = build_malloc_pairs(cfg, bench_objs, lib_ours)
+        parts.append(run_malloc_pairs(cfg, mp))
+        print(parts[-1], flush=True)
     return "\n".join(parts)
 
 
@@ -263,7 +266,7 @@ def section_runtime(cfg, lib_ours):
 
 def make_raws(cfg, count):
     """count raw profiles of the deep program (LLVM runtime), one per seed."""
-    exe = B.link_variants(build_deep(cfg), os.path.join(cfg.obj, "deep"),
+    exe = B.link_variants(P.build_deep(cfg), os.path.join(cfg.obj, "deep"),
                           build_bench_objs(cfg), None)["llvm"]
     raw_dir = os.path.join(cfg.bench_dir, "raws")
     os.makedirs(raw_dir, exist_ok=True)

@@ -7,6 +7,7 @@ whether they are real yet, medians and the markdown tables.
 """
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 import statistics
 import subprocess
 import sys
@@ -104,6 +105,12 @@ def compile_obj(src, obj, cc, flags):
         log(f"compile {os.path.basename(src)}")
         run([cc, *flags, "-c", src, "-o", obj])
     return obj
+
+
+def compile_objs(pairs, cc, flags, jobs=2):
+    """compile_obj over (src, obj) pairs, jobs at a time; the objects in order."""
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda p: compile_obj(p[0], p[1], cc, flags), pairs))
 
 
 def median(xs):

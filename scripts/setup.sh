@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 # llvm-{22,19}-dev: the schema test compares include/MIBDef.inc with the
 # MIBEntryDef.inc and MemProfData.inc they install.  git, xz-utils, zstd:
 # real programs test/programs/ runs with the runtime preloaded.
+# libgmock-dev: bench/'s leveldb db_bench includes the gmock and gtest
+# headers.
 PACKAGES=(
   cmake make gcc pkg-config python3 binutils
   clang-22 llvm-22 llvm-22-dev libclang-rt-22-dev
@@ -20,6 +22,7 @@ PACKAGES=(
   libdw-dev libelf-dev libyaml-dev zlib1g-dev libzstd-dev
   dwz debuginfod libdebuginfod1
   git xz-utils zstd
+  libgmock-dev
 )
 
 missing=()
