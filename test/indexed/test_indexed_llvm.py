@@ -352,4 +352,4 @@ class ClangReadsOurFiles(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    harness.main()

@@ -145,4 +145,4 @@ class SymbolizedSection(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    harness.main()

@@ -44,4 +44,4 @@ class RuntimeOptions(harness.ProfTest):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    harness.main()
