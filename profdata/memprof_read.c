@@ -18,51 +18,6 @@
 #define NONE UINT32_MAX
 #define MAX_CALLEES 65536u
 
-/* Radix position -> model stack, for the positions records name: sized by
- * the records, not by the radix array (which may be huge). */
-typedef struct pos_map {
-  uint32_t *keys, *vals; /* key UINT32_MAX = empty */
-  size_t mask, used;
-} pos_map;
-
-static uint32_t pos_hash(uint32_t k) { return k * 0x9e3779b1u; }
-
-/* UINT32_MAX marks empty slots, so that position is never cached (it is
- * outside any radix array anyway and the decoder refuses it). */
-static uint32_t pos_map_get(const pos_map *m, uint32_t k) {
-  if (!m->keys || k == UINT32_MAX) return UINT32_MAX;
-  for (size_t i = pos_hash(k) & m->mask;; i = (i + 1) & m->mask) {
-    if (m->keys[i] == k) return m->vals[i];
-    if (m->keys[i] == UINT32_MAX) return UINT32_MAX;
-  }
-}
-
-static void pos_map_put(pos_map *m, uint32_t k, uint32_t v);
-
-static void pos_map_grow(pos_map *m) {
-  pos_map old = *m;
-  size_t n = old.keys ? (old.mask + 1) * 2 : 1024;
-  m->keys = mp_xmalloc(n * 4);
-  m->vals = mp_xmalloc(n * 4);
-  memset(m->keys, 0xff, n * 4);
-  m->mask = n - 1;
-  m->used = 0;
-  for (size_t i = 0; old.keys && i <= old.mask; i++)
-    if (old.keys[i] != UINT32_MAX) pos_map_put(m, old.keys[i], old.vals[i]);
-  free(old.keys);
-  free(old.vals);
-}
-
-static void pos_map_put(pos_map *m, uint32_t k, uint32_t v) {
-  if (k == UINT32_MAX) return;
-  if (!m->keys || (m->used + 1) * 4 > (m->mask + 1) * 3) pos_map_grow(m);
-  size_t i = pos_hash(k) & m->mask;
-  while (m->keys[i] != UINT32_MAX && m->keys[i] != k) i = (i + 1) & m->mask;
-  m->used += m->keys[i] == UINT32_MAX;
-  m->keys[i] = k;
-  m->vals[i] = v;
-}
-
 typedef struct rd {
   mp_profile *p;
   const unsigned char *d;
@@ -76,7 +31,9 @@ typedef struct rd {
   uint32_t *frame_map; /* linear frame id -> model frame */
   const unsigned char *radix;
   size_t n_radix;
-  pos_map stack_cache;   /* radix position -> model stack */
+  mp_map stack_cache;    /* radix position -> model stack, for the positions
+                            records name (sized by them, not by the radix
+                            array, which may be huge) */
   uint64_t budget;       /* frames we still agree to decode */
   /* v2 */
   mp_frame_keys v2_frames, v2_stacks; /* FrameId / CSId -> model id */
@@ -194,7 +151,7 @@ static uint32_t linear_frame(rd *r, uint32_t lin) {
 }
 
 static int radix_stack(rd *r, uint32_t at, uint32_t *stack, mp_err *err) {
-  uint32_t hit = pos_map_get(&r->stack_cache, at);
+  uint32_t hit = mp_map_get(&r->stack_cache, at);
   if (hit != UINT32_MAX) {
     *stack = hit;
     return 0;
@@ -214,7 +171,7 @@ static int radix_stack(rd *r, uint32_t at, uint32_t *stack, mp_err *err) {
   r->budget -= (uint64_t)n;
   for (long i = 0; i < n; i++) r->tmp[i] = linear_frame(r, r->tmp[i]);
   *stack = mp_intern_stack(r->p, r->tmp, (uint32_t)n);
-  pos_map_put(&r->stack_cache, at, *stack);
+  mp_map_put(&r->stack_cache, at, *stack);
   return 0;
 }
 
@@ -448,12 +405,12 @@ int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,
     return mp_fail(err, "memprof section at offset 0x%llx has version %llu "
                    "(2, 3 and 4 are supported)", (unsigned long long)off,
                    (unsigned long long)v);
+  mp_map_init(&r.stack_cache, 1);
   r.version = (unsigned)v;
   *version = r.version;
   int rc = r.version == 2 ? read_v2(&r, off, err) : read_v3v4(&r, off, err);
   free(r.frame_map);
-  free(r.stack_cache.keys);
-  free(r.stack_cache.vals);
+  mp_map_free(&r.stack_cache);
   free(r.tmp);
   mp_frame_keys_free(&r.v2_frames);
   mp_frame_keys_free(&r.v2_stacks);

@@ -1,10 +1,8 @@
 /* model.c - interning and merging for the in-memory profile (model.h).
  *
- * One open-addressing table type serves every index: each slot holds one
- * 64-bit word and a 32-bit value (16 bytes).  Indexes with an exact 64-bit
- * key (records by GUID, sites by record/stack) keep the key there and hash
- * it again when they grow; the others (frames, stacks, strings) keep the
- * contents' hash and compare contents through a callback.
+ * Every index is the tool's hash map (hashmap.h): records by GUID and sites
+ * by record and stack are keyed maps; frames, stacks and strings are found
+ * by their contents' hash and compared through a callback.
  */
 #include "model.h"
 
@@ -13,76 +11,6 @@
 
 #include "error.h"
 #include "mib_merge.h"
-
-typedef int (*mp_eq_fn)(const mp_profile *p, uint32_t id, const void *key);
-
-typedef struct mp_slot {
-  uint64_t hk;  /* the key (keyed tables), else the contents' hash */
-  uint32_t val; /* UINT32_MAX = empty */
-} mp_slot;
-
-struct mp_table {
-  mp_slot *slots;
-  size_t mask, used;
-  int keyed;
-};
-
-static mp_table *table_new(int keyed) {
-  mp_table *t = mp_xcalloc(1, sizeof *t);
-  t->keyed = keyed;
-  t->mask = 63;
-  t->slots = mp_xmalloc(64 * sizeof *t->slots);
-  for (size_t i = 0; i < 64; i++) t->slots[i].val = UINT32_MAX;
-  return t;
-}
-
-static void table_free(mp_table *t) {
-  if (!t) return;
-  free(t->slots);
-  free(t);
-}
-
-static void table_grow(mp_table *t) {
-  size_t n = (t->mask + 1) * 2;
-  mp_slot *s = mp_xmalloc(n * sizeof *s);
-  for (size_t i = 0; i < n; i++) s[i].val = UINT32_MAX;
-  for (size_t i = 0; i <= t->mask; i++) {
-    if (t->slots[i].val == UINT32_MAX) continue;
-    uint64_t hk = t->slots[i].hk;
-    size_t j = (t->keyed ? mp_mix64(hk) : hk) & (n - 1);
-    while (s[j].val != UINT32_MAX) j = (j + 1) & (n - 1);
-    s[j] = t->slots[i];
-  }
-  free(t->slots);
-  t->slots = s;
-  t->mask = n - 1;
-}
-
-/* Room for `n` entries without growing: one rehash now instead of one
- * per doubling. */
-static void table_reserve(mp_table *t, size_t n) {
-  while (n * 4 > (t->mask + 1) * 3 && n < SIZE_MAX / 8) table_grow(t);
-}
-
-/* Returns the slot holding the match, or the empty slot where it belongs. */
-static mp_slot *table_probe(const mp_table *t, const mp_profile *p,
-                            uint64_t hash, uint64_t key, mp_eq_fn eq,
-                            const void *ekey) {
-  size_t i = hash & t->mask;
-  for (;;) {
-    mp_slot *s = &t->slots[i];
-    if (s->val == UINT32_MAX) return s;
-    if (eq ? s->hk == hash && eq(p, s->val, ekey) : s->hk == key) return s;
-    i = (i + 1) & t->mask;
-  }
-}
-
-static void table_insert(mp_table *t, mp_slot *s, uint64_t hash,
-                         uint64_t key, uint32_t val) {
-  s->hk = t->keyed ? key : hash;
-  s->val = val;
-  if (++t->used * 4 > (t->mask + 1) * 3) table_grow(t);
-}
 
 static uint64_t hash_bytes(const void *data, size_t n) {
   const unsigned char *b = data;
@@ -100,11 +28,11 @@ static uint64_t hash_bytes(const void *data, size_t n) {
 
 mp_profile *mp_profile_new(void) {
   mp_profile *p = mp_xcalloc(1, sizeof *p);
-  p->frame_index = table_new(0);
-  p->stack_index = table_new(0);
-  p->record_index = table_new(1);
-  p->site_index = table_new(1);
-  p->string_index = table_new(0);
+  mp_map_init(&p->frame_index, 0);
+  mp_map_init(&p->stack_index, 0);
+  mp_map_init(&p->record_index, 1);
+  mp_map_init(&p->site_index, 1);
+  mp_map_init(&p->string_index, 0);
   return p;
 }
 
@@ -125,24 +53,24 @@ void mp_profile_free(mp_profile *p) {
   free(p->stack_frames);
   free(p->strings);
   free(p->string_off);
-  table_free(p->frame_index);
-  table_free(p->stack_index);
-  table_free(p->record_index);
-  table_free(p->site_index);
-  table_free(p->string_index);
+  mp_map_free(&p->frame_index);
+  mp_map_free(&p->stack_index);
+  mp_map_free(&p->record_index);
+  mp_map_free(&p->site_index);
+  mp_map_free(&p->string_index);
   free(p);
 }
 
 void mp_profile_reserve_stacks(mp_profile *p, size_t indexed, size_t stacks,
                                size_t frames) {
-  table_reserve(p->stack_index, p->n_stacks + indexed);
+  mp_map_reserve(&p->stack_index, p->n_stacks + indexed);
   MP_VEC_RESERVE(p->stacks, p->cap_stacks, p->n_stacks + stacks);
   MP_VEC_RESERVE(p->stack_frames, p->cap_stack_frames,
                  p->n_stack_frames + frames);
 }
 
 void mp_profile_reserve_sites(mp_profile *p, size_t sites) {
-  table_reserve(p->site_index, p->site_index->used + sites);
+  mp_map_reserve(&p->site_index, p->site_index.used + sites);
 }
 
 /* ---- frames -------------------------------------------------------------- */
@@ -152,29 +80,30 @@ static uint64_t frame_hash(const mp_frame *f) {
                                f->is_inline));
 }
 
-static int frame_eq(const mp_profile *p, uint32_t id, const void *key) {
+static int frame_eq(const void *ctx, uint32_t id, const void *key) {
+  const mp_profile *p = ctx;
   const mp_frame *a = &p->frames[id], *b = key;
   return a->guid == b->guid && a->line_offset == b->line_offset &&
          a->column == b->column && a->is_inline == b->is_inline;
 }
 
 uint32_t mp_find_frame(const mp_profile *p, const mp_frame *f) {
-  mp_slot *s =
-      table_probe(p->frame_index, p, frame_hash(f), 0, frame_eq, f);
+  mp_map_slot *s =
+      mp_map_probe(&p->frame_index, frame_hash(f), 0, frame_eq, p, f);
   return s->val;
 }
 
 uint32_t mp_intern_frame(mp_profile *p, const mp_frame *f) {
   uint64_t h = frame_hash(f);
-  mp_slot *s = table_probe(p->frame_index, p, h, 0, frame_eq, f);
-  if (s->val != UINT32_MAX) return s->val;
+  mp_map_slot *s = mp_map_probe(&p->frame_index, h, 0, frame_eq, p, f);
+  if (s->val != MP_MAP_EMPTY) return s->val;
   MP_VEC_RESERVE(p->frames, p->cap_frames, p->n_frames + 1);
   p->syms = mp_xrealloc(p->syms, p->cap_frames * sizeof *p->syms);
   uint32_t id = (uint32_t)p->n_frames++;
   p->frames[id] = *f;
   p->frames[id].is_inline = f->is_inline ? 1 : 0;
   p->syms[id] = (mp_frame_sym){MP_NO_STRING, MP_NO_STRING, 0, 0, 0};
-  table_insert(p->frame_index, s, h, 0, id);
+  mp_map_insert(&p->frame_index, s, h, 0, id);
   return id;
 }
 
@@ -206,7 +135,8 @@ typedef struct stack_key {
   uint32_t n;
 } stack_key;
 
-static int stack_eq(const mp_profile *p, uint32_t id, const void *key) {
+static int stack_eq(const void *ctx, uint32_t id, const void *key) {
+  const mp_profile *p = ctx;
   const stack_key *k = key;
   const mp_stack *s = &p->stacks[id];
   return s->len == k->n &&
@@ -219,8 +149,7 @@ uint64_t mp_stack_hash(const uint32_t *frames, uint32_t n) {
 }
 
 void mp_prefetch_stack(const mp_profile *p, uint64_t hash) {
-  const mp_table *t = p->stack_index;
-  __builtin_prefetch(&t->slots[hash & t->mask]);
+  mp_map_prefetch(&p->stack_index, hash);
 }
 
 uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n) {
@@ -230,15 +159,15 @@ uint32_t mp_intern_stack(mp_profile *p, const uint32_t *frames, uint32_t n) {
 uint32_t mp_intern_stack_hashed(mp_profile *p, const uint32_t *frames,
                                 uint32_t n, uint64_t h) {
   stack_key k = {frames, n};
-  mp_slot *s = table_probe(p->stack_index, p, h, 0, stack_eq, &k);
-  if (s->val != UINT32_MAX) return s->val;
+  mp_map_slot *s = mp_map_probe(&p->stack_index, h, 0, stack_eq, p, &k);
+  if (s->val != MP_MAP_EMPTY) return s->val;
   MP_VEC_RESERVE(p->stack_frames, p->cap_stack_frames, p->n_stack_frames + n);
   if (n) memcpy(p->stack_frames + p->n_stack_frames, frames, (size_t)n * 4);
   MP_VEC_RESERVE(p->stacks, p->cap_stacks, p->n_stacks + 1);
   uint32_t id = (uint32_t)p->n_stacks++;
   p->stacks[id] = (mp_stack){(uint32_t)p->n_stack_frames, n};
   p->n_stack_frames += n;
-  table_insert(p->stack_index, s, h, 0, id);
+  mp_map_insert(&p->stack_index, s, h, 0, id);
   return id;
 }
 
@@ -249,7 +178,8 @@ typedef struct string_key {
   size_t len;
 } string_key;
 
-static int string_eq(const mp_profile *p, uint32_t id, const void *key) {
+static int string_eq(const void *ctx, uint32_t id, const void *key) {
+  const mp_profile *p = ctx;
   const string_key *k = key;
   const char *s = p->strings + p->string_off[id];
   return strncmp(s, k->s, k->len) == 0 && s[k->len] == 0;
@@ -258,8 +188,8 @@ static int string_eq(const mp_profile *p, uint32_t id, const void *key) {
 uint32_t mp_intern_string(mp_profile *p, const char *str, size_t len) {
   string_key k = {str, len};
   uint64_t h = hash_bytes(str, len);
-  mp_slot *s = table_probe(p->string_index, p, h, 0, string_eq, &k);
-  if (s->val != UINT32_MAX) return s->val;
+  mp_map_slot *s = mp_map_probe(&p->string_index, h, 0, string_eq, p, &k);
+  if (s->val != MP_MAP_EMPTY) return s->val;
   MP_VEC_RESERVE(p->strings, p->cap_strings_bytes,
                  p->n_strings_bytes + len + 1);
   memcpy(p->strings + p->n_strings_bytes, str, len);
@@ -268,7 +198,7 @@ uint32_t mp_intern_string(mp_profile *p, const char *str, size_t len) {
   uint32_t id = (uint32_t)p->n_strings++;
   p->string_off[id] = (uint32_t)p->n_strings_bytes;
   p->n_strings_bytes += len + 1;
-  table_insert(p->string_index, s, h, 0, id);
+  mp_map_insert(&p->string_index, s, h, 0, id);
   return id;
 }
 
@@ -281,29 +211,29 @@ const char *mp_string(const mp_profile *p, uint32_t id) {
 /* ---- records and sites --------------------------------------------------- */
 
 mp_record *mp_record_find(const mp_profile *p, uint64_t guid) {
-  mp_slot *s = table_probe(p->record_index, p, mp_mix64(guid), guid, NULL, NULL);
+  mp_map_slot *s = mp_map_probe(&p->record_index, mp_mix64(guid), guid, NULL, p, NULL);
   return s->val == UINT32_MAX ? NULL : &p->records[s->val];
 }
 
 mp_record *mp_record_get(mp_profile *p, uint64_t guid) {
   uint64_t h = mp_mix64(guid);
-  mp_slot *s = table_probe(p->record_index, p, h, guid, NULL, NULL);
+  mp_map_slot *s = mp_map_probe(&p->record_index, h, guid, NULL, p, NULL);
   if (s->val != UINT32_MAX) return &p->records[s->val];
   MP_VEC_RESERVE(p->records, p->cap_records, p->n_records + 1);
   uint32_t id = (uint32_t)p->n_records++;
   memset(&p->records[id], 0, sizeof p->records[id]);
   p->records[id].guid = guid;
-  table_insert(p->record_index, s, h, guid, id);
+  mp_map_insert(&p->record_index, s, h, guid, id);
   return &p->records[id];
 }
 
 /* Site keys: record index (31 bits), kind (1 bit), stack id (32 bits). */
-static mp_slot *site_slot(mp_profile *p, const mp_record *r, int is_call,
+static mp_map_slot *site_slot(mp_profile *p, const mp_record *r, int is_call,
                           uint32_t stack, uint64_t *key, uint64_t *hash) {
   uint64_t rec = (uint64_t)(r - p->records);
   *key = rec << 33 | (uint64_t)is_call << 32 | stack;
   *hash = mp_mix64(*key);
-  return table_probe(p->site_index, p, *hash, *key, NULL, NULL);
+  return mp_map_probe(&p->site_index, *hash, *key, NULL, p, NULL);
 }
 
 /* Histogram contents may be absent (indexed files keep only the size), so
@@ -385,7 +315,7 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
                           uint32_t *rec, uint32_t *idx) {
   mp_record *r = mp_record_get(p, guid);
   uint64_t key, hash;
-  mp_slot *s = site_slot(p, r, 0, stack, &key, &hash);
+  mp_map_slot *s = site_slot(p, r, 0, stack, &key, &hash);
   uint32_t nh = mib->AccessHistogramSize;
   *rec = (uint32_t)(r - p->records);
   if (s->val == UINT32_MAX) {
@@ -402,7 +332,7 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
       a->hist = mp_xmalloc((size_t)nh * 8);
       memcpy(a->hist, hist, (size_t)nh * 8);
     }
-    table_insert(p->site_index, s, hash, key, (uint32_t)r->n_allocs++);
+    mp_map_insert(&p->site_index, s, hash, key, (uint32_t)r->n_allocs++);
     return;
   }
   *idx = s->val;
@@ -418,14 +348,14 @@ void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
                       const uint64_t *callees, uint32_t n_callees) {
   mp_record *r = mp_record_get(p, guid);
   uint64_t key, hash;
-  mp_slot *s = site_slot(p, r, 1, stack, &key, &hash);
+  mp_map_slot *s = site_slot(p, r, 1, stack, &key, &hash);
   mp_call_site *c;
   note_input(p);
   if (s->val == UINT32_MAX) {
     MP_VEC_RESERVE(r->calls, r->cap_calls, r->n_calls + 1);
     c = &r->calls[r->n_calls];
     *c = (mp_call_site){stack, 0, NULL};
-    table_insert(p->site_index, s, hash, key, (uint32_t)r->n_calls++);
+    mp_map_insert(&p->site_index, s, hash, key, (uint32_t)r->n_calls++);
   } else {
     c = &r->calls[s->val];
   }
@@ -487,24 +417,24 @@ void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
 }
 
 void mp_profile_reindex(mp_profile *p) {
-  table_free(p->record_index);
-  table_free(p->site_index);
-  p->record_index = table_new(1);
-  p->site_index = table_new(1);
-  table_reserve(p->record_index, p->n_records);
+  mp_map_free(&p->record_index);
+  mp_map_free(&p->site_index);
+  mp_map_init(&p->record_index, 1);
+  mp_map_init(&p->site_index, 1);
+  mp_map_reserve(&p->record_index, p->n_records);
   for (size_t i = 0; i < p->n_records; i++) {
     mp_record *r = &p->records[i];
     uint64_t h = mp_mix64(r->guid), key;
-    table_insert(p->record_index,
-                 table_probe(p->record_index, p, h, r->guid, NULL, NULL), h,
+    mp_map_insert(&p->record_index,
+                 mp_map_probe(&p->record_index, h, r->guid, NULL, p, NULL), h,
                  r->guid, (uint32_t)i);
     for (size_t j = 0; j < r->n_allocs; j++) {
-      mp_slot *s = site_slot(p, r, 0, mp_alloc_of(r, j)->stack, &key, &h);
-      table_insert(p->site_index, s, h, key, (uint32_t)j);
+      mp_map_slot *s = site_slot(p, r, 0, mp_alloc_of(r, j)->stack, &key, &h);
+      mp_map_insert(&p->site_index, s, h, key, (uint32_t)j);
     }
     for (size_t j = 0; j < r->n_calls; j++) {
-      mp_slot *s = site_slot(p, r, 1, r->calls[j].stack, &key, &h);
-      table_insert(p->site_index, s, h, key, (uint32_t)j);
+      mp_map_slot *s = site_slot(p, r, 1, r->calls[j].stack, &key, &h);
+      mp_map_insert(&p->site_index, s, h, key, (uint32_t)j);
     }
   }
 }

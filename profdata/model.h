@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashmap.h"
 #include "memprof_format.h"
 #include "mib_merge.h"
 
@@ -84,8 +85,6 @@ typedef struct mp_record {
   size_t n_calls, cap_calls;
 } mp_record;
 
-typedef struct mp_table mp_table; /* private intern table (model.c) */
-
 typedef struct mp_profile {
   mp_frame *frames;
   mp_frame_sym *syms; /* parallel to frames */
@@ -114,8 +113,7 @@ typedef struct mp_profile {
    * puts everything in canonical order. */
   uint32_t input, inputs_with_sites, last_input_with_sites;
 
-  mp_table *frame_index, *stack_index, *record_index, *site_index,
-      *string_index;
+  mp_map frame_index, stack_index, record_index, site_index, string_index;
 } mp_profile;
 
 #define MP_ALLOC_SEG0_BITS 2 /* the first segment holds 4 sites */
@@ -125,16 +123,6 @@ static inline mp_alloc_site *mp_alloc_of(const mp_record *r, size_t j) {
   uint64_t u = (uint64_t)j + (1u << MP_ALLOC_SEG0_BITS);
   unsigned top = 63u - (unsigned)__builtin_clzll(u);
   return &r->alloc_seg[top - MP_ALLOC_SEG0_BITS][u - ((uint64_t)1 << top)];
-}
-
-/* A 64-bit finalizer (MurmurHash3's fmix64): the hash for our own tables. */
-static inline uint64_t mp_mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
 }
 
 mp_profile *mp_profile_new(void);

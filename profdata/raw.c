@@ -15,79 +15,6 @@
 #include "memprof_format.h"
 #include "raw_internal.h"
 
-/* ---- u64 -> u32 map ------------------------------------------------------ */
-
-static uint64_t map_hash(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
-
-void raw_map_init(raw_map *m) {
-  m->mask = 63;
-  m->used = 0;
-  m->keys = mp_xmalloc(64 * sizeof *m->keys);
-  m->vals = mp_xmalloc(64 * sizeof *m->vals);
-  memset(m->vals, 0xff, 64 * sizeof *m->vals);
-}
-
-void raw_map_free(raw_map *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
-static size_t map_slot(const raw_map *m, uint64_t key) {
-  size_t i = map_hash(key) & m->mask;
-  while (m->vals[i] != UINT32_MAX && m->keys[i] != key) i = (i + 1) & m->mask;
-  return i;
-}
-
-uint32_t raw_map_get(const raw_map *m, uint64_t key) {
-  return m->vals[map_slot(m, key)];
-}
-
-static void map_grow(raw_map *m) {
-  raw_map n;
-  size_t size = (m->mask + 1) * 2;
-  n.mask = size - 1;
-  n.used = m->used;
-  n.keys = mp_xmalloc(size * sizeof *n.keys);
-  n.vals = mp_xmalloc(size * sizeof *n.vals);
-  memset(n.vals, 0xff, size * sizeof *n.vals);
-  for (size_t i = 0; i <= m->mask; i++) {
-    if (m->vals[i] == UINT32_MAX) continue;
-    size_t j = map_slot(&n, m->keys[i]);
-    n.keys[j] = m->keys[i];
-    n.vals[j] = m->vals[i];
-  }
-  raw_map_free(m);
-  *m = n;
-}
-
-void raw_map_put(raw_map *m, uint64_t key, uint32_t val) {
-  size_t i = map_slot(m, key);
-  if (m->vals[i] == UINT32_MAX) m->used++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-  if (m->used * 4 > (m->mask + 1) * 3) map_grow(m);
-}
-
-uint32_t raw_map_get_or_put(raw_map *m, uint64_t key, uint32_t val) {
-  size_t i = map_slot(m, key);
-  if (m->vals[i] != UINT32_MAX) return m->vals[i];
-  m->used++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-  if (m->used * 4 > (m->mask + 1) * 3) map_grow(m);
-  return UINT32_MAX;
-}
-
-void raw_map_reserve(raw_map *m, size_t n) {
-  while (n * 4 > (m->mask + 1) * 3 && n < SIZE_MAX / 8) map_grow(m);
-}
-
 /* ---- format helpers ------------------------------------------------------ */
 
 int mp_is_raw(const void *data, size_t len) {
@@ -221,7 +148,7 @@ static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
   if (f->n_stacks >= UINT32_MAX - 1)
     return mp_fail(err, "too many distinct stacks");
   uint32_t prev =
-      raw_map_get_or_put(&f->stack_index, id, (uint32_t)f->n_stacks);
+      mp_map_get_or_put(&f->stack_index, id, (uint32_t)f->n_stacks);
   if (prev != UINT32_MAX) {
     const raw_stack *s = &f->stacks[prev];
     if (s->n_pcs != k || memcmp(s->pcs, entry + 16, k * 8) != 0)
@@ -250,7 +177,7 @@ static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
                    " entries cannot fit in the %zu bytes left in the dump",
                    at, n, end - at - 8);
   size_t cur = at + 8;
-  raw_map_reserve(&f->stack_index, f->stack_index.used + (size_t)n);
+  mp_map_reserve(&f->stack_index, f->stack_index.used + (size_t)n);
   /* one allocation for the whole table (n fits in the file, 16+ bytes
    * each) instead of a copy at every doubling */
   if (f->n_stacks + n > f->cap_stacks) {
@@ -290,7 +217,7 @@ static int check_mib_stacks(raw_file *f, mp_err *err) {
       uint64_t id = raw_u64(e);
       uint32_t s = next < f->n_stacks && f->stacks[next].id == id
                        ? next
-                       : raw_map_get(&f->stack_index, id);
+                       : mp_map_get(&f->stack_index, id);
       if (s == UINT32_MAX)
         return mp_fail(err,
                        "MIB %" PRIu64 " at offset 0x%zx: stack id 0x%016" PRIx64
@@ -327,7 +254,7 @@ static int parse_file(raw_file *f, mp_err *err) {
 void mp_raw_file_free(mp_raw_file *f) {
   if (!f) return;
   raw_keys_free(f);
-  raw_map_free(&f->stack_index);
+  mp_map_free(&f->stack_index);
   for (size_t d = 0; d < f->n_dumps; d++) free(f->dumps[d].mib_stack);
   free(f->dumps);
   free(f->stacks);
@@ -341,7 +268,7 @@ int mp_raw_prepare(const mp_raw_reader *r, const char *name, const void *data,
   f->name = name;
   f->data = data;
   f->len = len;
-  raw_map_init(&f->stack_index);
+  mp_map_init(&f->stack_index, 1);
   raw_reader_modules(r, &f->sym, &f->mods, &f->n_mods);
   if (parse_file(f, err) != 0 || raw_prepare_keys(f, err) != 0) {
     mp_raw_file_free(f);

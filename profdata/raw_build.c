@@ -25,7 +25,7 @@
 #include "raw_internal.h"
 #include "stack_cache.h"
 
-#define PC_DROPPED (UINT32_MAX - 1) /* UINT32_MAX means "absent" in raw_map */
+#define PC_DROPPED (UINT32_MAX - 1) /* MP_MAP_EMPTY means "absent" */
 
 typedef struct pc_info {
   uint32_t first, n; /* frame ids in r->frame_ids */
@@ -59,7 +59,7 @@ struct mp_raw_reader {
   msym_ctx *sym;
   const msym_module **mods;
   size_t n_mods;
-  raw_map *pc_maps; /* per module: vaddr -> index into pcs */
+  mp_map *pc_maps; /* per module: vaddr -> index into pcs */
   pc_memo *memo;
   pc_info *pcs;
   size_t n_pcs, cap_pcs;
@@ -94,7 +94,7 @@ mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym) {
   r->pc_maps = mp_xcalloc(r->n_mods + 1, sizeof *r->pc_maps);
   for (size_t i = 0; i < r->n_mods; i++) {
     r->mods[i] = msym_module_at(sym, i);
-    raw_map_init(&r->pc_maps[i]);
+    mp_map_init(&r->pc_maps[i], 1);
   }
   r->memo = mp_xmalloc(sizeof *r->memo << PC_MEMO_BITS);
   memset(r->memo, 0xff, sizeof *r->memo << PC_MEMO_BITS);
@@ -114,7 +114,7 @@ void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
 
 void mp_raw_reader_free(mp_raw_reader *r) {
   if (!r) return;
-  for (size_t i = 0; i < r->n_mods; i++) raw_map_free(&r->pc_maps[i]);
+  for (size_t i = 0; i < r->n_mods; i++) mp_map_free(&r->pc_maps[i]);
   free(r->pc_maps);
   free(r->memo);
   free(r->mods);
@@ -205,13 +205,13 @@ static uint32_t settled_frame(const mp_raw_reader *r, uint32_t idx) {
 static __attribute__((noinline)) int
 resolve_pc_slow(mp_raw_reader *r, size_t mi, uint64_t vaddr, pc_memo *m,
                 uint64_t key, uint32_t *out, mp_err *err, int pure) {
-  uint32_t hit = raw_map_get(&r->pc_maps[mi], vaddr);
+  uint32_t hit = mp_map_get(&r->pc_maps[mi], vaddr);
   if (hit != UINT32_MAX) {
     *out = hit;
   } else {
     if (pure) return 1;
     if (symbolize_pc(r, mi, vaddr, out, err) != 0) return -1;
-    raw_map_put(&r->pc_maps[mi], vaddr, *out);
+    mp_map_put(&r->pc_maps[mi], vaddr, *out);
   }
   if (m) *m = (pc_memo){key, *out, settled_frame(r, *out)};
   return 0;

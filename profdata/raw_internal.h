@@ -44,22 +44,6 @@ typedef struct raw_stack {
 
 enum { RAW_STACK_NEW, RAW_STACK_LIVE, RAW_STACK_DROPPED };
 
-/* Open-addressing map u64 -> u32 (value UINT32_MAX = absent). */
-typedef struct raw_map {
-  uint64_t *keys;
-  uint32_t *vals;
-  size_t mask, used;
-} raw_map;
-
-void raw_map_init(raw_map *m);
-void raw_map_free(raw_map *m);
-uint32_t raw_map_get(const raw_map *m, uint64_t key);
-void raw_map_put(raw_map *m, uint64_t key, uint32_t val);
-/* The value of `key`; if absent, stores `val` and returns UINT32_MAX. */
-uint32_t raw_map_get_or_put(raw_map *m, uint64_t key, uint32_t val);
-/* Room for `n` keys without growing. */
-void raw_map_reserve(raw_map *m, size_t n);
-
 /* A segment of a dump whose build id is a module's. */
 typedef struct seg_ref {
   uint64_t start, end;
@@ -80,7 +64,7 @@ typedef struct raw_file {
   size_t n_dumps;
   raw_stack *stacks;
   size_t n_stacks, cap_stacks;
-  raw_map stack_index; /* stack id -> index into stacks */
+  mp_map stack_index; /* stack id -> index into stacks */
   /* the reader's modules (read only) */
   msym_ctx *sym;
   const msym_module *const *mods;

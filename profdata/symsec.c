@@ -24,65 +24,24 @@
 
 /* ---- writing -------------------------------------------------------------- */
 
-/* (component, parent) -> node id, open addressing. */
-typedef struct node_map {
-  uint64_t *keys;
-  uint32_t *vals;
-  size_t mask, used;
-} node_map;
-
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
-
-static void map_init(node_map *m, size_t cap) {
-  m->mask = cap - 1;
-  m->used = 0;
-  m->keys = mp_xmalloc(cap * 8);
-  m->vals = mp_xmalloc(cap * 4);
-  memset(m->vals, 0xff, cap * 4);
-}
-
-static uint32_t *map_slot(node_map *m, uint64_t key) {
-  size_t i = mix(key) & m->mask;
-  while (m->vals[i] != NONE && m->keys[i] != key) i = (i + 1) & m->mask;
-  m->keys[i] = key;
-  return &m->vals[i];
-}
-
-static void map_grow(node_map *m) {
-  node_map n;
-  map_init(&n, (m->mask + 1) * 2);
-  for (size_t i = 0; i <= m->mask; i++)
-    if (m->vals[i] != NONE) *map_slot(&n, m->keys[i]) = m->vals[i];
-  n.used = m->used;
-  free(m->keys);
-  free(m->vals);
-  *m = n;
-}
-
 typedef struct writer {
   mp_profile *strs; /* interner for the section's strings */
-  node_map nodes;
+  mp_map nodes; /* (component, parent) -> node id */
   uint32_t *node_comp, *node_parent;
   size_t n_nodes, cap_nodes;
 } writer;
 
 static uint32_t node_get(writer *w, uint32_t comp, uint32_t parent) {
-  if ((w->nodes.used + 1) * 2 > w->nodes.mask + 1) map_grow(&w->nodes);
-  uint32_t *v = map_slot(&w->nodes, (uint64_t)comp << 32 | parent);
-  if (*v != NONE) return *v;
+  uint32_t node = mp_map_get_or_put(&w->nodes, (uint64_t)comp << 32 | parent,
+                                    (uint32_t)w->n_nodes);
+  if (node != MP_MAP_EMPTY) return node;
   size_t cap = w->cap_nodes;
   MP_VEC_RESERVE(w->node_comp, w->cap_nodes, w->n_nodes + 1);
   w->cap_nodes = cap;
   MP_VEC_RESERVE(w->node_parent, w->cap_nodes, w->n_nodes + 1);
   w->node_comp[w->n_nodes] = comp;
   w->node_parent[w->n_nodes] = parent;
-  w->nodes.used++;
-  return *v = (uint32_t)w->n_nodes++;
+  return (uint32_t)w->n_nodes++;
 }
 
 /* Split on every '/' so that joining the components with '/' gives the path
@@ -137,7 +96,7 @@ static void write_trailer(mp_buf *out, size_t base) {
 void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
                      const uint64_t *keys, size_t n, unsigned key_kind) {
   writer w = {mp_profile_new(), {0}, NULL, NULL, 0, 0};
-  map_init(&w.nodes, 64);
+  mp_map_init(&w.nodes, 1);
   uint32_t *file_node = mp_xmalloc((p->n_strings + 1) * 4);
   memset(file_node, 0xff, (p->n_strings + 1) * 4);
 
@@ -182,8 +141,7 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
   free(file_node);
   free(w.node_comp);
   free(w.node_parent);
-  free(w.nodes.keys);
-  free(w.nodes.vals);
+  mp_map_free(&w.nodes);
   mp_profile_free(w.strs);
 }
 
