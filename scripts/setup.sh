@@ -15,8 +15,11 @@ cd "$(dirname "$0")/.."
 # real programs test/programs/ runs with the runtime preloaded.
 # libgmock-dev: bench/'s leveldb db_bench includes the gmock and gtest
 # headers.
+# llvm-22-tools: lit, FileCheck, not, count and split-file for LLVM's MemProf
+# lit tests (test/lit).
 PACKAGES=(
   cmake make gcc pkg-config python3 binutils
+  llvm-22-tools
   clang-22 llvm-22 llvm-22-dev libclang-rt-22-dev
   clang-19 llvm-19 llvm-19-dev libclang-rt-19-dev
   libdw-dev libelf-dev libyaml-dev zlib1g-dev libzstd-dev
