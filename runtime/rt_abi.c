@@ -197,9 +197,7 @@ void rt_run_free_hooks(const void *p) {
 MP_EXPORT void __sanitizer_set_report_path(const char *path) {
   rt_flags_set_log_path(path);
 }
-MP_EXPORT const char *__sanitizer_get_report_path(void) {
-  return rt_flags.log_path ? rt_flags.log_path : "stderr";
-}
+MP_EXPORT const char *__sanitizer_get_report_path(void) { return rt_output_path(); }
 
 MP_EXPORT __attribute__((noinline)) void __sanitizer_print_stack_trace(void) {
   uint32_t id = rt_stack_capture(MP_CALLER());

@@ -166,6 +166,9 @@ MP_HIDDEN void rt_large_follow(void); /* on the ticker thread, each tick */
 MP_HIDDEN uintptr_t rt_large_begin(uintptr_t p);
 MP_HIDDEN void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx);
 MP_HIDDEN uint64_t rt_large_mapped(void);
+/* Large blocks mapped and unmapped so far (each is one mapping), and the
+ * bytes unmapped. */
+MP_HIDDEN void rt_large_map_counts(uint64_t *maps, uint64_t *unmaps, uint64_t *unmapped);
 MP_HIDDEN void rt_large_fork_prepare(void);
 MP_HIDDEN void rt_large_fork_parent(void);
 MP_HIDDEN void rt_large_fork_child(void);
@@ -302,6 +305,12 @@ MP_HIDDEN void rt_dump_fork_child(void);
 MP_HIDDEN void rt_output_init(void);
 MP_HIDDEN int rt_output_write(const void *buf, size_t n);
 MP_HIDDEN void rt_output_reset(void);
+MP_HIDDEN const char *rt_output_path(void);
+/* A profile could not be written where asked: the exit status becomes 1
+ * if the program's is 0 (rt_output.c); the check runs after the exit dump. */
+MP_HIDDEN void rt_output_note_failure(void);
+MP_HIDDEN void rt_output_install_exit(void);
+MP_HIDDEN void rt_output_exit_check(void);
 MP_HIDDEN void rt_output_fork_child(void);
 MP_HIDDEN void rt_output_fork_prepare(void);
 MP_HIDDEN void rt_output_fork_parent(void);
@@ -323,7 +332,30 @@ MP_HIDDEN const char *rt_symbolize(uintptr_t pc, const char **module_name,
 MP_HIDDEN void rt_symtab_fork_prepare(void);
 MP_HIDDEN void rt_symtab_fork_parent(void);
 MP_HIDDEN void rt_symtab_fork_child(void);
-MP_HIDDEN void rt_print_stats(void);
+MP_HIDDEN void rt_print_stats(void);      /* on stderr, LLVM's lines */
+MP_HIDDEN void rt_print_exit_stats(void); /* atexit=1: the same, headed */
+/* The process's memory map, LLVM's format, on stderr or the profile's output. */
+MP_HIDDEN void rt_print_module_map(int to_stderr);
+
+/* Stacks as LLVM prints them (rt_frames.c): "Stack for id N:" and the
+ * frames of each of ids[0..n); or the frames of pcs[0..k), with `where`
+ * (if not NULL) given the first call site as "file:line:col in function". */
+MP_HIDDEN void rt_frames_print_ids(rt_buf *b, const uint32_t *ids, size_t n);
+MP_HIDDEN void rt_frames_print_pcs(rt_buf *b, const uintptr_t *pcs, uint32_t k,
+                                   rt_buf *where);
+/* An llvm-symbolizer process (rt_llvmsym.c): start (0 if there is none to
+ * run), queue up to 64 queries, read their answers (each ends with an empty
+ * line; 0 if the process failed, which then stops it), free. */
+typedef struct rt_llvmsym {
+  int fd, pid;
+  size_t pending;
+  rt_buf out;
+} rt_llvmsym;
+MP_HIDDEN int rt_llvmsym_start(rt_llvmsym *s);
+MP_HIDDEN void rt_llvmsym_query(rt_llvmsym *s, const char *module, uintptr_t offset);
+MP_HIDDEN int rt_llvmsym_answers(rt_llvmsym *s, rt_buf *in);
+MP_HIDDEN void rt_llvmsym_stop(rt_llvmsym *s);
+MP_HIDDEN void rt_llvmsym_free(rt_llvmsym *s);
 
 /* ---- lifecycle (rt_lifecycle.c, rt_signal.c) ----------------------------- */
 MP_HIDDEN void rt_lifecycle_install(void);

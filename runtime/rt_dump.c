@@ -259,6 +259,8 @@ int rt_dump(int from_signal) {
   rt_nonblocking = from_signal;
   int r = -1;
   if (lock_for_dump(from_signal)) {
+    if (rt_flags.print_text && rt_flags.print_module_map)
+      rt_print_module_map(0);
     rt_mib_add_all_live();
     rt_text text = {0};
     if (rt_flags.print_text)

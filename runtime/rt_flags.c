@@ -91,6 +91,7 @@ static void set_str(const flag_desc *f, const char *v, size_t n) {
       rt_report("ERROR: Path is too long: %s... (writing the default profile file)",
                 head);
       rt_flags.log_path = NULL;
+      rt_output_note_failure();
     } else {
       rt_report("WARNING: value of %s is too long, ignored", f->name);
     }

@@ -7,11 +7,11 @@
  * malloc: it parses options, publishes the shadow and installs the
  * deadly-signal handlers, none of which allocates.  Registrations that may
  * allocate (pthread_atfork) wait for a constructor or __memprof_init. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdlib.h>
 
 #include "rt_core.h"
-
-MP_HIDDEN extern __typeof__(malloc) rt_own_malloc;
 
 int mp_inited;
 static int init_state; /* 0 not started, 1 running, 2 done */
@@ -68,10 +68,14 @@ MP_EXPORT void __memprof_version_mismatch_check_v1(void) {}
  * also initialised would map the shadow again and write an empty profile
  * over the first one's.  The address is read through the GOT, which the
  * dynamic linker filled with the winning definition (in an executable it
- * is its own). */
+ * is its own); it is this copy's if it lies in this copy's module.  (A
+ * hidden alias of malloc to compare with would be a second name at its
+ * address, which llvm-symbolizer then shows in stacks.) */
 static int serves_malloc(void) {
   void *(*volatile resolved)(size_t) = malloc;
-  return resolved == rt_own_malloc;
+  Dl_info theirs, ours;
+  return dladdr((void *)resolved, &theirs) && dladdr((void *)serves_malloc, &ours) &&
+         theirs.dli_fbase == ours.dli_fbase;
 }
 
 /* The shared runtime has no .preinit_array slot: initialise as early as a

@@ -44,6 +44,20 @@ typedef struct mp_caller {
  * Returns NULL when the memory cannot be had; it never sets errno and never
  * reports: the caller applies the API's semantics. */
 MP_HIDDEN void *mp_alloc(size_t size, size_t align, int zero, mp_caller c);
+/* The largest block mp_alloc serves (rt_heap.c's limit; LLVM's too). */
+#define MP_MAX_ALLOC_SIZE (1ULL << 40)
+/* Fatal allocation errors (rt_errors.c): a report on stderr as LLVM's
+ * runtime prints it (kind: its SUMMARY name; hint: suggest
+ * allocator_may_return_null=1), the profile written, exit status 1. */
+MP_HIDDEN __attribute__((noreturn, format(printf, 4, 5))) void
+mp_die_alloc(mp_caller c, const char *kind, int hint, const char *fmt, ...);
+/* An entry point whose mp_alloc failed: returns if the program accepts
+ * NULL (allocator_may_return_null=1), else reports a size over
+ * MP_MAX_ALLOC_SIZE or running out of memory and exits. */
+MP_HIDDEN void mp_alloc_failed(size_t n, mp_caller c);
+MP_HIDDEN int mp_may_return_null(void);
+/* realloc calls that moved a block, and their bytes (rt_malloc.c). */
+MP_HIDDEN void mp_realloc_stats(uint64_t *calls, uint64_t *bytes);
 /* Record the block's MIB and release it.  NULL, foreign pointers, interior
  * pointers and double frees are ignored.
  * The core runs the sanitizer hooks itself: mp_alloc calls the malloc hooks

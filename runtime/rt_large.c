@@ -33,6 +33,8 @@ typedef struct large_hdr {
 static rt_mutex mu = RT_MUTEX_INIT;
 static large_hdr *tab[LARGE_BUCKETS];
 static uint64_t mapped;
+/* For the statistics: mappings made and undone, bytes unmapped. */
+static uint64_t maps, unmaps, unmapped;
 /* Set while this thread holds mu: a signal handler on it then fails (a
  * large malloc returns NULL, a large free leaks) rather than waiting for
  * its own thread (rt_core.h). */
@@ -162,6 +164,7 @@ uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
   *b = h;
   unlock_mu();
   __atomic_fetch_add(&mapped, len, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&maps, 1, __ATOMIC_RELAXED);
   return user;
 }
 
@@ -189,6 +192,8 @@ void rt_large_release(uintptr_t p) {
   follow_stop(h->user);
   rt_shadow_release_block(h->user, h->size);
   __atomic_fetch_sub(&mapped, h->map_len, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&unmaps, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&unmapped, h->map_len, __ATOMIC_RELAXED);
   rt_munmap((void *)h->map, h->map_len);
 }
 
@@ -219,6 +224,12 @@ void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
 }
 
 uint64_t rt_large_mapped(void) { return __atomic_load_n(&mapped, __ATOMIC_RELAXED); }
+
+void rt_large_map_counts(uint64_t *n_maps, uint64_t *n_unmaps, uint64_t *bytes_unmapped) {
+  *n_maps = __atomic_load_n(&maps, __ATOMIC_RELAXED);
+  *n_unmaps = __atomic_load_n(&unmaps, __ATOMIC_RELAXED);
+  *bytes_unmapped = __atomic_load_n(&unmapped, __ATOMIC_RELAXED);
+}
 
 void rt_large_fork_prepare(void) { rt_mutex_lock(&mu); }
 void rt_large_fork_parent(void) { rt_mutex_unlock(&mu); }

@@ -50,6 +50,7 @@ void rt_lifecycle_install(void) {
                                   __ATOMIC_ACQUIRE)) {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     rt_libc_resolve();
+    rt_output_install_exit();
   }
 }
 
@@ -59,13 +60,11 @@ void rt_lifecycle_install(void) {
 __attribute__((destructor(101))) static void rt_exit(void) {
   if (!mp_inited || rt_exit_dumped)
     return;
-  if (rt_flags.atexit) {
-    static const char msg[] = "MemProfiler exit stats:\n";
-    rt_output_write(msg, sizeof msg - 1);
-    rt_print_stats();
-  }
+  if (rt_flags.atexit)
+    rt_print_exit_stats();
   if (rt_flags.dump_at_exit)
     rt_dump(0);
   __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
   rt_exit_dumped = 1;
+  rt_output_exit_check();
 }

@@ -5,10 +5,12 @@
  * no entry point ever calls another public one.
  *
  * Semantic choices (glibc behaviour unless LLVM's runtime says otherwise):
- *  - Failure returns NULL with errno ENOMEM; LLVM's runtime would report
- *    and exit unless allocator_may_return_null=1.  We always behave as if
- *    allocator_may_return_null=1: a profiler should not kill a program that
- *    handles allocation failure.
+ *  - Failure returns NULL with errno ENOMEM under allocator_may_return_null=1
+ *    (our default: a profiler should not kill a program that handles
+ *    allocation failure); with 0, as LLVM's runtime by default, it is
+ *    reported and the process exits 1 (rt_errors.c): a size over
+ *    MP_MAX_ALLOC_SIZE, no memory, calloc/reallocarray overflow, and the
+ *    alignments aligned_alloc and posix_memalign refuse.
  *  - realloc(p, 0) with p != NULL frees p and returns NULL, as LLVM does
  *    (allocator_frees_and_returns_null_on_realloc_zero=1).  realloc always
  *    moves the block: new block with the realloc call's stack, copy of
@@ -52,33 +54,59 @@ static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
 /* mp_alloc with the API's failure convention (errno ENOMEM). */
 static void *alloc_or_enomem(size_t n, size_t align, int zero, mp_caller c) {
   void *p = mp_alloc(n, align, zero, c);
-  if (MP_UNLIKELY(!p))
+  if (MP_UNLIKELY(!p)) {
+    mp_alloc_failed(n, c);
     errno = ENOMEM;
+  }
   return p;
+}
+
+/* count * size does not fit in size_t (calloc, reallocarray). */
+static void overflowed(const char *fn, size_t nmemb, size_t size, mp_caller c) {
+  if (!mp_may_return_null())
+    mp_die_alloc(c, fn[0] == 'c' ? "calloc-overflow" : "reallocarray-overflow", 1,
+                 "%s parameters overflow: count * size (%lu * %lu) cannot be "
+                 "represented in type size_t",
+                 fn, (unsigned long)nmemb, (unsigned long)size);
+  errno = ENOMEM;
+}
+
+static int bad_alignment(const char *fn, size_t align, mp_caller c) {
+  if (!mp_may_return_null())
+    mp_die_alloc(c, fn[0] == 'a' ? "invalid-aligned-alloc-alignment"
+                                 : "invalid-posix-memalign-alignment",
+                 1, "invalid alignment requested in %s: %lu, alignment must be a power "
+                    "of two%s",
+                 fn, (unsigned long)align,
+                 fn[0] == 'a' ? "" : " and a multiple of sizeof(void*) == 8");
+  return EINVAL;
 }
 
 MP_EXPORT void *malloc(size_t n) {
   return alloc_or_enomem(n, 0, 0, MP_CALLER());
 }
-/* This copy's own malloc, whoever serves the process's (rt_init.c). */
-#if defined(__GNUC__) && !defined(__clang__)
-extern MP_HIDDEN __typeof__(malloc) rt_own_malloc __attribute__((alias("malloc"), copy(malloc)));
-#else
-extern MP_HIDDEN __typeof__(malloc) rt_own_malloc __attribute__((alias("malloc")));
-#endif
 
 MP_EXPORT void *__libc_malloc(size_t n) MP_ALIAS(malloc);
 
 MP_EXPORT void *calloc(size_t nmemb, size_t size) {
   size_t n;
   if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
-    errno = ENOMEM;
+    overflowed("calloc", nmemb, size, MP_CALLER());
     return NULL;
   }
   return alloc_or_enomem(n, 0, 1, MP_CALLER());
 }
 
 MP_EXPORT void *__libc_calloc(size_t nmemb, size_t size) MP_ALIAS(calloc);
+
+/* reallocs of a live block to a nonzero size, and the bytes asked for
+ * (the statistics' "realloced" line). */
+static uint64_t realloc_calls, realloc_bytes;
+
+void mp_realloc_stats(uint64_t *calls, uint64_t *bytes) {
+  *calls = __atomic_load_n(&realloc_calls, __ATOMIC_RELAXED);
+  *bytes = __atomic_load_n(&realloc_bytes, __ATOMIC_RELAXED);
+}
 
 static void *realloc_impl(void *old, size_t n, mp_caller c) {
   if (!old)
@@ -87,6 +115,8 @@ static void *realloc_impl(void *old, size_t n, mp_caller c) {
     mp_free(old);
     return NULL;
   }
+  __atomic_fetch_add(&realloc_calls, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&realloc_bytes, n, __ATOMIC_RELAXED);
   void *p = alloc_or_enomem(n, 0, 0, c);
   if (!p)
     return NULL; /* the old block stays valid, as the standard requires */
@@ -105,7 +135,7 @@ MP_EXPORT void *__libc_realloc(void *old, size_t n) MP_ALIAS(realloc);
 MP_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size) {
   size_t n;
   if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
-    errno = ENOMEM;
+    overflowed("reallocarray", nmemb, size, MP_CALLER());
     return NULL;
   }
   return realloc_impl(old, n, MP_CALLER());
@@ -148,7 +178,7 @@ MP_EXPORT void *__libc_memalign(size_t align, size_t n) MP_ALIAS(memalign);
 
 MP_EXPORT void *aligned_alloc(size_t align, size_t n) {
   if (MP_UNLIKELY(!is_pow2(align))) {
-    errno = EINVAL;
+    errno = bad_alignment("aligned_alloc", align, MP_CALLER());
     return NULL;
   }
   return alloc_or_enomem(n, align, 0, MP_CALLER());
@@ -156,10 +186,12 @@ MP_EXPORT void *aligned_alloc(size_t align, size_t n) {
 
 MP_EXPORT int posix_memalign(void **out, size_t align, size_t n) {
   if (MP_UNLIKELY(!is_pow2(align) || align % sizeof(void *)))
-    return EINVAL;
+    return bad_alignment("posix_memalign", align, MP_CALLER());
   void *p = mp_alloc(n, align, 0, MP_CALLER());
-  if (MP_UNLIKELY(!p))
+  if (MP_UNLIKELY(!p)) {
+    mp_alloc_failed(n, MP_CALLER());
     return ENOMEM;
+  }
   *out = p;
   return 0;
 }

@@ -8,8 +8,11 @@
  * new-handler while one is installed and retry; without a handler throw
  * std::bad_alloc.  libstdc++ is reached through weak references, so in a
  * program without it a failing throwing `new` prints a message and aborts.
- * An alignment that is not a power of two is a failure (throwing forms:
- * bad_alloc, nothrow forms: NULL); LLVM 22 returns NULL or reports instead.
+ * An alignment that is not a power of two is the caller's error, not a
+ * failure to find memory: it is reported and the process exits 1, whatever
+ * allocator_may_return_null says, as LLVM's runtime does after version 22
+ * (rt_errors.c).  Running out of memory, or a size too big, follows the
+ * standard: bad_alloc (throwing forms) or NULL (nothrow forms).
  */
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -43,9 +46,15 @@ static void __attribute__((noreturn)) fail_bad_alloc(void) {
   abort();
 }
 
+static void check_alignment(size_t align, mp_caller c) {
+  if (MP_UNLIKELY(!is_pow2(align)))
+    mp_die_alloc(c, "invalid-allocation-alignment", 0,
+                 "invalid allocation alignment: %ld, alignment must be a power of two",
+                 (long)align);
+}
+
 static void *new_throwing(size_t n, size_t align, mp_caller c) {
-  if (!is_pow2(align))
-    fail_bad_alloc();
+  check_alignment(align, c);
   for (;;) {
     void *p = mp_alloc(n, align, 0, c);
     if (MP_LIKELY(p != NULL))
@@ -60,39 +69,52 @@ static void *new_throwing(size_t n, size_t align, mp_caller c) {
 /* The nothrow forms do not run the new-handler: a handler may throw, and
  * a nothrow operator must not; failure is simply NULL. */
 static void *new_nothrow(size_t n, size_t align, mp_caller c) {
-  if (!is_pow2(align))
-    return NULL;
+  check_alignment(align, c);
   return mp_alloc(n, align, 0, c);
 }
 
-/* new[] and delete[] forms are the same functions as their scalar twins:
- * the block carries everything its release needs. */
+/* new[] forms are functions of their own, not aliases of their scalar
+ * twins, so that frame #0 of a text profile's stack names the operator the
+ * program called (rt_frames.c).  GCC would merge the identical bodies. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_MERGE __attribute__((no_icf))
+#else
+#define NO_MERGE
+#endif
+
 MP_EXPORT void *_Znwm(size_t n) {
   return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
 }
-MP_EXPORT void *_Znam(size_t n) MP_ALIAS(_Znwm);
+MP_EXPORT NO_MERGE void *_Znam(size_t n) {
+  return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
+}
 
 MP_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *tag) {
   (void)tag;
   return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
 }
-MP_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *tag)
-    MP_ALIAS(_ZnwmRKSt9nothrow_t);
+MP_EXPORT NO_MERGE void *_ZnamRKSt9nothrow_t(size_t n, const void *tag) {
+  (void)tag;
+  return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
+}
 
 MP_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t align) {
   return new_throwing(n, align, MP_CALLER());
 }
-MP_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t align)
-    MP_ALIAS(_ZnwmSt11align_val_t);
+MP_EXPORT NO_MERGE void *_ZnamSt11align_val_t(size_t n, size_t align) {
+  return new_throwing(n, align, MP_CALLER());
+}
 
 MP_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
                                                     const void *tag) {
   (void)tag;
   return new_nothrow(n, align, MP_CALLER());
 }
-MP_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
-                                                    const void *tag)
-    MP_ALIAS(_ZnwmSt11align_val_tRKSt9nothrow_t);
+MP_EXPORT NO_MERGE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
+                                                             const void *tag) {
+  (void)tag;
+  return new_nothrow(n, align, MP_CALLER());
+}
 
 /* Every delete form releases the block the same way: sizes and alignments
  * are implied by the block itself. */

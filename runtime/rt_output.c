@@ -5,8 +5,18 @@
  * Opened lazily with O_WRONLY|O_CREAT|O_TRUNC 0660 and kept open so later
  * dumps append; reopened under the new pid after fork; closed by
  * __memprof_profile_reset.  Failures are reported once on stderr and the
- * program carries on (LLVM dies instead). */
+ * program carries on; LLVM's runtime dies with status 1 at the failed
+ * write.  Ours makes the exit status 1 instead, once the program exits with
+ * 0 (a program's own failure status is kept): the status comes from an
+ * on_exit handler, which runs before the exit-time dump in a program linked
+ * with libmemprof.a and after it with the shared runtime (a library's
+ * handler is registered before __libc_start_main's), so whichever of the
+ * two comes last decides. */
+#define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "rt_core.h"
@@ -19,6 +29,9 @@ extern MP_EXPORT char __memprof_profile_filename[];
 static rt_mutex mu = RT_MUTEX_INIT;
 static int fd = -1, fd_pid, is_file;
 static int error_reported;
+static char full_path[PATH_MAX_LEN]; /* of the open file */
+/* A profile could not be written where asked; the exit status, once known. */
+static int failed, exit_status, exit_status_known;
 
 static int str_eq(const char *a, const char *b) {
   while (*a && *a == *b)
@@ -35,6 +48,7 @@ static const char *prefix(void) {
 }
 
 static void report_once(const char *what, const char *path) {
+  failed = 1;
   if (error_reported)
     return;
   error_reported = 1;
@@ -64,18 +78,26 @@ static int build_path(char *out, size_t cap, const char *pre) {
   return n + 1 < cap;
 }
 
-static void make_parents(char *path) {
+static int is_dir(const char *path) {
+  struct stat st;
+  return rt_syscall(SYS_stat, path, &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* 0 (reported) if a parent cannot be made: it exists as a file, say. */
+static int make_parents(char *path) {
   for (char *p = path + 1; *p; p++) {
     if (*p != '/')
       continue;
     *p = 0;
     int r = rt_mkdir(path, 0755);
-    if (r < 0 && r != -17 /* EEXIST */)
+    int ok = r == 0 || (r == -17 /* EEXIST */ && is_dir(path));
+    if (!ok)
       report_once("Can't create directory", path);
     *p = '/';
-    if (r < 0 && r != -17)
-      return;
+    if (!ok)
+      return 0;
   }
+  return 1;
 }
 
 static int open_output(void) {
@@ -93,8 +115,9 @@ static int open_output(void) {
     return -1;
   }
   int f = rt_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0660);
-  if (f == -2 /* ENOENT */) {
-    make_parents(path);
+  if (f == -2 /* ENOENT */ || f == -20 /* ENOTDIR */) {
+    if (!make_parents(path))
+      return -1;
     f = rt_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0660);
   }
   if (f < 0) {
@@ -103,6 +126,7 @@ static int open_output(void) {
   }
   is_file = 1;
   fd_pid = rt_getpid();
+  rt_memcpy(full_path, path, sizeof full_path);
   return fd = f;
 }
 
@@ -129,12 +153,50 @@ int rt_output_write(const void *buf, size_t n) {
     if (r >= 0)
       ok = 0;
     else if (!error_reported) {
-      error_reported = 1;
+      error_reported = failed = 1;
       rt_report("ERROR: writing the profile failed (errno %d)", (int)-r);
     }
   }
   rt_mutex_unlock(&mu);
   return ok;
+}
+
+/* __sanitizer_get_report_path: the file profiles go to now ("<prefix>.<pid>",
+ * opened if it was not), as LLVM's returns; "stdout" or "stderr" for those. */
+const char *rt_output_path(void) {
+  rt_mutex_lock(&mu);
+  if (fd >= 0 && is_file && fd_pid != rt_getpid()) {
+    rt_close(fd);
+    fd = -1;
+  }
+  if (fd < 0)
+    open_output();
+  const char *p = is_file ? full_path : fd == 1 ? "stdout" : fd == 2 ? "stderr" : "";
+  rt_mutex_unlock(&mu);
+  return p;
+}
+
+void rt_output_note_failure(void) { failed = 1; }
+
+/* The program's buffered output is flushed first: _exit would drop it. */
+static void exit_failed(void) {
+  fflush(NULL);
+  rt_syscall(SYS_exit_group, 1, 0, 0);
+}
+
+static void on_exit_status(int status, void *arg) {
+  (void)arg;
+  exit_status = status;
+  exit_status_known = 1;
+  if (failed && rt_exit_dumped && status == 0)
+    exit_failed();
+}
+
+void rt_output_install_exit(void) { on_exit(on_exit_status, NULL); }
+
+void rt_output_exit_check(void) {
+  if (failed && exit_status_known && exit_status == 0)
+    exit_failed();
 }
 
 void rt_output_reset(void) {

@@ -1,7 +1,8 @@
 /* rt_signal.c - deadly signals: where the program left the default
  * disposition, a handler prints MemProfiler:DEADLYSIGNAL, dumps the profile
- * (try-locking only, so it never deadlocks), restores the default action and
- * re-raises, so the process dies exactly as it would have. */
+ * (try-locking only, so it never deadlocks) and exits with status 1, as
+ * LLVM's runtime does.  A signal that arrives while another thread is
+ * dumping gets the default action back and is re-raised. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <sys/syscall.h>
@@ -19,6 +20,7 @@ static void deadly_handler(int sig, siginfo_t *info, void *uctx) {
     rt_dump(1);
     rt_exit_dumped = 1;
     __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
+    rt_syscall(SYS_exit_group, 1, 0, 0);
   }
   struct sigaction dfl;
   rt_memset(&dfl, 0, sizeof dfl);

@@ -264,6 +264,13 @@ void rt_buf_printf(rt_buf *b, const char *fmt, ...) {
   b->len += n;
 }
 
+void rt_buf_append(rt_buf *b, const void *p, size_t n) {
+  if (!buf_reserve(b, n))
+    return;
+  rt_memcpy(b->p + b->len, p, n);
+  b->len += n;
+}
+
 void rt_buf_free(rt_buf *b) {
   if (b->p)
     rt_munmap(b->p, b->cap);

@@ -115,6 +115,8 @@ typedef struct rt_buf {
 } rt_buf;
 MP_HIDDEN void rt_buf_printf(rt_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* n raw bytes (rt_buf_printf formats at most 1 KiB a call). */
+MP_HIDDEN void rt_buf_append(rt_buf *b, const void *p, size_t n);
 MP_HIDDEN void rt_buf_free(rt_buf *b);
 
 /* "MemProfiler: <message>" on stderr. */

@@ -1,6 +1,6 @@
 /* rt_text.c - the text profile (print_text=1, terse with print_terse=1)
  * and the allocator statistics (__memprof_print_accumulated_stats, atexit=1).
- * Frames are printed as "in <function> (<module>+0x<offset>)" (rt_symtab.c). */
+ * Stacks are printed by rt_frames.c. */
 #include "rt_core.h"
 
 /* Total*100/count printed as q.rr, like LLVM. */
@@ -50,29 +50,6 @@ static void mib_terse(uint32_t id, const rt_mib_entry *e, void *ctx) {
                 m->NumSameDeallocCpu);
 }
 
-static void put_frame(rt_buf *b, uint32_t i, uintptr_t pc) {
-  rt_buf_printf(b, "    #%u 0x%lx", i, (unsigned long)(pc - 1));
-  if (!rt_nonblocking) { /* dladdr takes the loader lock */
-    const char *mod;
-    uintptr_t off = 0;
-    const char *fn = rt_symbolize(pc - 1, &mod, &off);
-    if (fn)
-      rt_buf_printf(b, " in %s", fn);
-    if (mod)
-      rt_buf_printf(b, " (%s+0x%lx)", mod, (unsigned long)off);
-  }
-  rt_buf_printf(b, "\n");
-}
-
-static void print_stack(rt_buf *b, uint32_t id) {
-  uintptr_t pcs[RT_MAX_STACK];
-  uint32_t k = rt_stack_get(id, pcs);
-  rt_buf_printf(b, "Stack for id %u:\n", id);
-  for (uint32_t i = 0; i < k; i++)
-    put_frame(b, i, pcs[i]);
-  rt_buf_printf(b, "\n");
-}
-
 static void count_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   (void)id;
   (void)e;
@@ -102,10 +79,7 @@ void rt_text_mibs(rt_text *t, int terse) {
   rt_mib_for_each(note_id, t);
 }
 
-void rt_text_stacks(rt_text *t) {
-  for (size_t i = 0; i < t->n; i++)
-    print_stack(&t->b, t->ids[i]);
-}
+void rt_text_stacks(rt_text *t) { rt_frames_print_ids(&t->b, t->ids, t->n); }
 
 void rt_text_free(rt_text *t) {
   rt_buf_free(&t->b);
@@ -115,21 +89,94 @@ void rt_text_free(rt_text *t) {
   t->n = t->cap = 0;
 }
 
+/* LLVM's lines (memprof_stats.cpp), on stderr whatever log_path says: a
+ * profile file must hold nothing but the profile.  Ours has no block
+ * headers ("overhead" 0), frees at once ("really freed" = freed), keeps no
+ * per-class counts (an empty "by size class" list) and maps memory as one
+ * heap reservation made at start plus one mapping per large block. */
 void rt_print_stats(void) {
   rt_heap_stats s;
   rt_heap_get_stats(&s);
+  uint64_t reallocs, realloced, maps, unmaps, unmapped;
+  mp_realloc_stats(&reallocs, &realloced);
+  rt_large_map_counts(&maps, &unmaps, &unmapped);
+  uint64_t now = s.heap_mapped + s.large_mapped;
   rt_buf b = {0};
-  rt_buf_printf(&b, "Stats: %lluM malloced (%lluM for overhead) by %llu calls\n",
-                (unsigned long long)(s.allocated >> 20), 0ULL,
-                (unsigned long long)s.mallocs);
+  rt_buf_printf(&b, "Stats: %lluM malloced (0M for overhead) by %llu calls\n",
+                (unsigned long long)(s.allocated >> 20), (unsigned long long)s.mallocs);
+  rt_buf_printf(&b, "Stats: %lluM realloced by %llu calls\n",
+                (unsigned long long)(realloced >> 20), (unsigned long long)reallocs);
   rt_buf_printf(&b, "Stats: %lluM freed by %llu calls\n",
                 (unsigned long long)(s.freed >> 20), (unsigned long long)s.frees);
-  rt_buf_printf(&b, "Stats: %lluM in use by live blocks\n",
-                (unsigned long long)(s.bytes_live >> 20));
-  rt_buf_printf(&b, "Stats: %lluM mmaped for size classes, %lluM for large blocks\n",
-                (unsigned long long)(s.heap_mapped >> 20),
-                (unsigned long long)(s.large_mapped >> 20));
+  rt_buf_printf(&b, "Stats: %lluM really freed by %llu calls\n",
+                (unsigned long long)(s.freed >> 20), (unsigned long long)s.frees);
+  rt_buf_printf(&b, "Stats: %lluM (%lluM-%lluM) mmaped; %llu maps, %llu unmaps\n",
+                (unsigned long long)(now >> 20),
+                (unsigned long long)((now + unmapped) >> 20),
+                (unsigned long long)(unmapped >> 20), (unsigned long long)(maps + 1),
+                (unsigned long long)unmaps);
+  rt_buf_printf(&b, "  mallocs by size class: \n");
+  rt_buf_printf(&b, "Stats: malloc large: %llu\n", (unsigned long long)maps);
+  rt_buf_printf(&b, "Stats: StackDepot: %u ids\n", rt_stack_max_id());
   if (!b.failed)
-    rt_output_write(b.p, b.len);
+    rt_write(2, b.p, b.len);
+  rt_buf_free(&b);
+}
+
+void rt_print_exit_stats(void) {
+  static const char head[] = "MemProfiler exit stats:\n";
+  rt_write(2, head, sizeof head - 1);
+  rt_print_stats();
+}
+
+/* Appends "\t0x<start>-0x<end>\t<file>\n" for the maps line l[0..n). */
+static void map_line(rt_buf *b, const char *l, size_t n) {
+  uintptr_t lo = 0, hi = 0;
+  size_t i = 0;
+  int field = 0;
+  for (; i < n && field < 2; i++) {
+    char c = l[i];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d >= 0)
+      *(field ? &hi : &lo) = *(field ? &hi : &lo) * 16 + (uintptr_t)d;
+    else
+      field++;
+  }
+  /* the path is the sixth field, after perms, offset, device and inode */
+  for (int f = 2; f < 6 && i < n; f++) {
+    while (i < n && l[i] != ' ')
+      i++;
+    while (i < n && l[i] == ' ')
+      i++;
+  }
+  rt_buf_printf(b, "\t0x%012lx-0x%012lx\t", (unsigned long)lo, (unsigned long)hi);
+  rt_buf_append(b, l + i, n - i);
+  rt_buf_append(b, "\n", 1);
+}
+
+/* sanitizer_common's DumpProcessMap, from /proc/self/maps. */
+void rt_print_module_map(int to_stderr) {
+  rt_buf b = {0}, maps = {0};
+  int fd = rt_open("/proc/self/maps", 0 /* O_RDONLY */, 0);
+  char chunk[8192];
+  long r;
+  while (fd >= 0 && (r = rt_syscall(0 /* read */, fd, chunk, sizeof chunk)) > 0)
+    rt_buf_append(&maps, chunk, (size_t)r);
+  if (fd >= 0)
+    rt_close(fd);
+  rt_buf_printf(&b, "==%d==Process memory map follows:\n", rt_getpid());
+  for (size_t i = 0, start = 0; i < maps.len; i++)
+    if (maps.p[i] == '\n') {
+      map_line(&b, maps.p + start, i - start);
+      start = i + 1;
+    }
+  rt_buf_printf(&b, "==%d==End of process memory map.\n", rt_getpid());
+  if (!b.failed) {
+    if (to_stderr)
+      rt_write(2, b.p, b.len);
+    else
+      rt_output_write(b.p, b.len);
+  }
+  rt_buf_free(&maps);
   rt_buf_free(&b);
 }

@@ -45,10 +45,22 @@ LLVM22 = {
 # executable writing one raw profile) must pass.
 NEW_PROFDATA = ("XFAIL", 16, "post-22: needs llvm-profdata newer than 22")
 
+# Lines 9-10 (the dlopen/thread stress itself) must pass; line 11 checks
+# sanitizer_common's trace of its __tls_get_addr interceptor at verbosity=2.
+# Ours does not intercept __tls_get_addr: a memory profiler has nothing to
+# track there (glibc allocates dynamic TLS blocks with malloc, which we
+# profile), and the interceptor would sit on every general-dynamic TLS
+# access of shared libraries.
+NO_TLS_TRACE = ("XFAIL", 11, "no __tls_get_addr interceptor, so no "
+                "'==__tls_get_addr:' trace at verbosity=2")
+
 EXPECT = {
     "llvm": LLVM22,
-    "ours-static": {},
+    "ours-static": {
+        "stress_dtls.c": NO_TLS_TRACE,
+    },
     "ours-shared": {
+        "stress_dtls.c": NO_TLS_TRACE,
         "multiple-profiled-dsos.cpp": NEW_PROFDATA,
     },
 }

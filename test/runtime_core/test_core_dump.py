@@ -129,9 +129,13 @@ int main(void) {
         self.assertEqual(got, [("1", "100.00", "100", "100", "100.00", "100", "100"),
                                ("1", "40.00", "40", "40", "10.00", "10", "10"),
                                ("1", "40.00", "40", "40", "15.00", "15", "15")])
+        # LLVM's frames: #0 the allocation function, then the call site,
+        # named by llvm-symbolizer (file:line:column) or, without one, by
+        # the symbol table (module+offset).
         for sid in {b[0] for b in blocks}:
-            self.assertRegex(out, rf"Stack for id {sid}:\n    #0 0x[0-9a-f]+ in main "
-                                  rf"\(\S+\+0x[0-9a-f]+\)\n")
+            self.assertRegex(out, rf"Stack for id {sid}:\n    #0 0x[0-9a-f]{{12}} in malloc "
+                                  rf"\(\S+\+0x[0-9a-f]+\)\n    #1 0x[0-9a-f]{{12}} in main "
+                                  rf"(\S+/p\.c:\d+:\d+|\(\S+\+0x[0-9a-f]+\))\n")
 
     def test_terse_format(self):
         exe = self.build()
@@ -189,7 +193,20 @@ int main(void) {
         r, _ = harness.run_program(self.scratch, exe, check=False,
                                    env={"MEMPROF_OPTIONS": "log_path=/dev/null/x/y"})
         self.assertEqual(r.returncode, 7)
-        self.assertEqual(r.stderr.decode().count("Can't open file"), 1)
+        self.assertEqual(r.stderr.decode().count("ERROR"), 1)
+        self.assertIn("Can't create directory: /dev/null", r.stderr.decode())
+
+    def test_unwritable_output_fails_a_successful_exit(self):
+        # LLVM's runtime dies with status 1; ours lets the program finish,
+        # then exits 1 instead of 0, its stdout flushed.  Both dumps (the
+        # explicit one and the exit one) fail; one message.
+        exe = self.build(DUMP_SRC.replace("return 0;", 'printf("done\\n");\n  return 0;'))
+        for opts in ("log_path=/proc/self/mem", "log_path=/dev/null/x/y"):
+            r, _ = harness.run_program(self.scratch, exe, check=False,
+                                       env={"MEMPROF_OPTIONS": opts})
+            self.assertEqual(r.returncode, 1, opts)
+            self.assertEqual(r.stdout, b"done\n", opts)
+            self.assertEqual(r.stderr.decode().count("ERROR"), 1, opts)
 
     @staticmethod
     def umask():
