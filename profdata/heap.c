@@ -1,13 +1,8 @@
 /* heap.c - the process heap for one run of the tool (heap.h).
  *
- * Small pages only.  Earlier trees backed the heap with transparent huge
- * pages, watching each input's kernel time to fall back to small pages
- * when the VM host was slow to back them; in the benchmark's order (every
- * merge right after an llvm-profdata-22 run that freed ~100 MB) the first
- * 12 MiB were already small pages and the fallback often came too late.
- * Small pages throughout measured faster there (10 inputs, two sets of 30
- * interleaved rounds: median 58.6 against 67.6 ms and 59.9 against 65.2;
- * 50 inputs: 143.8 against 153.6), with none of the machinery.
+ * Small pages only: transparent huge pages, with a fallback for hosts slow
+ * to back them, measured slower than small pages throughout (the fallback
+ * often came too late), and needed machinery of their own.
  */
 #include "heap.h"
 
@@ -30,17 +25,14 @@ void mp_heap_setup(void) {
 }
 
 
-/* A page fault costs ~10 us in some guests, a page populated by one
- * madvise ~0.65 us, and the tool's heap grows with its inputs (the
- * deep-stack benchmark: 1 raw input of 3.9 MB, ~7 MB of heap; 10 inputs,
- * ~30 MB; then flat, as contexts repeat) plus the inputs read whole, up to
- * three at a time (io.c, main.c).  Twice the inputs' bytes plus the largest
+/* In some guests a page fault costs more than ten times what a page
+ * populated by one madvise does, and the tool's heap grows with its inputs
+ * until their contexts repeat, plus the inputs read whole, up to three at
+ * a time (io.c, main.c).  Twice the inputs' bytes plus the largest
  * input, up to 16 times the largest and PREFILL_MAX, are faulted in up
  * front as one block freed
  * back to the heap (M_TRIM_THRESHOLD keeps it there), from which the run
- * then allocates; past that the heap grows as before.  Paired against no
- * prefill (inputs still mapped then): 1 input -12.6 ms, 10 inputs -29.4
- * ms, 50 -32.7 ms. */
+ * then allocates; past that the heap grows as before. */
 #define PREFILL_PER_INPUT_BYTE 2
 #define PREFILL_MIN (1u << 20)
 #define PREFILL_MAX (48u << 20)

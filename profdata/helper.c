@@ -4,8 +4,8 @@
  * adding an input while the next one is prepared, or sorting one half of
  * the stacks while the helper sorts the other.  Linux starts a new thread
  * on its creator's CPU and leaves it queued there until a balancer pulls
- * it to an idle one, which on a 2-CPU guest took up to 2 ms of a
- * 4 ms job; the main thread then waited for the helper at the join.  So a
+ * it to an idle one, which on a 2-CPU guest took up to half of a short
+ * job; the main thread then waited for the helper at the join.  So a
  * helper is created allowed only on the other CPUs of the process (a
  * cpuset is respected), which starts it on one of them at once, and its
  * first act is to allow all of them again, so that it can still move

@@ -14,9 +14,8 @@
 /* Inputs up to this size are read into the heap, not mapped: a mapping of
  * the page cache costs its page-table entries at map time and a TLB
  * shootdown of every CPU the process runs on (the preparing thread's too)
- * at munmap, per input.  Merging 200 raw inputs of 3.9 MB: 0.82 s mapped,
- * 0.36 s read (paired, 6 of 6; 50 inputs 0.245 -> 0.153 s), the buffers
- * coming from the heap mp_heap_prefill faulted in. */
+ * at munmap, per input, which cost a merge of many inputs more than reading
+ * them into the heap mp_heap_prefill faulted in. */
 #define READ_WHOLE_MAX (16u << 20)
 
 static int read_whole(mp_file *f, int fd, mp_err *err) {

@@ -175,8 +175,7 @@ static void start_mibs(mib_stage *m, input *in, int inline_mibs) {
  * when it would only wait next: for the last input, and on two CPUs while
  * the next input is still being prepared (`prep`, NULL if nothing is):
  * a MIB thread would share the other CPU with that preparation and this
- * thread would wait for both (on a 2-CPU guest, 10 inputs: 2.5-4 ms of
- * waiting at each of several inputs). */
+ * thread would wait for both. */
 static int add_input(mp_profile *p, input *in, mib_stage *m, int last,
                      const prep_job *prep) {
   if (in->rc == 0 && in->kind == IN_RAW) {

@@ -21,7 +21,7 @@ void mp_md5_final(mp_md5 *m, unsigned char digest[16]);
 void mp_md5_digest(const void *data, size_t n, unsigned char digest[16]);
 
 /* The part of `name` LLVM hashes: without a final ".llvm.N" component, then
- * without a final ".part.N" component (llvm-indexed.md 1.4).  Returns the
+ * without a final ".part.N" component (LLVM's getCanonicalFnName).  Returns the
  * kept length. */
 size_t mp_guid_canon_len(const char *name, size_t len);
 

@@ -4,7 +4,7 @@
  * The raw file is validated completely before anything is added to the
  * profile: a damaged file is refused whole, with a message saying what is
  * wrong and where (byte offset).  Records are built as LLVM's
- * RawMemProfReader does (llvm-indexed.md section 1.5): alloc sites in the
+ * RawMemProfReader does (docs/memprof-profdata.md): alloc sites in the
  * record of the leaf function and of each inline parent up to the first
  * physical frame; call sites for every other PC; PCs that do not symbolize
  * or fall in a memprof runtime's files are dropped.

@@ -1,8 +1,8 @@
 /* raw_build.c - the first half of adding a validated, keyed raw profile
  * (raw.c, raw_keys.c) to the profile: its call stacks.  PCs are
  * symbolized once each, filtered, and turned into model stacks and queued
- * call sites exactly as LLVM's RawMemProfReader does (llvm-indexed.md
- * 1.2-1.5); raw_mibs.c then adds the MIBs and the call sites.
+ * call sites exactly as LLVM's RawMemProfReader does
+ * (docs/memprof-profdata.md, "Raw profiles"); raw_mibs.c then adds the MIBs and the call sites.
  *
  * A reader (mp_raw_reader) lives for a whole merge.  Every call stack comes
  * normalized (raw_keys.c: module and link-time address of each PC), and a
@@ -540,8 +540,7 @@ void mp_raw_reader_expect(mp_raw_reader *r, size_t files) {
  * the profile's stacks and its stack index (for the first file: sizing it
  * touches it) once rather than doubling them as it is read.  The cache is
  * sized for later files' stacks too: its slots are 8 bytes, and growing
- * it reads every entry's hash, scattered over its chunks (at 10 inputs,
- * two such growths took 1.6 ms).  A stack has about one frame per key
+ * it reads every entry's hash, scattered over its chunks.  A stack has about one frame per key
  * element (a PC outside every module has none). */
 static void reserve_first(mp_raw_reader *r, const raw_file *f) {
   if (r->cache.n) return;

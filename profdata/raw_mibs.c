@@ -1,7 +1,7 @@
 /* raw_mibs.c - the second half of adding a raw profile (raw_build.c does
  * the first): its MIBs go to the alloc sites of their stacks' cache
  * entries, then its queued call sites are added, as LLVM's
- * RawMemProfReader orders them (llvm-indexed.md 1.4-1.5).
+ * RawMemProfReader orders them (docs/memprof-profdata.md).
  *
  * It touches the profile's records and the refs of cache entries only, so
  * it may run on its own thread while the next file's stacks are resolved

@@ -7,8 +7,8 @@
  * its elements, not by its elements: 128 bits make a collision among even
  * a billion distinct stacks less likely than 10^-20 (llvm-profdata itself
  * tells call stacks apart by one 64-bit hash), while keeping the keys
- * cost a merge of 10 profiles about 7% of its CPU time (comparing them and
- * fetching their cache lines at every lookup) and 2.5 MB of its memory.
+ * cost a merge a noticeable share of its CPU time (comparing them and
+ * fetching their cache lines at every lookup) and of its memory.
  *
  * A lookup of an already-seen stack is the hot path of a merge and misses
  * the CPU caches, so each entry keeps its header, its alloc-site refs and

@@ -1,7 +1,7 @@
 """test_indexed_llvm.py - our indexed writer and reader against LLVM's tools.
 
 Ground truth is llvm-profdata-22 (and -19, clang-22/-19).  Profiles are made
-from YAML (llvm-indexed.md section 10), so no runtime is needed.  The
+from YAML (docs/indexed-format.md), so no runtime is needed.  The
 reader/writer are driven through build product test_indexed_conv
 (test/unit/test_indexed_conv.c) until the CLI exists.
 

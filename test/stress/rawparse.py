@@ -1,6 +1,6 @@
 """rawparse.py - a minimal reader of LLVM raw memory profiles (v3/v4/v5) for
 tests that need what llvm-profdata cannot show: segments of other modules
-and raw stack PCs.  Layout: docs/raw-format.md (llvm-runtime.md section 7).
+and raw stack PCs.  Layout: docs/raw-format.md.
 """
 import struct
 

@@ -199,7 +199,7 @@ RUNTIME_FILES = {"memprof_malloc_linux.cpp", "memprof_interceptors.cpp",
 
 def raw_stacks(raw):
     """(segments, {stack id: [pc]}) of the first
-    dump of a raw profile (layout: llvm-runtime.md, dump-raw.py)."""
+    dump of a raw profile (layout: docs/raw-format.md)."""
     with open(raw, "rb") as f:
         data = f.read()
     _, ver, _, segoff, miboff, stkoff = struct.unpack_from("<6Q", data, 0)
@@ -223,7 +223,7 @@ def raw_stacks(raw):
 
 def expected_sites(binary, raw):
     """The alloc-site call stacks llvm-profdata should print, computed from
-    our frames by llvm-indexed.md 1.2-1.3 (translation, drop rules,
+    our frames by docs/symbolization.md's rules (translation, drop rules,
     LineOffset = u32(line - decl_line), Inline = not last frame)."""
     segs, stacks = raw_stacks(raw)
     info = json.loads(harness.run([symtool(), "--info", binary]).stdout)

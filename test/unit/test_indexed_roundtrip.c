@@ -417,7 +417,7 @@ static void test_radix_parallel(void) {
 }
 
 static void test_radix_worked_example(void) {
-  /* llvm-indexed.md section 6: the array llvm-profdata wrote for m.cc */
+  /* docs/indexed-format.md's radix example: the array llvm-profdata wrote for m.cc */
   uint32_t a[16] = {1, (uint32_t)-4, 3, 0, 1, 3, 1, 1,
                     1, (uint32_t)-4, 3, 0, 2, 4, 1, 2};
   uint32_t out[8];
@@ -540,7 +540,7 @@ static void test_header_versions(void) {
   mp_profile_free(p);
 }
 
-/* Digests from llvm-indexed.md and the BLAKE3 test vectors (input byte i
+/* Digests llvm-profdata-22 gave and the BLAKE3 test vectors (input byte i
  * is i % 251), first 8 bytes as LE u64. */
 static void test_blake3(void) {
   unsigned char f[17] = {0x52, 0x15, 0x23, 0xc8, 0x44, 0x16, 0x14, 0x41,

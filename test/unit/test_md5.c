@@ -1,5 +1,5 @@
 /* test_md5.c - MD5 against RFC 1321's test suite (appendix A.5) and the
- * GUIDs of llvm-indexed.md 1.4 (verified against llvm-profdata-22). */
+ * GUIDs LLVM computes (verified against llvm-profdata-22). */
 #include <stdio.h>
 #include <string.h>
 
