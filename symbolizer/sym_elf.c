@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <elfutils/libdwelf.h>
 
@@ -162,26 +163,18 @@ void sym_elf_exec_segments(Elf *elf, msym_module *m) {
 
 /* ---- separate debug files ---- */
 
+/* The CRC-32 .gnu_debuglink records (zlib's, the same polynomial). */
 static uint32_t crc32_file(int fd, int *ok) {
-  static uint32_t table[256];
-  if (!table[1])
-    for (uint32_t i = 0; i < 256; i++) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; k++)
-        c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      table[i] = c;
-    }
-  uint32_t crc = 0xffffffffu;
+  uLong crc = crc32_z(0, Z_NULL, 0);
   unsigned char buf[1 << 16];
   ssize_t r;
   *ok = 0;
   if (lseek(fd, 0, SEEK_SET) != 0)
     return 0;
   while ((r = read(fd, buf, sizeof buf)) > 0)
-    for (ssize_t i = 0; i < r; i++)
-      crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+    crc = crc32_z(crc, buf, (z_size_t)r);
   *ok = r == 0;
-  return crc ^ 0xffffffffu;
+  return (uint32_t)crc;
 }
 
 /* Opens path as a debug file; 0 on success, -1 (silently) otherwise. */
