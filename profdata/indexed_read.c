@@ -93,6 +93,13 @@ static int check_tail(const unsigned char *d, size_t end, mp_err *err) {
   return 0;
 }
 
+int mp_is_indexed(const void *data, size_t len) {
+  uint64_t m;
+  if (len < 8) return 0;
+  memcpy(&m, data, 8);
+  return m == MP_INDEXED_MAGIC;
+}
+
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
   const unsigned char *d = data;
   uint64_t memprof = 0;

@@ -10,13 +10,6 @@
 #include "odhash.h"
 #include "symsec.h"
 
-int mp_is_indexed(const void *data, size_t len) {
-  uint64_t m;
-  if (len < 8) return 0;
-  memcpy(&m, data, 8);
-  return m == MP_INDEXED_MAGIC;
-}
-
 static int check_opts(const mp_index_opts *o, mp_err *err) {
   if (o->index_version < 11 || o->index_version > MP_INDEXED_VERSION_MAX)
     return mp_fail(err, "indexed format version %u is not supported "

@@ -1,7 +1,8 @@
 /* io.h - whole-file input and crash-safe output for profdata.
  *
- * Inputs are mapped read-only (a 1 GiB profile costs address space, not
- * memory).  Outputs are built in an mp_buf and written to a temporary file in
+ * Inputs are read into the heap, or mapped read-only when large (a 1 GiB
+ * profile then costs address space, not memory: io.c says where the line
+ * is).  Outputs are built in an mp_buf and written to a temporary file in
  * the destination folder, then renamed over the destination, so a failed
  * run never leaves a half-written output.
  */

@@ -1,5 +1,5 @@
-/* md5.h - MD5 (RFC 1321), used for LLVM's function GUIDs (model.h's
- * mp_guid_of_name) and nothing security-related.
+/* md5.h - MD5 (RFC 1321), used for LLVM's function GUIDs (guid.h) and
+ * nothing security-related.
  */
 #ifndef PROFDATA_MD5_H
 #define PROFDATA_MD5_H
@@ -19,10 +19,5 @@ void mp_md5_final(mp_md5 *m, unsigned char digest[16]);
 
 /* One-shot digest of `n` bytes. */
 void mp_md5_digest(const void *data, size_t n, unsigned char digest[16]);
-
-/* The part of `name` LLVM hashes: without a final ".llvm.N" component, then
- * without a final ".part.N" component (LLVM's getCanonicalFnName).  Returns the
- * kept length. */
-size_t mp_guid_canon_len(const char *name, size_t len);
 
 #endif

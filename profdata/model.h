@@ -207,8 +207,4 @@ void mp_profile_reindex(mp_profile *p);
 /* Number of distinct alloc contexts (record, stack) over the profile. */
 size_t mp_profile_num_contexts(const mp_profile *p);
 
-/* LLVM's function GUID: first 8 bytes (LE) of MD5 of the name with a
- * trailing ".llvm.N" / ".part.N" suffix removed (md5.c). */
-uint64_t mp_guid_of_name(const char *name, size_t len);
-
 #endif

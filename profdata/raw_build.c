@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guid.h"
 #include "io.h"
 #include "memprof_format.h"
 #include "raw_internal.h"

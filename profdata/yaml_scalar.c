@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "guid.h"
 #include "model.h"
 
 static int eq(const char *s, size_t n, const char *lit) {

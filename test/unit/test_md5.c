@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "guid.h"
 #include "md5.h"
 #include "model.h"
 
