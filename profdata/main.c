@@ -62,7 +62,7 @@ static int usage_error(const cli_opts *o, const char *msg) {
 
 static msym_ctx *open_binaries(const cli_opts *o) {
   msym_ctx *c = msym_new();
-  msym_err e;
+  mp_err e;
   for (size_t i = 0; i < o->n_debug_dirs; i++)
     if (msym_add_debug_dir(c, o->debug_dirs[i], &e) != 0) {
       report(o->debug_dirs[i], e.msg);
@@ -294,7 +294,15 @@ static int run(const cli_opts *o) {
   return rc;
 }
 
+/* The libraries' out-of-memory handler (error.h): the tool's one exit
+ * status for it. */
+static void out_of_memory(size_t n) {
+  fprintf(stderr, "memprof-profdata: out of memory (allocating %zu bytes)\n", n);
+  exit(3);
+}
+
 int main(int argc, char **argv) {
+  mp_set_oom_handler(out_of_memory);
   mp_heap_setup();
   cli_opts o;
   mp_err err;

@@ -172,7 +172,7 @@ static int symbolize_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
                         uint32_t *out, mp_err *err) {
   const msym_frame *fr;
   size_t n;
-  msym_err se;
+  mp_err se;
   if (msym_symbolize(r->sym, r->mods[mi], vaddr, &fr, &n, &se) != 0)
     return mp_fail(err, "symbolizing address 0x%" PRIx64 " of %s: %s", vaddr,
                    r->mods[mi]->path, se.msg);

@@ -38,7 +38,7 @@ static sym_cache_slot *free_slot(sym_cache_slot *slots, size_t nslots,
 
 static void grow(sym_cache *c) {
   size_t n = c->nslots ? 2 * c->nslots : 1024;
-  sym_cache_slot *slots = sym_xcalloc(n, sizeof *slots);
+  sym_cache_slot *slots = mp_xcalloc(n, sizeof *slots);
   for (size_t i = 0; i < c->nslots; i++)
     if (c->slots[i].used)
       *free_slot(slots, n, c->slots[i].vaddr) = c->slots[i];
@@ -51,7 +51,7 @@ static msym_frame *arena_alloc(sym_cache *c, size_t n) {
   sym_arena_chunk *k = c->chunks;
   if (!k || k->cap - k->used < n) {
     size_t cap = n > CHUNK_FRAMES ? n : CHUNK_FRAMES;
-    k = sym_xmalloc(sizeof *k + cap * sizeof k->frames[0]);
+    k = mp_xmalloc(sizeof *k + cap * sizeof k->frames[0]);
     k->cap = cap;
     k->used = 0;
     k->next = c->chunks;

@@ -69,16 +69,16 @@ static char *llvm_path(sym_cu *cu, const char *p) {
   Dwarf_Attribute a;
   const char *comp = dwarf_formstring(dwarf_attr(&cu->unit, DW_AT_comp_dir, &a));
   if (p[0] == '/' || !comp || !*comp)
-    return sym_xstrdup(p);
+    return mp_xstrndup(p, strlen(p));
   const char *const *dirs;
   size_t ndirs;
   if (dwarf_getsrcdirs(cu->files, &dirs, &ndirs) == 0 && ndirs && dirs[0]) {
     size_t n = strlen(dirs[0]);
     if (n && strncmp(p, dirs[0], n) == 0 && p[n] == '/')
-      return sym_xstrdup(p);
+      return mp_xstrndup(p, strlen(p));
   }
   size_t lc = strlen(comp), lp = strlen(p);
-  char *out = sym_xmalloc(lc + lp + 2);
+  char *out = mp_xmalloc(lc + lp + 2);
   memcpy(out, comp, lc);
   out[lc] = '/';
   memcpy(out + lc + 1, p, lp + 1);
@@ -89,7 +89,7 @@ static const char *file_path(sym_cu *cu, size_t idx) {
   if (!cu->files || idx >= cu->nfiles)
     return NULL;
   if (!cu->paths)
-    cu->paths = sym_xcalloc(cu->nfiles, sizeof *cu->paths);
+    cu->paths = mp_xcalloc(cu->nfiles, sizeof *cu->paths);
   if (!cu->paths[idx]) {
     const char *p = dwarf_filesrc(cu->files, idx, NULL, NULL);
     if (!p)
@@ -172,7 +172,7 @@ static size_t node_chain(const sym_cu *cu, uint32_t i, uint32_t **chain,
   while (i != SYM_NO_PARENT) {
     if (n == *cap) {
       *cap = *cap ? 2 * *cap : 64;
-      *chain = sym_xrealloc(*chain, *cap * sizeof **chain);
+      *chain = mp_xrealloc(*chain, *cap * sizeof **chain);
     }
     (*chain)[n++] = i;
     if (cu->nodes[i].is_subprogram)
@@ -204,7 +204,7 @@ size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
     return 0;
   if (*cap < n) {
     *cap = n;
-    *out = sym_xrealloc(*out, n * sizeof **out);
+    *out = mp_xrealloc(*out, n * sizeof **out);
   }
   for (size_t i = 0; i < n; i++) {
     const sym_node *node = &cu->nodes[chain[i]];

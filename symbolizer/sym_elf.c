@@ -26,21 +26,21 @@
 
 #include "sym_internal.h"
 
-static int open_fail(const char *path, int e, msym_err *err) {
+static int open_fail(const char *path, int e, mp_err *err) {
   if (e == ENOENT)
-    return sym_fail(err, "%s: no such file", path);
-  return sym_fail(err, "%s: cannot open: %s", path, strerror(e));
+    return mp_fail(err, "%s: no such file", path);
+  return mp_fail(err, "%s: cannot open: %s", path, strerror(e));
 }
 
-static int check_header(Elf *elf, const char *path, msym_err *err) {
+static int check_header(Elf *elf, const char *path, mp_err *err) {
   if (elf_kind(elf) != ELF_K_ELF)
-    return sym_fail(err, "%s: not an ELF file", path);
+    return mp_fail(err, "%s: not an ELF file", path);
   GElf_Ehdr eh;
   if (gelf_getehdr(elf, &eh) == NULL)
-    return sym_fail(err, "%s: not an ELF file: %s", path, elf_errmsg(-1));
+    return mp_fail(err, "%s: not an ELF file: %s", path, elf_errmsg(-1));
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
       eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64)
-    return sym_fail(err,
+    return mp_fail(err,
                     "%s: unsupported target (ELF class %d, data %d, machine "
                     "%d): only little-endian ELF64 x86-64 is supported",
                     path, eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA],
@@ -48,7 +48,7 @@ static int check_header(Elf *elf, const char *path, msym_err *err) {
   return 0;
 }
 
-int sym_elf_open(sym_elf_file *f, const char *path, msym_err *err) {
+int sym_elf_open(sym_elf_file *f, const char *path, mp_err *err) {
   f->fd = -1;
   f->elf = NULL;
   f->path = NULL;
@@ -59,19 +59,19 @@ int sym_elf_open(sym_elf_file *f, const char *path, msym_err *err) {
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return sym_fail(err, "%s: not an ELF file (not a regular file)", path);
+    return mp_fail(err, "%s: not an ELF file (not a regular file)", path);
   }
   Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
   if (!elf || check_header(elf, path, err) != 0) {
     if (!elf)
-      sym_fail(err, "%s: not an ELF file", path);
+      mp_fail(err, "%s: not an ELF file", path);
     elf_end(elf);
     close(fd);
     return -1;
   }
   f->fd = fd;
   f->elf = elf;
-  f->path = sym_xstrdup(path);
+  f->path = mp_xstrndup(path, strlen(path));
   return 0;
 }
 
@@ -110,7 +110,7 @@ int sym_elf_has_section(Elf *elf, const char *name) {
   return 0;
 }
 
-int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err) {
+int sym_elf_check_compression(Elf *elf, const char *path, mp_err *err) {
   size_t shstrndx;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0)
     return 0;
@@ -124,7 +124,7 @@ int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err) {
       continue;
     /* zlib: libelf; zstd: libdw from 0.189, before that sym_zstd.c */
     if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != 2)
-      return sym_fail(err,
+      return mp_fail(err,
                       "%s: %s is compressed with an unknown method (%u); "
                       "decompress it (llvm-objcopy "
                       "--decompress-debug-sections) or build with -gz=zlib",
@@ -179,7 +179,7 @@ static uint32_t crc32_file(int fd, int *ok) {
 
 /* Opens path as a debug file; 0 on success, -1 (silently) otherwise. */
 static int try_debug(const char *path, sym_elf_file *dbg) {
-  msym_err ignored;
+  mp_err ignored;
   if (access(path, R_OK) != 0 || sym_elf_open(dbg, path, &ignored) != 0)
     return -1;
   if (!sym_elf_has_section(dbg->elf, ".debug_info")) {

@@ -23,7 +23,7 @@ void sym_ranges_add(sym_range_index *ix, uint64_t lo, uint64_t hi,
     return;
   if (ix->n == ix->cap) {
     ix->cap = ix->cap ? 2 * ix->cap : 16;
-    ix->r = sym_xrealloc(ix->r, ix->cap * sizeof *ix->r);
+    ix->r = mp_xrealloc(ix->r, ix->cap * sizeof *ix->r);
   }
   ix->r[ix->n++] = (sym_range){lo, hi, key};
 }
@@ -51,8 +51,8 @@ void sym_ranges_finish(sym_range_index *ix) {
   if (!ix->n)
     return;
   qsort(ix->r, ix->n, sizeof *ix->r, range_cmp);
-  sym_range *out = sym_xmalloc((2 * ix->n + 1) * sizeof *out);
-  sym_range *stack = sym_xmalloc(ix->n * sizeof *stack);
+  sym_range *out = mp_xmalloc((2 * ix->n + 1) * sizeof *out);
+  sym_range *stack = mp_xmalloc(ix->n * sizeof *stack);
   size_t nout = 0, sp = 0;
   uint64_t cur = 0;
   for (size_t i = 0; i <= ix->n; i++) {
@@ -113,7 +113,7 @@ static uint32_t push_node(sym_cu *cu, Dwarf_Die *die, uint32_t parent,
                           int is_subprogram) {
   if (cu->nnodes == cu->capnodes) {
     cu->capnodes = cu->capnodes ? 2 * cu->capnodes : 256;
-    cu->nodes = sym_xrealloc(cu->nodes, cu->capnodes * sizeof *cu->nodes);
+    cu->nodes = mp_xrealloc(cu->nodes, cu->capnodes * sizeof *cu->nodes);
   }
   sym_node *n = &cu->nodes[cu->nnodes];
   memset(n, 0, sizeof *n);
@@ -175,7 +175,7 @@ static sym_cu *push_cu(sym_dwarf *d, size_t *cap, Dwarf_Die *die,
                        Dwarf_Die *unit) {
   if (d->ncus == *cap) {
     *cap = *cap ? 2 * *cap : 64;
-    d->cus = sym_xrealloc(d->cus, *cap * sizeof *d->cus);
+    d->cus = mp_xrealloc(d->cus, *cap * sizeof *d->cus);
   }
   sym_cu *cu = &d->cus[d->ncus++];
   memset(cu, 0, sizeof *cu);
@@ -203,7 +203,7 @@ static void note_missing_split(sym_dwarf *d, Dwarf_Die *skeleton) {
   if (!name)
     name = "?";
   size_t ld = dir && name[0] != '/' ? strlen(dir) : 0, ln = strlen(name);
-  d->missing_split = sym_xmalloc(ld + ln + 2);
+  d->missing_split = mp_xmalloc(ld + ln + 2);
   if (ld) {
     memcpy(d->missing_split, dir, ld);
     d->missing_split[ld++] = '/';

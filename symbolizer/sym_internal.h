@@ -11,9 +11,8 @@
  *   sym_dwarf.c   one address -> inline frames, LLVM's rules
  *   sym_cache.c   (module, vaddr) -> frames memo and the frame arena
  *
- * Errors: -1 plus a message in msym_err, as in symbolizer.h.  Running out
- * of memory is fatal (sym_xmalloc prints and exits), like the rest of the
- * project.
+ * Errors: the tool's convention (common/error.h): -1 plus a message in an
+ * mp_err.
  */
 #ifndef MEMPROF_SYM_INTERNAL_H
 #define MEMPROF_SYM_INTERNAL_H
@@ -25,14 +24,6 @@
 #include <stdint.h>
 
 #include "symbolizer.h"
-
-/* ---- memory and errors ---- */
-void *sym_xmalloc(size_t n);
-void *sym_xcalloc(size_t n, size_t size);
-void *sym_xrealloc(void *p, size_t n);
-char *sym_xstrdup(const char *s);
-int sym_fail(msym_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* ---- address ranges ---- */
 typedef struct sym_range {
@@ -106,7 +97,7 @@ void sym_dwarf_free(sym_dwarf *d);
 void sym_cu_build_code(sym_cu *cu);
 
 /* Frames for `addr`, innermost first, written to `out` (grown with
- * sym_xrealloc).  Returns the number of frames, 0 when no DWARF subprogram
+ * mp_xrealloc).  Returns the number of frames, 0 when no DWARF subprogram
  * covers the address. */
 size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
                         size_t *cap);
@@ -146,7 +137,7 @@ typedef struct sym_elf_file {
 } sym_elf_file;
 
 /* Opens and validates an ELF64 x86-64 file. */
-int sym_elf_open(sym_elf_file *f, const char *path, msym_err *err);
+int sym_elf_open(sym_elf_file *f, const char *path, mp_err *err);
 void sym_elf_close(sym_elf_file *f);
 int sym_elf_has_section(Elf *elf, const char *name);
 /* The section after scn (the first for NULL) with its header and name;
@@ -160,13 +151,13 @@ void sym_hex_id(const uint8_t *id, size_t len, char *hex);
 size_t sym_elf_build_id(Elf *elf, uint8_t *out, size_t cap);
 /* -1 with a message if a .debug_* section uses a compression method
  * neither libdw nor sym_zstd.c can undo. */
-int sym_elf_check_compression(Elf *elf, const char *path, msym_err *err);
+int sym_elf_check_compression(Elf *elf, const char *path, mp_err *err);
 /* For a libdw without zstd: when `elf` has zstd-compressed .debug_*
  * sections, an in-memory copy with them decompressed (*out, from
  * elf_memory over *image; elf_end it, then free *image) and 1; 0 when
  * there is nothing to do; -1 with a message. */
 int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
-                   msym_err *err);
+                   mp_err *err);
 void sym_elf_exec_segments(Elf *elf, msym_module *m);
 /* Opens path as a debug file (a .debug_info, the build id `id`); -1
  * (silently) if it is not one. */

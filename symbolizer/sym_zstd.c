@@ -50,7 +50,7 @@ typedef struct zsec {
 /* The zstd .debug_* sections of `elf` (raw file `raw`, `len` bytes) into
  * *out (malloc'd); returns how many, or -1 with a message. */
 static long find_zstd(Elf *elf, const char *raw, size_t len, const char *path,
-                      zsec **out, msym_err *err) {
+                      zsec **out, mp_err *err) {
   size_t shstrndx;
   *out = NULL;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0)
@@ -67,7 +67,7 @@ static long find_zstd(Elf *elf, const char *raw, size_t len, const char *path,
     if (sh.sh_size < sizeof ch || sh.sh_offset > len ||
         sh.sh_size > len - sh.sh_offset) {
       free(*out);
-      return sym_fail(err, "%s: %s lies outside the file", path, name);
+      return mp_fail(err, "%s: %s lies outside the file", path, name);
     }
     memcpy(&ch, raw + sh.sh_offset, sizeof ch);
     if (ch.ch_type != ELFCOMPRESS_ZSTD)
@@ -75,7 +75,7 @@ static long find_zstd(Elf *elf, const char *raw, size_t len, const char *path,
     uint64_t packed = sh.sh_size - sizeof ch;
     if (ch.ch_size > packed * MAX_RATIO + 4096) {
       free(*out);
-      return sym_fail(err,
+      return mp_fail(err,
                       "%s: %s claims %llu bytes once decompressed, more than "
                       "%d times its %llu compressed bytes",
                       path, name, (unsigned long long)ch.ch_size, MAX_RATIO,
@@ -83,7 +83,7 @@ static long find_zstd(Elf *elf, const char *raw, size_t len, const char *path,
     }
     if (n == cap) {
       cap = cap ? 2 * cap : 16;
-      *out = sym_xrealloc(*out, (size_t)cap * sizeof **out);
+      *out = mp_xrealloc(*out, (size_t)cap * sizeof **out);
     }
     (*out)[n++] = (zsec){elf_ndxscn(scn), sh.sh_offset + sizeof ch, packed,
                          ch.ch_size};
@@ -103,7 +103,7 @@ static Elf64_Shdr *shdr_at(char *image, size_t len, size_t index) {
 }
 
 int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
-                   msym_err *err) {
+                   mp_err *err) {
   *out = NULL;
   *image = NULL;
   if (libdw_reads_zstd())
@@ -122,7 +122,7 @@ int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
   char *copy = total <= SIZE_MAX ? malloc((size_t)total) : NULL;
   if (!copy) {
     free(z);
-    return sym_fail(err, "%s: no memory to decompress its zstd debug sections "
+    return mp_fail(err, "%s: no memory to decompress its zstd debug sections "
                          "(%llu bytes)", path, (unsigned long long)total);
   }
   memcpy(copy, raw, len);
@@ -135,7 +135,7 @@ int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
     if (ZSTD_isError(got) || got != z[i].plain || !sh) {
       free(z);
       free(copy);
-      return sym_fail(err, "%s: a zstd-compressed debug section does not "
+      return mp_fail(err, "%s: a zstd-compressed debug section does not "
                            "decompress: %s", path,
                       ZSTD_isError(got) ? ZSTD_getErrorName(got)
                       : sh              ? "wrong size"
@@ -152,7 +152,7 @@ int sym_elf_unzstd(Elf *elf, const char *path, Elf **out, void **image,
   if (!m || elf_kind(m) != ELF_K_ELF) {
     elf_end(m);
     free(copy);
-    return sym_fail(err, "%s: cannot reopen it with its debug sections "
+    return mp_fail(err, "%s: cannot reopen it with its debug sections "
                          "decompressed: %s", path, elf_errmsg(-1));
   }
   *out = m;

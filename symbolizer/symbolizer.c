@@ -25,46 +25,9 @@ struct msym_ctx {
   size_t scratch_cap;
 };
 
-/* ---- memory and errors ---- */
-
-static void *oom(size_t n) {
-  fprintf(stderr, "memprof symbolizer: out of memory (%zu bytes)\n", n);
-  exit(70);
-}
-
-void *sym_xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  return p ? p : oom(n);
-}
-
-void *sym_xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  return p ? p : oom(n * size);
-}
-
-void *sym_xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  return q ? q : oom(n);
-}
-
-char *sym_xstrdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  return memcpy(sym_xmalloc(n), s, n);
-}
-
-int sym_fail(msym_err *err, const char *fmt, ...) {
-  if (err) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
 /* ---- context ---- */
 
-msym_ctx *msym_new(void) { return sym_xcalloc(1, sizeof(msym_ctx)); }
+msym_ctx *msym_new(void) { return mp_xcalloc(1, sizeof(msym_ctx)); }
 
 static void module_free(sym_module *m) {
   sym_cache_free(&m->cache);
@@ -93,11 +56,11 @@ void msym_free(msym_ctx *c) {
   free(c);
 }
 
-int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err) {
+int msym_add_debug_dir(msym_ctx *c, const char *dir, mp_err *err) {
   if (!dir || !*dir)
-    return sym_fail(err, "empty debug directory name");
-  c->dirs = sym_xrealloc(c->dirs, (c->ndirs + 1) * sizeof *c->dirs);
-  c->dirs[c->ndirs++] = sym_xstrdup(dir);
+    return mp_fail(err, "empty debug directory name");
+  c->dirs = mp_xrealloc(c->dirs, (c->ndirs + 1) * sizeof *c->dirs);
+  c->dirs[c->ndirs++] = mp_xstrndup(dir, strlen(dir));
   return 0;
 }
 
@@ -107,7 +70,7 @@ int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err) {
  * were given are tried by build id too.  Without it function names and
  * inline chains cannot be read, so that is an error. */
 static int attach_alt(msym_ctx *c, sym_module *m, const char *path,
-                      msym_err *err) {
+                      mp_err *err) {
   const char *name;
   const void *id;
   ssize_t len = dwelf_dwarf_gnu_debugaltlink(m->dwarf.dw, &name, &id);
@@ -124,7 +87,7 @@ static int attach_alt(msym_ctx *c, sym_module *m, const char *path,
   }
   char hex[SYM_HEX_ID];
   sym_hex_id(id, (size_t)len, hex);
-  return sym_fail(err,
+  return mp_fail(err,
                   "%s: its DWARF was compressed with dwz and refers to the "
                   "supplementary file %s (build id %s), which was not found "
                   "there%s",
@@ -137,7 +100,7 @@ static int attach_alt(msym_ctx *c, sym_module *m, const char *path,
  * DWARF that cannot be read (an unknown compression, a zstd section that
  * does not decompress, a missing dwz file) is an error rather than a
  * module whose every address silently fails. */
-static int attach_debug_info(msym_ctx *c, sym_module *m, msym_err *err) {
+static int attach_debug_info(msym_ctx *c, sym_module *m, mp_err *err) {
   const sym_elf_file *src = NULL;
   if (sym_elf_has_section(m->bin.elf, ".debug_info")) {
     src = &m->bin;
@@ -160,8 +123,8 @@ static int attach_debug_info(msym_ctx *c, sym_module *m, msym_err *err) {
   return m->dwarf.dw ? attach_alt(c, m, src->path, err) : 0;
 }
 
-int msym_add_binary(msym_ctx *c, const char *path, msym_err *err) {
-  sym_module *m = sym_xcalloc(1, sizeof *m);
+int msym_add_binary(msym_ctx *c, const char *path, mp_err *err) {
+  sym_module *m = mp_xcalloc(1, sizeof *m);
   m->dbg.fd = -1;
   m->alt.fd = -1;
   if (sym_elf_open(&m->bin, path, err) != 0) {
@@ -178,7 +141,7 @@ int msym_add_binary(msym_ctx *c, const char *path, msym_err *err) {
   }
   if (c->nmods == c->capmods) {
     c->capmods = c->capmods ? 2 * c->capmods : 4;
-    c->mods = sym_xrealloc(c->mods, c->capmods * sizeof *c->mods);
+    c->mods = mp_xrealloc(c->mods, c->capmods * sizeof *c->mods);
   }
   c->mods[c->nmods++] = m;
   return 0;
@@ -246,10 +209,10 @@ size_t msym_missing_split_message(msym_ctx *c, const msym_module *m,
 }
 
 int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
-                   const msym_frame **frames, size_t *n, msym_err *err) {
+                   const msym_frame **frames, size_t *n, mp_err *err) {
   sym_module *sm = owned_module(c, m);
   if (!sm)
-    return sym_fail(err, "msym_symbolize: module does not belong to this "
+    return mp_fail(err, "msym_symbolize: module does not belong to this "
                          "symbolizer");
   const sym_cache_slot *s = sym_cache_get(&sm->cache, vaddr);
   if (!s) {

@@ -25,7 +25,7 @@
  * All returned pointers stay valid until msym_free.
  *
  * Errors: functions return 0 on success and -1 on failure, with a message in
- * the caller's msym_err.
+ * the caller's mp_err (common/error.h).
  */
 #ifndef MEMPROF_SYMBOLIZER_H
 #define MEMPROF_SYMBOLIZER_H
@@ -33,9 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct msym_err {
-  char msg[512];
-} msym_err;
+#include "error.h"
 
 typedef struct msym_frame {
   const char *name;      /* linkage name, or plain name; never NULL */
@@ -63,9 +61,9 @@ void msym_free(msym_ctx *c);
 
 /* Debug directories searched for separate debug files of binaries added
  * afterwards.  When none is given, /usr/lib/debug is searched. */
-int msym_add_debug_dir(msym_ctx *c, const char *dir, msym_err *err);
+int msym_add_debug_dir(msym_ctx *c, const char *dir, mp_err *err);
 /* Open an ELF file (executable or shared library) and index it. */
-int msym_add_binary(msym_ctx *c, const char *path, msym_err *err);
+int msym_add_binary(msym_ctx *c, const char *path, mp_err *err);
 
 size_t msym_num_modules(const msym_ctx *c);
 const msym_module *msym_module_at(const msym_ctx *c, size_t i);
@@ -92,6 +90,6 @@ size_t msym_missing_split_message(msym_ctx *c, const msym_module *m,
  * points at *n frames, innermost first; *n == 0 means no debug information
  * covers the address (LLVM then drops the PC). */
 int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
-                   const msym_frame **frames, size_t *n, msym_err *err);
+                   const msym_frame **frames, size_t *n, mp_err *err);
 
 #endif

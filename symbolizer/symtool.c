@@ -48,7 +48,7 @@ static void print_info(msym_ctx *c, const msym_module *m) {
   /* Units are looked at when the first address is symbolized. */
   const msym_frame *f;
   size_t n;
-  msym_err err;
+  mp_err err;
   msym_symbolize(c, m, m->exec_vaddr, &f, &n, &err);
   const char *first_missing;
   size_t missing = msym_module_missing_split(c, m, &first_missing);
@@ -79,7 +79,7 @@ static int print_addr(msym_ctx *c, const msym_module *m, const char *text) {
   }
   const msym_frame *f;
   size_t n;
-  msym_err err;
+  mp_err err;
   if (msym_symbolize(c, m, a, &f, &n, &err) != 0) {
     fprintf(stderr, "memprof-symtool: %s\n", err.msg);
     return -1;
@@ -107,9 +107,15 @@ static double now(void) {
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void out_of_memory(size_t n) {
+  fprintf(stderr, "memprof-symtool: out of memory (allocating %zu bytes)\n", n);
+  exit(3);
+}
+
 int main(int argc, char **argv) {
+  mp_set_oom_handler(out_of_memory);
   msym_ctx *c = msym_new();
-  msym_err err;
+  mp_err err;
   int info = 0, timing = 0, i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "-d") == 0 && i + 1 < argc) {

@@ -19,7 +19,7 @@ static void symbolize_some(msym_ctx *c, const msym_module *m) {
   for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
     const msym_frame *fr;
     size_t n;
-    msym_err e;
+    mp_err e;
     if (msym_symbolize(c, m, m->exec_vaddr + probes[i], &fr, &n, &e) != 0)
       continue;
     for (size_t k = 0; k < n; k++) /* touch everything returned */
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   msym_ctx *c = msym_new();
-  msym_err e;
+  mp_err e;
   if (msym_add_binary(c, path, &e) == 0) {
     for (size_t i = 0; i < msym_num_modules(c); i++)
       symbolize_some(c, msym_module_at(c, i));

@@ -27,7 +27,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!bin) bin = MEMPROF_FUZZ_DEFAULT_BINARY;
   char *list = strdup(bin), *save = NULL;
   for (char *b = strtok_r(list, ":", &save); b; b = strtok_r(NULL, ":", &save)) {
-    msym_err e;
+    mp_err e;
     if (msym_add_binary(sym, b, &e) != 0)
       fprintf(stderr, "fuzz_raw: %s: %s (PCs of its segments stay unsymbolized)\n",
               b, e.msg);

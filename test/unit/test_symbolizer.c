@@ -68,7 +68,7 @@ static void test_frames(msym_ctx *c, const msym_module *m, const char *exe) {
   CHECK(target != 0);
   const msym_frame *f, *again;
   size_t n, n2;
-  msym_err err;
+  mp_err err;
   /* The address after the prologue's first instruction is on line 4. */
   CHECK(msym_symbolize(c, m, target + 1, &f, &n, &err) == 0);
   CHECK(n == 1);
@@ -85,7 +85,7 @@ static void test_frames(msym_ctx *c, const msym_module *m, const char *exe) {
 }
 
 static void test_modules(msym_ctx *c, const char *exe) {
-  msym_err err;
+  mp_err err;
   CHECK(msym_add_binary(c, exe, &err) == 0);
   CHECK(msym_num_modules(c) == 1);
   const msym_module *m = msym_module_at(c, 0);
@@ -100,7 +100,7 @@ static void test_modules(msym_ctx *c, const char *exe) {
 
 static void test_errors(const char *dir, const msym_module *foreign) {
   msym_ctx *c = msym_new();
-  msym_err err;
+  mp_err err;
   char path[600];
   snprintf(path, sizeof path, "%s/missing", dir);
   CHECK(msym_add_binary(c, path, &err) == -1);

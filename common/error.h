@@ -1,13 +1,18 @@
-/* error.h - profdata's one error convention.
+/* error.h - the one error convention of the tool's libraries (symbolizer/
+ * and profdata/).
  *
  * Functions that can fail return int: 0 on success, -1 on failure after
  * writing a one-line, human-readable reason into the caller's mp_err.  The
  * message says what is wrong ("truncated MIB section: needs 152 bytes at
  * offset 0x1f8, file has 16"); the CLI prefixes it with the file name.
- * Out-of-memory is fatal (mp_xmalloc and friends print and exit).
+ * Libraries never exit: only a program's main decides how it ends.
+ * Running out of memory is the one failure that is not returned (every
+ * allocation would need a path back): mp_xmalloc and friends call the
+ * handler main installed with mp_set_oom_handler, which must not return;
+ * without one, they print and abort.
  */
-#ifndef PROFDATA_ERROR_H
-#define PROFDATA_ERROR_H
+#ifndef MEMPROF_ERROR_H
+#define MEMPROF_ERROR_H
 
 #include <stddef.h>
 
@@ -21,6 +26,10 @@ int mp_fail(mp_err *e, const char *fmt, ...)
 
 /* Prefix e->msg with "<what>: ". */
 void mp_err_prefix(mp_err *e, const char *what);
+
+/* What happens when an allocation of n bytes fails (must not return). */
+typedef void (*mp_oom_fn)(size_t n);
+void mp_set_oom_handler(mp_oom_fn fn);
 
 void *mp_xmalloc(size_t n);
 void *mp_xcalloc(size_t n, size_t size);

@@ -1,4 +1,5 @@
-/* error.c - profdata's error messages and allocation helpers (error.h). */
+/* error.c - error messages and allocation helpers of the tool's libraries
+ * (error.h). */
 #include "error.h"
 
 #include <stdarg.h>
@@ -29,10 +30,14 @@ void mp_err_prefix(mp_err *e, const char *what) {
   e->msg[w + 2 + m] = 0;
 }
 
+static mp_oom_fn oom_handler;
+
+void mp_set_oom_handler(mp_oom_fn fn) { oom_handler = fn; }
+
 static void oom(size_t n) {
-  fprintf(stderr, "memprof-profdata: out of memory (allocating %zu bytes)\n",
-          n);
-  exit(3);
+  if (oom_handler) oom_handler(n);
+  fprintf(stderr, "out of memory (allocating %zu bytes)\n", n);
+  abort();
 }
 
 void *mp_xmalloc(size_t n) {
