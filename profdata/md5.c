@@ -1,4 +1,4 @@
-/* md5.c - MD5 per RFC 1321 and LLVM's name -> GUID mapping built on it.
+/* md5.c - MD5 per RFC 1321 (md5.h).
  *
  * GUIDs must equal LLVM's MD5Hash(name) (the low 8 digest bytes read as a
  * little-endian u64), because clang looks records up by the GUID of the IR
