@@ -38,6 +38,7 @@ static inline void mp_mib_init(mp_mib *m, uint64_t count, uint32_t size,
   uint32_t life = dealloc_ts - alloc_ts; /* u32 wraparound, as LLVM */
   uint64_t dens = mp_access_density(count, size);
   uint64_t ldens = mp_lifetime_density(dens, life);
+  *m = (mp_mib){0}; /* what one block does not set is 0 */
   m->AllocCount = 1;
   m->TotalAccessCount = m->MinAccessCount = m->MaxAccessCount = count;
   m->TotalSize = size;
@@ -49,16 +50,10 @@ static inline void mp_mib_init(mp_mib *m, uint64_t count, uint32_t size,
   m->AllocCpuId = alloc_cpu;
   m->DeallocCpuId = dealloc_cpu;
   m->NumMigratedCpu = alloc_cpu != dealloc_cpu;
-  m->NumLifetimeOverlaps = 0;
-  m->NumSameAllocCpu = 0;
-  m->NumSameDeallocCpu = 0;
-  m->DataTypeId = 0;
   m->TotalAccessDensity = dens;
   m->MinAccessDensity = m->MaxAccessDensity = (uint32_t)dens;
   m->TotalLifetimeAccessDensity = ldens;
   m->MinLifetimeAccessDensity = m->MaxLifetimeAccessDensity = (uint32_t)ldens;
-  m->AccessHistogramSize = 0;
-  m->AccessHistogram = 0;
 }
 
 /* The statistics of `n` into `e`: SUM, MIN and MAX fields, and the LAST
