@@ -4,50 +4,15 @@
  * rt_flags.c has no pure parse entry point, so the input is handed to
  * rt_flags_init() as the program's __memprof_default_options() string, with
  * MEMPROF_OPTIONS unset.  The runtime's syscall and report helpers are
- * stubbed: the parser's warnings are counted, not printed.
+ * stubbed (test/stubs/rt_flags_stubs.c): warnings are counted, not printed.
  */
-#define _GNU_SOURCE /* strchrnul, for the runtime's libc table */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_core.h"
-
-static char *opts;
-static size_t reports;
-
-const char *__memprof_default_options(void) { return opts; }
-
-/* ---- stubs for what rt_flags.c calls in the runtime ------------------- */
-void rt_report(const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  reports++;
-}
-void rt_printf_fd(int fd, const char *fmt, ...) {
-  (void)fd;
-  (void)fmt;
-}
-int rt_open(const char *path, int flags, int mode) {
-  (void)path;
-  (void)flags;
-  (void)mode;
-  return -1;
-}
-void rt_close(int fd) { (void)fd; }
-void rt_output_note_failure(void) {}
-/* The runtime's byte/string helpers call through this table (rt_internal.h);
- * here it points at libc's functions of the same names. */
-rt_libc_fns rt_libc = {
-#define RT_LIBC_FN(name, ret, args) .name = name,
-#include "rt_libc_fns.inc"
-#undef RT_LIBC_FN
-};
+#include "rt_flags_stubs.h"
 
 static rt_flags_t defaults;
 
@@ -67,9 +32,10 @@ static void check(int ok, const char *what) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  opts = malloc(size + 1);
+  char *opts = malloc(size + 1);
   memcpy(opts, data, size);
   opts[size] = 0;
+  rt_stub_default_options = opts;
   rt_flags = defaults;
   rt_flags.help = 0;
   rt_flags_init();
@@ -84,6 +50,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             !(rt_flags.log_path >= opts && rt_flags.log_path <= opts + size),
         "log_path points into the option string");
   free(opts);
-  opts = NULL;
+  rt_stub_default_options = NULL;
   return 0;
 }
