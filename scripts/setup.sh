@@ -17,6 +17,9 @@ cd "$(dirname "$0")/.."
 # headers.
 # llvm-22-tools: lit, FileCheck, not, count and split-file for LLVM's MemProf
 # lit tests (test/lit).
+# libjemalloc-dev: libmemprof-hotcold is built on its libjemalloc_pic.a.
+# (clang-22's LTO, used by the demo's hot/cold step, needs ld.gold from
+# binutils and LLVMgold.so from llvm-22-linker-tools, a clang-22 dependency.)
 PACKAGES=(
   cmake make gcc pkg-config python3 binutils
   llvm-22-tools
@@ -26,6 +29,7 @@ PACKAGES=(
   dwz debuginfod libdebuginfod1
   git xz-utils zstd
   libgmock-dev
+  libjemalloc-dev
 )
 
 missing=()

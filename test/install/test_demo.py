@@ -2,7 +2,9 @@
 build named by an absolute MEMPROF_BUILD_DIR (the scripts used to prefix it
 with the tree's path, so only relative folders worked): our runtime profiles
 examples/hotcold, our tool merges and shows the profile, and clang-22
-rebuilt with it marks the one cold and the one not-cold allocation context."""
+rebuilt with it marks the one cold and the one not-cold allocation context,
+and the LTO build with hot/cold operator new and libmemprof-hotcold serves
+the cold buffer, and only it, from the cold arena."""
 import os
 import re
 
@@ -25,6 +27,13 @@ class Demo(harness.ProfTest):
         marks = dict((m, int(n)) for n, m in
                      re.findall(r'^\s+(\d+) (!"(?:cold|notcold|hot)")$', text, re.M))
         self.assertEqual(marks, {'!"cold"': 1, '!"notcold"': 1})
+        # step 8: the library's statistics
+        hints = {int(h): (int(a), int(b), int(ca)) for h, a, b, ca in re.findall(
+            r"^memprof-hotcold: hint=(\d+) class=\w+ allocs=(\d+) bytes=(\d+) "
+            r"cold_arena_allocs=(\d+) ", text, re.M)}
+        self.assertEqual(hints, {1: (1, 1 << 20, 1), 128: (1000, 256000, 0)})
+        self.assertRegex(text, r"memprof-hotcold: cold_arena state=on .* allocs=1 frees=1 "
+                               r"live_bytes=0 ")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""`cmake --install` lays out headers, libraries, the tool and memprof.pc,
-and the pkg-config flags are the ones users need to link the runtime."""
+"""`cmake --install` lays out headers, libraries, the tool, memprof.pc and
+memprof-hotcold.pc, and the pkg-config flags are the ones users need to
+link the runtime, and libmemprof-hotcold."""
 import os
 
 import harness
@@ -34,6 +35,31 @@ class InstallTest(harness.ProfTest):
                   harness.run(["pkg-config", "--cflags", "memprof"], env=env).stdout.split()]
         self.assertIn("-fmemory-profile", cflags)
         self.assertIn(os.path.normpath(f"-I{prefix}/include/memprof"), cflags)
+
+    def test_install_hotcold_and_link_with_pkg_config(self):
+        try:
+            harness.find_built("libmemprof-hotcold.a")
+        except FileNotFoundError:
+            self.skipTest("libmemprof-hotcold not built (libjemalloc-dev missing)")
+        prefix = self.scratch.path("prefix")
+        harness.run(["cmake", "--install", harness.BUILD, "--prefix", prefix])
+        libdir = next(d for d in ("lib", "lib64", "lib/x86_64-linux-gnu")
+                      if os.path.exists(os.path.join(prefix, d, "libmemprof-hotcold.a")))
+        for rel in (f"{libdir}/libmemprof-hotcold.a", f"{libdir}/libmemprof-hotcold.so",
+                    "include/memprof/memprof_hotcold.h",
+                    f"{libdir}/pkgconfig/memprof-hotcold.pc"):
+            self.assertTrue(os.path.isfile(os.path.join(prefix, rel)), rel)
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, libdir, "pkgconfig"))
+        flags = harness.run(["pkg-config", "--cflags", "--libs", "memprof-hotcold"],
+                            env=env).stdout.split()
+        self.assertEqual([norm(a) for a in flags if not a.startswith("-I")],
+                         ["-Wl,--whole-archive", f"{prefix}/{libdir}/libmemprof-hotcold.a",
+                          "-Wl,--no-whole-archive", "-lpthread", "-ldl", "-lm"])
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hotcold_pc.c")
+        exe = self.scratch.path("hc")
+        harness.run(["clang-22", src, "-o", exe, *flags])
+        r, _ = harness.run_program(self.scratch, exe)
+        self.assertEqual(r.stdout.decode(), "1 0\n")
 
 
 if __name__ == "__main__":
