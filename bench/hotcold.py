@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""bench/hotcold.py: what -fmemory-profile-use hints buy with libmemprof-hotcold.
+
+Not part of the tests nor of bench/run.sh.  Each program is profiled with
+our runtime (a representative run), the profile merged with our tool, and
+the optimized program built from the same sources four ways:
+
+  plain        -O2 without the profile, glibc malloc
+  hints+ours   -fmemory-profile-use -optimize-hot-cold-new, libmemprof-hotcold
+  hints, jemalloc ignores   the same binary, MEMPROF_HOTCOLD_OPTIONS=cold_arena=0
+  hints, glibc ignores      the hinted objects, hotcold_ignore.c (libstdc++'s
+                            operator new on glibc malloc, hint dropped)
+
+Programs: hotcold_effect.cc (written to show the effect: hot nodes
+interleaved with long-lived records written once and never read again,
+pointer-chasing passes over the hot nodes, then an idle period), and
+jsoncpp's jsontestrunner from Debian's sources on bench/gen_json.py's
+input.  Variants run interleaved, figures are medians.
+
+Usage: bench/hotcold.py [--quick] [--reps N]
+Environment: BENCH_DIR (default build-bench/ at the top of the tree),
+MEMPROF_BUILD_DIR (an existing build of this tree; else built in
+BENCH_DIR/tree).
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_lib as B  # noqa: E402
+from bench_lib import log, median  # noqa: E402
+
+# A 1-2 s profiling run is never cold under LLVM's default of 200 s.
+COLD_LIFETIME_S = 1
+USE_FLAGS = ["-O2", "-gmlt", "-fdebug-info-for-profiling",
+             "-mllvm", f"-memprof-ave-lifetime-cold-threshold={COLD_LIFETIME_S}",
+             "-mllvm", "-optimize-hot-cold-new"]
+VARIANTS = [
+    ("plain", "plain (glibc)"),
+    ("ours", "hints + libmemprof-hotcold"),
+    ("ours_off", "hints, jemalloc ignores (cold_arena=0)"),
+    ("glibc_ign", "hints, glibc ignores"),
+]
+IDLE_MS = 1500
+
+
+class Config:
+    def __init__(self, args):
+        self.quick = args.quick
+        self.reps = args.reps or (3 if args.quick else 5)
+        self.bench_dir = os.path.abspath(os.environ.get(
+            "BENCH_DIR", os.path.join(B.ROOT, "build-bench")))
+        self.obj = os.path.join(self.bench_dir, "obj", "hotcold")
+        self.work = os.path.join(self.bench_dir, "work", "hotcold")
+        # Hot nodes, cold records per hot node, passes.
+        self.effect = (100000, 3, 20) if args.quick else (300000, 3, 10)
+
+
+def build_tree(cfg):
+    """(libmemprof.a, memprof-profdata, libmemprof-hotcold.a)."""
+    tree = os.environ.get("MEMPROF_BUILD_DIR")
+    if not tree:
+        tree = os.path.join(cfg.bench_dir, "tree")
+        log("building our runtime, tool and libmemprof-hotcold in " + tree)
+        B.run(["cmake", "-S", B.ROOT, "-B", tree, "-DCMAKE_BUILD_TYPE=Release",
+               "-DMEMPROF_BUILD_TESTS=OFF"])
+        B.run(["cmake", "--build", tree, "-j2", "--target", "memprof", "memprof-profdata",
+               "memprof_hotcold"])
+    paths = (os.path.join(tree, "runtime", "libmemprof.a"),
+             os.path.join(tree, "profdata", "memprof-profdata"),
+             os.path.join(tree, "hotcold", "libmemprof-hotcold.a"))
+    for p in paths:
+        if not os.path.exists(p):
+            sys.exit(f"bench: {p} missing (is libjemalloc-dev installed?)")
+    return paths
+
+
+def profile(cfg, name, objs, argv, inputs, pieces):
+    """Link the instrumented objects with our runtime, run once, merge."""
+    lib, tool, _ = pieces
+    exe = os.path.join(cfg.obj, name + ".prof")
+    B.run([B.CXX, *objs, "-o", exe, "-Wl,--whole-archive", lib, "-Wl,--no-whole-archive",
+           "-lpthread", "-ldl", "-lm"])
+    cwd = B.fresh_dir(os.path.join(cfg.work, name + "-profile"))
+    for f in inputs:
+        os.symlink(f, os.path.join(cwd, os.path.basename(f)))
+    log(f"{name}: profiling run")
+    B.run([exe, *argv], cwd=cwd)
+    raws = [os.path.join(cwd, f) for f in os.listdir(cwd) if f.startswith("memprof.profraw")]
+    out = os.path.join(cfg.obj, name + ".memprofdata")
+    B.run([tool, "merge", *raws, f"--profiled-binary={exe}", "-o", out])
+    return out, B.run([tool, "show", "--symbolized", out])
+
+
+def link_variants(cfg, name, plain_objs, use_objs, pieces):
+    """{variant: (exe, env)} from the same sources."""
+    hotcold = pieces[2]
+    ign = B.compile_obj(os.path.join(B.BENCH_SRC, "hotcold_ignore.c"),
+                        os.path.join(cfg.obj, "hotcold_ignore.o"), B.CC, ["-O2"])
+    base = os.path.join(cfg.obj, name)
+    plans = {
+        "plain": [*plain_objs],
+        "ours": [*use_objs, "-Wl,--whole-archive", hotcold, "-Wl,--no-whole-archive",
+                 "-lpthread", "-ldl", "-lm"],
+        "glibc_ign": [*use_objs, ign],
+    }
+    exes = {}
+    for v, args in plans.items():
+        exe = f"{base}.{v}"
+        B.run([B.CXX, *args, "-o", exe])
+        exes[v] = exe
+    return {"plain": (exes["plain"], {}), "ours": (exes["ours"], {}),
+            "ours_off": (exes["ours"], {"MEMPROF_HOTCOLD_OPTIONS": "cold_arena=0"}),
+            "glibc_ign": (exes["glibc_ign"], {})}
+
+
+def hint_stats(exe, argv, cwd):
+    """The library's statistics of one run (hinted allocations per class)."""
+    env = dict(os.environ, MEMPROF_HOTCOLD_OPTIONS="stats=1")
+    r = subprocess.run([exe, *argv], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    classes = {}
+    for m in re.finditer(r"^memprof-hotcold: class=(\w+) allocs=(\d+) bytes=(\d+)",
+                         r.stderr, re.M):
+        classes[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    arena = re.search(r"^memprof-hotcold: cold_arena .*allocs=(\d+)", r.stderr, re.M)
+    return classes, int(arena.group(1)) if arena else 0
+
+
+def profile_summary(show):
+    """Contexts of the profile and LLVM's decision for each (cold when the
+    average lifetime reaches the threshold and the access density is below
+    0.05 per byte per second)."""
+    mibs = []
+    cur = None
+    for line in show.splitlines():
+        s = line.strip()
+        if s == "- Callstack:":
+            cur = {}
+            mibs.append(cur)
+        m = re.match(r"(AllocCount|TotalLifetime|TotalLifetimeAccessDensity|TotalSize):\s+(\d+)$", s)
+        if m and cur is not None:
+            cur[m.group(1)] = int(m.group(2))
+    mibs = [m for m in mibs if m.get("AllocCount")]
+    life = [m["TotalLifetime"] / m["AllocCount"] for m in mibs]
+    dens = [m["TotalLifetimeAccessDensity"] / m["AllocCount"] / 100 for m in mibs]
+    cold = [m for m, li, d in zip(mibs, life, dens) if d < 0.05 and li >= COLD_LIFETIME_S * 1000]
+    long_lived = sum(1 for li in life if li >= COLD_LIFETIME_S * 1000)
+    sparse = sum(1 for d in dens if d < 0.05)
+    return {"contexts": len(mibs), "cold": len(cold),
+            "cold_allocs": sum(m["AllocCount"] for m in cold),
+            "allocs": sum(m["AllocCount"] for m in mibs),
+            "long_lived": long_lived, "sparse": sparse,
+            "max_life_ms": max(life) if life else 0}
+
+
+def measure_all(cfg, name, variants, argv, inputs, parse_out):
+    cwds = {}
+    for v, _ in VARIANTS:
+        cwds[v] = B.fresh_dir(os.path.join(cfg.work, name, v))
+        for f in inputs:
+            os.symlink(f, os.path.join(cwds[v], os.path.basename(f)))
+    rows = {v: [] for v, _ in VARIANTS}
+    log(f"{name}: {cfg.reps} interleaved repetitions of {len(VARIANTS)} builds")
+    for _ in range(cfg.reps):
+        for v, _ in VARIANTS:
+            exe, env = variants[v]
+            out_path = os.path.join(cwds[v], "stdout.txt")
+            with open(out_path, "w") as out:
+                s = B.measure([exe, *argv], cwd=cwds[v], env=env, stdout=out)
+            with open(out_path) as f:
+                extra = parse_out(f.read()) if parse_out else {}
+            if "idle_rss_kb" in extra:  # the effect program sleeps IDLE_MS
+                extra["wall_busy"] = s.wall - IDLE_MS / 1000
+            rows[v].append((s, extra))
+    return rows, cwds
+
+
+def values(rows, v, key):
+    """A measured figure (wall, cpu, rss_kb: the peak) or, as "prog:NAME",
+    one the program printed, over the successful repetitions."""
+    vals = []
+    for s, extra in rows[v]:
+        if s.rc != 0:
+            continue
+        vals.append(extra.get(key[5:]) if key.startswith("prog:") else getattr(s, key))
+    return [x for x in vals if x is not None]
+
+
+def cell(rows, v, key, scale, spec, with_min):
+    """Median, and for times the fastest repetition too: on a shared
+    machine other load only ever adds time."""
+    vals = values(rows, v, key)
+    if not vals:
+        return "failed"
+    text = spec.format(median(vals) * scale)
+    if with_min:
+        text += " (" + spec.format(min(vals) * scale) + ")"
+    return text
+
+
+def effect_out(text):
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", text)}
+
+
+def table(rows_spec, rows):
+    header = ["median (fastest)"] + [label for _, label in VARIANTS]
+    lines = []
+    for label, key, scale, spec in rows_spec:
+        with_min = label.endswith(" s")
+        lines.append([label] + [cell(rows, v, key, scale, spec, with_min) for v, _ in VARIANTS])
+    return B.table(header, lines)
+
+
+def effect_section(cfg, pieces):
+    src = os.path.join(B.BENCH_SRC, "hotcold_effect.cc")
+    n, per, passes = cfg.effect
+    prof_o = B.compile_obj(src, os.path.join(cfg.obj, "effect.prof.o"), B.CXX,
+                           ["-O2", *B.PROFILE_FLAGS])
+    # The profiling run: fewer passes, an idle period long enough for the
+    # records to reach the cold lifetime.
+    prof, show = profile(cfg, "effect", [prof_o], [str(n // 3), str(per), "5", "1200"], [],
+                         pieces)
+    plain_o = B.compile_obj(src, os.path.join(cfg.obj, "effect.plain.o"), B.CXX, ["-O2"])
+    use_o = os.path.join(cfg.obj, "effect.use.o")
+    B.run([B.CXX, "-c", *USE_FLAGS, f"-fmemory-profile-use={prof}", src, "-o", use_o])
+    variants = link_variants(cfg, "effect", [plain_o], [use_o], pieces)
+    argv = [str(n), str(per), str(passes), str(IDLE_MS)]
+    rows, cwds = measure_all(cfg, "effect", variants, argv, [], effect_out)
+    classes, arena_allocs = hint_stats(variants["ours"][0], argv, cwds["ours"])
+    mib = 1 / 1024
+    spec = [
+        ("hot passes, CPU s", "prog:hot_s", 1, "{:.3f}"),
+        ("whole run, CPU s", "cpu", 1, "{:.3f}"),
+        (f"whole run minus the {IDLE_MS} ms idle, wall s", "prog:wall_busy", 1, "{:.3f}"),
+        ("peak RSS, MiB", "rss_kb", mib, "{:.1f}"),
+        ("touched by the hot passes, MiB", "prog:touched_kb", mib, "{:.1f}"),
+        (f"resident after {IDLE_MS} ms idle, MiB", "prog:idle_rss_kb", mib, "{:.1f}"),
+        ("of which untouched by the hot passes, MiB", "prog:idle_untouched_kb", mib,
+         "{:.1f}"),
+    ]
+    summary = profile_summary(show)
+    text = [f"### hotcold_effect {n} hot nodes, {per} cold records each, {passes} passes",
+            "", table(spec, rows), "",
+            f"Profile: {summary['contexts']} contexts, {summary['cold']} cold "
+            f"({summary['cold_allocs']} of {summary['allocs']} allocations). "
+            f"Run of hints+ours with stats=1: "
+            + ", ".join(f"{k} {a}" for k, (a, _) in classes.items() if a)
+            + f"; cold arena served {arena_allocs}."]
+    return "\n".join(text)
+
+
+def build_jsoncpp(cfg, srcdir, flags, tag):
+    inc = ["-I" + os.path.join(srcdir, "include"), "-I" + os.path.join(srcdir, "src", "lib_json")]
+    srcs = [os.path.join(srcdir, "src", "lib_json", f)
+            for f in ["json_reader.cpp", "json_value.cpp", "json_writer.cpp"]]
+    srcs.append(os.path.join(srcdir, "src", "jsontestrunner", "main.cpp"))
+    d = os.path.join(cfg.obj, "jsoncpp-" + tag)
+    objs = []
+    for s in srcs:
+        o = os.path.join(d, os.path.basename(s)[:-4] + ".o")
+        if B.stale(o, [s]) or tag == "use":
+            os.makedirs(d, exist_ok=True)
+            B.run([B.CXX, *flags, *inc, "-c", s, "-o", o])
+        objs.append(o)
+    return objs
+
+
+def jsoncpp_section(cfg, pieces):
+    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"), [("libjsoncpp", "libjsoncpp")])
+    srcdir = dirs["libjsoncpp"]
+    js_in = os.path.join(cfg.bench_dir, "in.json")
+    gen = os.path.join(B.BENCH_SRC, "gen_json.py")
+    if B.stale(js_in, [gen]):
+        B.run([sys.executable, gen, js_in])
+    prof_objs = build_jsoncpp(cfg, srcdir, ["-O2", *B.PROFILE_FLAGS], "prof")
+    prof, show = profile(cfg, "jsoncpp", prof_objs, ["in.json"], [js_in], pieces)
+    plain_objs = build_jsoncpp(cfg, srcdir, ["-O2"], "plain")
+    use_objs = build_jsoncpp(cfg, srcdir, [*USE_FLAGS, f"-fmemory-profile-use={prof}"], "use")
+    variants = link_variants(cfg, "jsoncpp", plain_objs, use_objs, pieces)
+    rows, cwds = measure_all(cfg, "jsoncpp", variants, ["in.json"], [js_in], None)
+    classes, arena_allocs = hint_stats(variants["ours"][0], ["in.json"], cwds["ours"])
+    s = profile_summary(show)
+    spec = [("wall s", "wall", 1, "{:.3f}"), ("CPU s", "cpu", 1, "{:.3f}"),
+            ("peak RSS, MiB", "rss_kb", 1 / 1024, "{:.1f}")]
+    why = (f"Profile of the representative run: {s['contexts']} contexts, {s['cold']} cold; "
+           f"{s['long_lived']} live {COLD_LIFETIME_S} s or more on average (the longest "
+           f"{s['max_life_ms']:.0f} ms), {s['sparse']} have an access density under 0.05. "
+           f"Run of hints+ours with stats=1: "
+           + ", ".join(f"{k} {a}" for k, (a, _) in classes.items() if a)
+           + f"; cold arena served {arena_allocs}.")
+    return "\n".join([f"### jsoncpp jsontestrunner ({os.path.basename(srcdir)}, 3.6 MB JSON)",
+                      "", table(spec, rows), "", why])
+
+
+def context():
+    """When, where and with what the figures were measured."""
+    clang = B.run([B.CXX, "--version"]).splitlines()[0]
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    return (f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, load average "
+            f"at start {load}, {clang}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="3 repetitions, smaller effect program")
+    ap.add_argument("--reps", type=int, help="override repetitions")
+    cfg = Config(ap.parse_args())
+    os.makedirs(cfg.obj, exist_ok=True)
+    B.init_wrapper(cfg.obj)
+    pieces = build_tree(cfg)
+    if not shutil.which(B.CXX):
+        sys.exit("bench: clang++-22 is required")
+    parts = [context(), effect_section(cfg, pieces), jsoncpp_section(cfg, pieces)]
+    text = "\n\n".join(parts) + "\n"
+    print(text)
+    with open(os.path.join(cfg.bench_dir, "hotcold-results.md"), "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
