@@ -7,20 +7,22 @@
 #include <stdlib.h>
 
 /* malloc(n) with %rbp = v.  The red zone is stepped over and the stack
- * kept 16-aligned at the call. */
+ * aligned to 16 bytes at the call, whatever the compiler left in %rsp. */
 static __attribute__((noinline)) void *malloc_with_rbp(uintptr_t v, size_t n) {
   void *r;
-  __asm__ volatile("sub $128, %%rsp\n\t"
+  __asm__ volatile("mov %%rsp, %%r12\n\t"
+                   "sub $128, %%rsp\n\t"
+                   "and $-16, %%rsp\n\t"
                    "push %%rbp\n\t"
                    "sub $8, %%rsp\n\t"
                    "mov %[v], %%rbp\n\t"
                    "call malloc@PLT\n\t"
                    "add $8, %%rsp\n\t"
                    "pop %%rbp\n\t"
-                   "add $128, %%rsp"
+                   "mov %%r12, %%rsp"
                    : "=a"(r), "+D"(n)
                    : [v] "b"(v)
-                   : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory", "cc",
+                   : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12", "memory", "cc",
                      "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
                      "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
                      "xmm15");
