@@ -72,6 +72,8 @@ typedef struct rt_flags_t {
 } rt_flags_t;
 MP_HIDDEN extern rt_flags_t rt_flags;
 MP_HIDDEN void rt_flags_init(void);
+/* Whether this copy is the process's malloc (rt_interpose.c). */
+MP_HIDDEN int rt_serves_malloc(void);
 MP_HIDDEN void rt_flags_set_log_path(const char *path);
 
 /* ---- shadow (rt_shadow.c) ----------------------------------------------- */

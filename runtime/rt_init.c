@@ -8,7 +8,6 @@
  * deadly-signal handlers, none of which allocates.  Registrations that may
  * allocate (pthread_atfork) wait for a constructor or __memprof_init. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdlib.h>
 
 #include "rt_core.h"
@@ -61,27 +60,10 @@ MP_EXPORT void __memprof_preinit(void) {
 
 MP_EXPORT void __memprof_version_mismatch_check_v1(void) {}
 
-/* Whether this copy's malloc is the process's.  A second copy of a
- * memory-profiling runtime (ours preloaded into a program linked with
- * libmemprof.a or with LLVM's runtime) is not: the program's allocations
- * and the compiler's __memprof_init go to the first, and a second that
- * also initialised would map the shadow again and write an empty profile
- * over the first one's.  The address is read through the GOT, which the
- * dynamic linker filled with the winning definition (in an executable it
- * is its own); it is this copy's if it lies in this copy's module.  (A
- * hidden alias of malloc to compare with would be a second name at its
- * address, which llvm-symbolizer then shows in stacks.) */
-static int serves_malloc(void) {
-  void *(*volatile resolved)(size_t) = malloc;
-  Dl_info theirs, ours;
-  return dladdr((void *)resolved, &theirs) && dladdr((void *)serves_malloc, &ours) &&
-         theirs.dli_fbase == ours.dli_fbase;
-}
-
 /* The shared runtime has no .preinit_array slot: initialise as early as a
  * constructor can (the first malloc may already have done it). */
 __attribute__((constructor(101))) static void rt_constructor(void) {
-  if (!__atomic_load_n(&mp_inited, __ATOMIC_ACQUIRE) && !serves_malloc()) {
+  if (!__atomic_load_n(&mp_inited, __ATOMIC_ACQUIRE) && !rt_serves_malloc()) {
     rt_report("WARNING: another allocator serves malloc in this process (a second "
               "copy of a memory-profiling runtime?): this copy stays inactive and "
               "writes no profile; link one runtime only");

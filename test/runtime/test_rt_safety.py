@@ -120,6 +120,18 @@ class SecondRuntime(harness.ProfTest):
         counts = [s["mib"]["AllocCount"] for s in sites if s["mib"]["TotalSize"] == 1045]
         self.assertEqual(counts, [10])
 
+    def test_non_pie_program_taking_mallocs_address(self):
+        # Its PLT entry is malloc's address for every module: this copy is
+        # still the one that serves malloc, and must say nothing.
+        exe = self.scratch.path("nopie")
+        harness.run(["clang-22", "-O1", "-no-pie", "-fno-pic", prog("takes_mallocs_address.c"),
+                     "-o", exe])
+        env = {"LD_PRELOAD": harness.find_built("libmemprof.so")}
+        r, raws = harness.run_program(self.scratch, exe, env=env)
+        self.assertEqual((r.stdout.decode(), r.stderr.decode()), ("ok\n", ""))
+        prof = harness.read_raw(raws[0])[0]
+        self.assertIn(64, [m["MaxSize"] for m in prof["mibs"].values()])
+
     def test_single_runtime_says_nothing(self):
         exe = self.build("ours")
         r, _ = harness.run_program(self.scratch, exe)
