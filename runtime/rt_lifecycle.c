@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "rt_core.h"
+#include "rt_unwind.h"
 
 int rt_exit_dumped;
 static int installed;
@@ -51,6 +52,7 @@ void rt_lifecycle_install(void) {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     rt_libc_resolve();
     rt_output_install_exit();
+    rt_unwind_init();
   }
 }
 

@@ -6,8 +6,15 @@
  * return address is the first PC, so no runtime frame is ever recorded.  It
  * then follows saved frame pointers while they increase, are 8-aligned and
  * stay below the thread's stack top; with an unknown top only the first PC
- * is taken.  The depot is a chained hash table read and written without
- * locks (nodes are immutable once published; see depot_put).
+ * is taken.  A saved frame pointer is the caller's only if the function of
+ * the return address keeps a frame-pointer frame there: code built without
+ * (glibc, libstdc++) leaves its caller's %rbp, and following it would skip
+ * that caller.  So each return address is checked against the per-PC rule
+ * cache (rt_unwind.h: one load and compare), and a frame without a frame
+ * pointer is unwound by its module's tables until a frame-pointer frame
+ * takes the walk back to the fast loop.  The depot is a chained hash table
+ * read and written without locks (nodes are immutable once published; see
+ * depot_put).
  *
  * Nodes keep their PCs delta-encoded: the zigzag difference to the
  * previous PC in one 32-bit word when it fits in 31 bits (frames of one
@@ -24,6 +31,7 @@
  * place.  The entry's address follows from the node's without a load. */
 #include "rt_core.h"
 #include "rt_lock.h"
+#include "rt_unwind.h"
 
 #define NBUCKETS (1u << 17)
 #define MAX_IDS (1u << 26)
@@ -110,7 +118,103 @@ static inline __attribute__((always_inline)) void add_pc(walk *w, uintptr_t pc) 
   w->n++;
 }
 
-/* Follows the caller's saved frame pointers from fp (see the file comment). */
+/* Whether the frame record at next, above the callee's at cur, can be the
+ * caller's.  Not next + 16 > top: code built without frame pointers may
+ * leave any value in %rbp, and that sum wraps for -16 and -8. */
+static inline __attribute__((always_inline)) int fp_record_ok(uintptr_t cur, uintptr_t next,
+                                                              uintptr_t top) {
+  return next > cur && !(next & 7) && next <= top - 16;
+}
+
+/* Whether return address ra, whose function's %rbp is rbp, is in the
+ * runtime's thread trampoline: the frame-pointer frame whose record is the
+ * stack top.  Its return address is ours, not the program's.  A function
+ * without a frame pointer that the trampoline called also has the top in
+ * %rbp; without tables it cannot be told apart and is taken for it. */
+static inline __attribute__((always_inline)) int is_trampoline(uintptr_t ra, uintptr_t rbp,
+                                                               uintptr_t top, int tables) {
+  return rbp == top && (!tables || rt_unwind_rule(ra).kind == RT_CFA_FP);
+}
+
+/* The last PC taken, the record address of its callee (so %rsp at the
+ * call was cur + 16) and the function's %rbp there. */
+typedef struct frame {
+  uintptr_t pc, cur, next;
+} frame;
+
+enum { TF_NEXT, TF_FP, TF_END };
+
+/* One frame by f->pc's rule r: TF_NEXT with its caller's return address
+ * taken (f is then the caller's), TF_FP if it is a frame-pointer frame,
+ * TF_END where the walk ends (the frame-pointer loop's ends included). */
+static inline __attribute__((always_inline)) int table_frame(walk *w, frame *f, rt_cfa_rule r,
+                                                             uintptr_t top) {
+  uintptr_t ra;
+  if (r.kind == RT_CFA_FP)
+    return TF_FP;
+  if (r.kind == RT_CFA_STOP || !rt_unwind_step(r, &f->cur, &f->next, &ra, top) ||
+      ra < 4096 || is_trampoline(ra, f->next, top, 1))
+    return TF_END;
+  add_pc(w, ra);
+  f->pc = ra;
+  return TF_NEXT;
+}
+
+/* Frames from f->pc by the trace above it (rt_unwind.h) while the stack
+ * matches it, up to its end. */
+static inline __attribute__((always_inline)) int follow_trace(walk *w, frame *f,
+                                                              const uint64_t *row, uint64_t e,
+                                                              uint32_t max, uintptr_t top) {
+  int res;
+  uint32_t i = 1;
+  while ((res = table_frame(w, f, rt_unwind_unpack(e), top)) == TF_NEXT && w->n < max &&
+         i < RT_TRACE_LEN && rt_unwind_names(e = __atomic_load_n(&row[i++], __ATOMIC_RELAXED), f->pc))
+    ;
+  return res;
+}
+
+/* Frames from f->pc by the rule cache, their words kept as f->pc's trace. */
+static inline __attribute__((always_inline)) int record_trace(walk *w, frame *f, uint64_t *row,
+                                                              uint32_t max, uintptr_t top) {
+  uint64_t seen[RT_TRACE_LEN], e;
+  uint32_t k = 0;
+  int res;
+  do {
+    e = rt_unwind_word(f->pc);
+    if (e)
+      seen[k++] = e;
+    res = table_frame(w, f, rt_unwind_rule_of(e, f->pc), top);
+  } while (res == TF_NEXT && e && w->n < max && k < RT_TRACE_LEN);
+  /* A frame-pointer frame alone predicts nothing: its PC is in the rule
+   * cache, which the fast loop reads. */
+  for (uint32_t i = 0; (k > 1 || (k && res != TF_FP)) && i < RT_TRACE_LEN; i++)
+    __atomic_store_n(&row[i], i < k ? seen[i] : 0, __ATOMIC_RELAXED);
+  return res;
+}
+
+/* Unwinds from f by the tables' rules while they are not frame-pointer
+ * frames; 1 when one is (f is then its state), 0 when the walk ends.  Out
+ * of line and on copies, so that the fast loop keeps its state in
+ * registers. */
+static __attribute__((noinline)) int walk_tables(walk *wp, frame *fp, uint32_t max,
+                                                 uintptr_t top) {
+  walk w = *wp;
+  frame f = *fp;
+  int res = TF_NEXT;
+  while (res == TF_NEXT && w.n < max) {
+    uint64_t *row = rt_unwind_trace(f.pc);
+    uint64_t e = __atomic_load_n(&row[0], __ATOMIC_RELAXED);
+    if (rt_unwind_names(e, f.pc))
+      res = follow_trace(&w, &f, row, e, max, top);
+    else
+      res = record_trace(&w, &f, row, max, top);
+  }
+  *wp = w;
+  *fp = f;
+  return res == TF_FP;
+}
+
+/* Follows the caller's frames from fp (see the file comment). */
 static inline __attribute__((always_inline)) void walk_frames(walk *w, uintptr_t fp,
                                                              uint32_t max) {
   uintptr_t ret = ((uintptr_t *)fp)[1];
@@ -121,17 +225,22 @@ static inline __attribute__((always_inline)) void walk_frames(walk *w, uintptr_t
   if (!top || fp < bottom || fp >= top)
     return; /* not on the thread's own stack: only the caller is safe */
   uintptr_t cur = fp, next = ((uintptr_t *)fp)[0];
+  int tables = __atomic_load_n(&rt_unwind_on, __ATOMIC_RELAXED);
   while (w->n < max) {
-    /* Not next + 16 > top: code built without frame pointers may leave
-     * any value in %rbp, and that sum wraps for -16 and -8. */
-    if (next <= cur || (next & 7) || next > top - 16)
-      break;
-    /* A frame whose saved fp is the stack top belongs to the runtime's
-     * thread trampoline: its return address is ours, not the program's. */
-    if (((uintptr_t *)next)[0] == top)
+    if (tables && !rt_unwind_fp_cached(ret)) {
+      frame f = {ret, cur, next};
+      walk copy = *w;
+      int more = walk_tables(&copy, &f, max, top);
+      *w = copy;
+      if (!more)
+        break;
+      cur = f.cur;
+      next = f.next;
+    }
+    if (!fp_record_ok(cur, next, top))
       break;
     ret = ((uintptr_t *)next)[1];
-    if (ret < 4096)
+    if (ret < 4096 || is_trampoline(ret, ((uintptr_t *)next)[0], top, tables))
       break;
     add_pc(w, ret);
     cur = next;
