@@ -65,15 +65,18 @@ static void sort_allocs(mp_profile *p, mp_record *r, mp_alloc_site **buf,
 }
 
 static void sort_canonically(mp_profile *p) {
-  qsort(p->records, p->n_records, sizeof *p->records, cmp_record);
+  if (p->n_records > 1)
+    qsort(p->records, p->n_records, sizeof *p->records, cmp_record);
   mp_alloc_site *buf = NULL;
   size_t cap = 0;
   for (size_t i = 0; i < p->n_records; i++) {
     mp_record *r = &p->records[i];
     if (r->n_allocs > 1) sort_allocs(p, r, &buf, &cap);
-    qsort_r(r->calls, r->n_calls, sizeof *r->calls, cmp_call, p);
+    if (r->n_calls > 1)
+      qsort_r(r->calls, r->n_calls, sizeof *r->calls, cmp_call, p);
     for (size_t j = 0; j < r->n_calls; j++)
-      qsort(r->calls[j].callees, r->calls[j].n_callees, 8, cmp_u64);
+      if (r->calls[j].n_callees > 1)
+        qsort(r->calls[j].callees, r->calls[j].n_callees, 8, cmp_u64);
   }
   free(buf);
   mp_profile_reindex(p);

@@ -18,6 +18,11 @@
 #include <stdint.h>
 
 #define MP_EXPORT __attribute__((visibility("default")))
+/* A runtime function that calls into libc on the program's behalf
+ * (pthread_create): what libc allocates there is the program's, and the
+ * stack walk leaves this function's frame out (rt_stack.c), so that no
+ * runtime frame is recorded. */
+#define MP_CALLS_LIBC __attribute__((section("memprof_calls_libc"), noinline))
 #define MP_HIDDEN __attribute__((visibility("hidden")))
 /* A second ABI name for an entry point of the same file (same code, so
  * MP_CALLER in it still sees the caller's frame). */

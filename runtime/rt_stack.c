@@ -118,6 +118,18 @@ static inline __attribute__((always_inline)) void add_pc(walk *w, uintptr_t pc) 
   w->n++;
 }
 
+/* The runtime's functions that call into libc for the program
+ * (MP_CALLS_LIBC): their return addresses are not recorded. */
+extern const char __start_memprof_calls_libc[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_memprof_calls_libc[] __attribute__((weak, visibility("hidden")));
+
+static inline __attribute__((always_inline)) void add_program_pc(walk *w, uintptr_t pc) {
+  if (MP_UNLIKELY(pc - (uintptr_t)__start_memprof_calls_libc <
+                  (uintptr_t)(__stop_memprof_calls_libc - __start_memprof_calls_libc)))
+    return;
+  add_pc(w, pc);
+}
+
 /* Whether the frame record at next, above the callee's at cur, can be the
  * caller's.  Not next + 16 > top: code built without frame pointers may
  * leave any value in %rbp, and that sum wraps for -16 and -8. */
@@ -155,7 +167,7 @@ static inline __attribute__((always_inline)) int table_frame(walk *w, frame *f, 
   if (r.kind == RT_CFA_STOP || !rt_unwind_step(r, &f->cur, &f->next, &ra, top) ||
       ra < 4096 || is_trampoline(ra, f->next, top, 1))
     return TF_END;
-  add_pc(w, ra);
+  add_program_pc(w, ra);
   f->pc = ra;
   return TF_NEXT;
 }
@@ -242,7 +254,7 @@ static inline __attribute__((always_inline)) void walk_frames(walk *w, uintptr_t
     ret = ((uintptr_t *)next)[1];
     if (ret < 4096 || is_trampoline(ret, ((uintptr_t *)next)[0], top, tables))
       break;
-    add_pc(w, ret);
+    add_program_pc(w, ret);
     cur = next;
     next = ((uintptr_t *)cur)[0];
   }

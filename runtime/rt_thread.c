@@ -83,8 +83,8 @@ __attribute__((noinline)) static void *thread_trampoline(void *p) {
   return r;
 }
 
-MP_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr,
-                             void *(*fn)(void *), void *arg) {
+MP_EXPORT MP_CALLS_LIBC int pthread_create(pthread_t *t, const pthread_attr_t *attr,
+                                           void *(*fn)(void *), void *arg) {
   pthread_create_fn real = __atomic_load_n(&real_pthread_create, __ATOMIC_ACQUIRE);
   if (!real) {
     real = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
