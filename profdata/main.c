@@ -291,8 +291,10 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym) {
     base = rpt_build(bp, ro);
     rpt_attach_base(r, base);
   }
-  if (!r->n_ctx) note("the profile is empty: it has no allocation contexts");
-  else if (!r->has_names)
+  /* text and HTML say these in the report itself */
+  int says = ro->format == RPT_TEXT || ro->format == RPT_HTML;
+  if (!r->n_ctx && !says) note("the profile is empty: it has no allocation contexts");
+  else if (r->n_ctx && !r->has_names && !says)
     note("the profile has no function names (llvm-profdata's indexed files "
          "and YAML carry none): functions are shown by GUID");
   mp_buf b = {0};

@@ -16,6 +16,9 @@
 
 /* Allocations living under this long on average are "short-lived". */
 #define SHORT_LIVED_MS 1.0
+/* Access counts look missing when more of the contexts than this have
+ * none (report.h). */
+#define ACCESSLESS_PERCENT 80
 
 static int has_field(const mp_profile *p, unsigned tag) {
   return !p->mib_fields || (p->mib_fields >> tag & 1);
@@ -40,7 +43,6 @@ static void collect_contexts(rpt *r) {
 
 static void summarize(rpt *r) {
   rpt_summary *s = &r->sum;
-  int seen_access = 0;
   for (size_t i = 0; i < r->n_ctx; i++) {
     const rpt_ctx *c = &r->ctx[i];
     const mp_mib *m = c->mib;
@@ -49,7 +51,8 @@ static void summarize(rpt *r) {
     s->bytes += m->TotalSize;
     s->lifetime += m->TotalLifetime;
     s->accesses += m->TotalAccessCount;
-    seen_access |= m->TotalAccessCount != 0 || m->TotalLifetimeAccessDensity != 0;
+    r->accessless_ctx +=
+        m->TotalAccessCount == 0 && m->TotalLifetimeAccessDensity == 0;
     uint64_t *bytes = c->verdict == RPT_COLD  ? &s->bytes_cold
                       : c->verdict == RPT_HOT ? &s->bytes_hot
                                               : &s->bytes_notcold;
@@ -73,7 +76,8 @@ static void summarize(rpt *r) {
       s->short_lived_bytes += m->TotalSize;
     }
   }
-  r->no_access_seen = r->n_ctx && !seen_access;
+  r->no_access_seen =
+      r->n_ctx && r->accessless_ctx * 100 > r->n_ctx * ACCESSLESS_PERCENT;
   s->sites = r->n_sites;
   for (size_t k = 0; k < r->n_sites; k++) {
     const rpt_site *t = &r->sites[k];

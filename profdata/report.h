@@ -118,7 +118,12 @@ typedef struct rpt {
   int has_accesses;   /* TotalAccessCount is in the profile */
   int has_lifetime;   /* TotalLifetime is */
   int has_density;    /* TotalLifetimeAccessDensity is */
-  int no_access_seen; /* every context has zero accesses and density */
+  /* Access counts look missing: over ACCESSLESS_PERCENT of the contexts
+   * recorded no access (an instrumented program initializes most of what
+   * it allocates; an uninstrumented one counts only what the runtime's
+   * memset/memcpy see).  Verdicts are then not given per context. */
+  int no_access_seen;
+  uint64_t accessless_ctx; /* contexts with no access and zero density */
   char **names;       /* demangled name per model string id (lazy) */
   char **guid_names;  /* "0x..." per frame without a name (lazy) */
   struct rpt *base;   /* --base, or NULL */

@@ -1,12 +1,13 @@
 /* report_pprof.c - pprof's profile.proto, gzipped (what `go tool pprof`
  * reads): sample types alloc_objects/count and alloc_space/bytes (the
- * default), then total_lifetime/milliseconds and, when the profile has
- * them, accesses/count; period_type space/bytes with period 1.  One sample
- * per context, labelled with clang-22's verdict; its locations leaf first,
- * each location one physical frame with the frames inlined into it before
- * it (callee first, as pprof lists a location's lines); functions carry
- * the demangled name, the linkage name as system name, the file and the
- * first line.
+ * default), then total_lifetime/milliseconds and accesses/count (0 when
+ * the profile has no access counts: every file has the same four types, so
+ * that pprof's -diff_base takes any two); period_type space/bytes with
+ * period 1.  One sample per context, labelled with clang-22's verdict; its
+ * locations leaf first, each location one physical frame with the frames
+ * inlined into it before it (callee first, as pprof lists a location's
+ * lines); functions carry the demangled name, the linkage name as system
+ * name, the file and the first line.
  *
  * The protobuf encoding is written by hand: varints and length-delimited
  * fields are all profile.proto needs.
@@ -174,7 +175,7 @@ static void sample(pp *x, const rpt_ctx *c, uint32_t verdict_key) {
   varint(&vals, c->mib->AllocCount);
   varint(&vals, c->mib->TotalSize);
   varint(&vals, c->mib->TotalLifetime);
-  if (x->r->has_accesses) varint(&vals, c->mib->TotalAccessCount);
+  varint(&vals, c->mib->TotalAccessCount);
   field_bytes(&s, 2, vals.data, vals.len);
   if (x->r->has_density && !x->r->no_access_seen) {
     mp_buf label = {0};
@@ -217,7 +218,7 @@ int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
   value_type(&x, 1, "alloc_objects", "count");
   value_type(&x, 1, "alloc_space", "bytes");
   value_type(&x, 1, "total_lifetime", "milliseconds");
-  if (r->has_accesses) value_type(&x, 1, "accesses", "count");
+  value_type(&x, 1, "accesses", "count");
   uint32_t verdict_key = str_id(&x, "verdict");
   for (size_t i = 0; i < r->n_ctx; i++) sample(&x, &r->ctx[i], verdict_key);
   value_type(&x, 11, "space", "bytes");

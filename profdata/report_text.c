@@ -93,10 +93,12 @@ static void summary(rpt *r, mp_buf *o) {
     return;
   }
   if (r->no_access_seen)
-    mp_buf_printf(o, "  no context recorded any access: the program was not "
-                     "compiled with -fmemory-profile (or its access counts were "
-                     "dropped), so clang would take every long-lived context "
-                     "for cold; the verdicts below are not shown per context\n");
+    mp_buf_printf(o, "  %" PRIu64 " of %zu contexts recorded no access: the "
+                     "program was probably not compiled with -fmemory-profile "
+                     "(or its access counts were dropped), and clang would take "
+                     "every long-lived context for cold; verdicts are not shown "
+                     "per context\n",
+                  r->accessless_ctx, r->n_ctx);
   verdict_line(o, "cold", s->bytes_cold, s->ctx_cold, s->bytes);
   verdict_line(o, "notcold", s->bytes_notcold, s->ctx_notcold, s->bytes);
   verdict_line(o, "hot", s->bytes_hot, s->ctx_hot, s->bytes);
