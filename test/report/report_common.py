@@ -78,3 +78,19 @@ def console_lines(log):
     all at INFO, errors and uncaught exceptions too ("Uncaught Error: ..."),
     so a page that logs nothing must leave none."""
     return [l for l in log.splitlines() if ":CONSOLE" in l]
+
+
+class MultiTest(harness.ProfTest):
+    """A TestCase with progs/multi.cc profiled once for the class
+    (cls.multi); FULL_SCHEMA says how its indexed file is merged."""
+    FULL_SCHEMA = True
+
+    @classmethod
+    def setUpClass(cls):
+        cls.shared = harness.Scratch("report-" + cls.__name__.lower())
+        cls.multi = Profiled(cls.shared, MULTI, full_schema=cls.FULL_SCHEMA)
+        cls.ctx = cls.multi.contexts
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.shared.cleanup()

@@ -63,16 +63,7 @@ def raw_samples(text):
 
 
 @unittest.skipUnless(shutil.which("go"), "Go's pprof (golang-go) is not installed")
-class Pprof(harness.ProfTest):
-    @classmethod
-    def setUpClass(cls):
-        cls.shared = harness.Scratch("report-pprof")
-        cls.multi = rc.Profiled(cls.shared, rc.MULTI)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.shared.cleanup()
-
+class Pprof(rc.MultiTest):
     def write(self, profile, name="p.pb.gz", *args):
         out = self.scratch.path(name)
         rc.report(profile, "--format=pprof", "-o", out, *args)

@@ -30,17 +30,7 @@ def top_rows(text):
     return rows
 
 
-class TextReport(harness.ProfTest):
-    @classmethod
-    def setUpClass(cls):
-        cls.shared = harness.Scratch("report-text")
-        cls.multi = rc.Profiled(cls.shared, rc.MULTI)
-        cls.ctx = cls.multi.contexts
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.shared.cleanup()
-
+class TextReport(rc.MultiTest):
     def test_summary_totals(self):
         out = rc.report(self.multi.indexed).stdout
         allocs = sum(m["AllocCount"] for m in self.ctx.values())

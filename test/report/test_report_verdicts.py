@@ -53,15 +53,9 @@ def report_counts(text):
     return +calls, +mibs
 
 
-class Verdicts(harness.ProfTest):
-    @classmethod
-    def setUpClass(cls):
-        cls.shared = harness.Scratch("report-verdicts")
-        cls.multi = rc.Profiled(cls.shared, rc.MULTI, full_schema=False)
+class Verdicts(rc.MultiTest):
+    FULL_SCHEMA = False
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.shared.cleanup()
 
     def compare(self, src, profile, options):
         ir = rc.clang_use_ir(self.scratch, src, profile, [f"-{o}" for o in options])
