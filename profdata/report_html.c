@@ -5,7 +5,8 @@
  *
  * The data, column-wise to keep the page small:
  *   frames   name / file (string indices), line, col, inline flag
- *   tree     the call tree, root first, in pre-order: parent, frame, and
+ *   tree     the call tree, root first, in pre-order, one node per
+ *            function on a path: parent, frame (of the first context), and
  *            bytes, allocations, total lifetime, accesses, cold and hot
  *            bytes of the contexts below each node; nodes too small to be
  *            drawn under every value (under 1/MIN_SHARE of its total) are
@@ -75,6 +76,13 @@ static void values_of(const rpt_ctx *c, uint64_t v[NV]) {
 
 /* ---- the tree ------------------------------------------------------------ */
 
+/* Frames of one function are one node of the tree: sibling boxes of the
+ * same function (called from several lines of the caller) would only
+ * split it. */
+static int same_function(const mp_profile *p, uint32_t a, uint32_t b) {
+  return p->frames[a].guid == p->frames[b].guid;
+}
+
 static int cmp_root_first(const void *a, const void *b, void *arg) {
   const mp_profile *p = arg;
   const mp_stack *x = &p->stacks[*(const uint32_t *)a];
@@ -82,7 +90,7 @@ static int cmp_root_first(const void *a, const void *b, void *arg) {
   const uint32_t *fx = p->stack_frames + x->off, *fy = p->stack_frames + y->off;
   uint32_t i = x->len, j = y->len;
   while (i && j) {
-    uint32_t u = fx[--i], w = fy[--j];
+    uint64_t u = p->frames[fx[--i]].guid, w = p->frames[fy[--j]].guid;
     if (u != w) return u < w ? -1 : 1;
   }
   return i ? 1 : j ? -1 : 0;
@@ -149,7 +157,7 @@ static void build_tree(page *g) {
     const uint32_t *f = mp_stack_frames(p, c->stack);
     uint32_t len = p->stacks[c->stack].len, common = 0;
     while (common < len && common < prev_len &&
-           f[len - 1 - common] == prev[prev_len - 1 - common])
+           same_function(p, f[len - 1 - common], prev[prev_len - 1 - common]))
       common++;
     while (depth > common) close_node(g, path, depth--, sorted, k, tot);
     for (uint32_t d = common; d < len; d++) {

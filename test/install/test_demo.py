@@ -1,8 +1,9 @@
 """scripts/demo.sh, the README's first command, runs end to end against a
 build named by an absolute MEMPROF_BUILD_DIR (the scripts used to prefix it
 with the tree's path, so only relative folders worked): our runtime profiles
-examples/hotcold, our tool merges and shows the profile, and clang-22
-rebuilt with it marks the one cold and the one not-cold allocation context."""
+examples/hotcold, our tool merges the profile and reports on it, and
+clang-22 rebuilt with it marks the one cold and the one not-cold allocation
+context, as the report said it would."""
 import os
 import re
 
@@ -18,9 +19,13 @@ class Demo(harness.ProfTest):
         text = r.stdout
         self.assertIn(f"demo: done; files in {out}", text)
         self.assertTrue(os.path.isfile(os.path.join(out, "hotcold.memprofdata")))
-        # step 4: the hot site's 1000 blocks and the cold site's one
-        counts = sorted(int(n) for n in re.findall(r"AllocCount:\s+(\d+)", text))
+        # step 4, the report: the hot site's 1000 blocks and the cold site's
+        # one, and the verdicts clang then gives in step 5
+        counts = sorted(int(n) for n in re.findall(
+            r"^\s+\d+\s+\S+ \S+\s+\S+%\s+(\d+) ", text, re.M))
         self.assertEqual(counts, [1, 1000])
+        self.assertIn("clang-22: calls cold=0 notcold=0 hot=0 ambiguous=1; "
+                      "mib cold=1 notcold=1", text)
         # step 5: clang's attributes, as `uniq -c` prints them
         marks = dict((m, int(n)) for n, m in
                      re.findall(r'^\s+(\d+) (!"(?:cold|notcold|hot)")$', text, re.M))
