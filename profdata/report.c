@@ -288,29 +288,36 @@ static int same_stack(const mp_profile *a, uint32_t sa, const mp_profile *b,
   return 1;
 }
 
+typedef struct base_ctx {
+  const rpt *r, *base;
+  uint32_t stack; /* in r */
+} base_ctx;
+
+static int same_base_stack(void *ctx, uint32_t j) {
+  const base_ctx *b = ctx;
+  return same_stack(b->r->p, b->stack, b->base->p, b->base->ctx[j].stack);
+}
+
 void rpt_attach_base(rpt *r, rpt *base) {
   r->base = base;
-  size_t cap = 16;
-  while (cap < base->n_ctx * 2) cap *= 2;
-  uint32_t *slot = mp_xmalloc(cap * 4);
-  memset(slot, 0xff, cap * 4);
+  rpt_map m;
+  rpt_map_init(&m, base->n_ctx);
+  base_ctx b = {base, base, 0};
   for (size_t j = 0; j < base->n_ctx; j++) {
-    size_t h = stack_hash(base->p, base->ctx[j].stack) & (cap - 1);
-    while (slot[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
-    slot[h] = (uint32_t)j;
+    b.stack = base->ctx[j].stack; /* base's stacks are distinct */
+    uint32_t *v = rpt_map_slot(&m, stack_hash(base->p, b.stack), same_base_stack, &b);
+    *v = (uint32_t)j;
+    rpt_map_added(&m);
   }
+  b.r = r;
   for (size_t i = 0; i < r->n_ctx; i++) {
-    size_t h = stack_hash(r->p, r->ctx[i].stack) & (cap - 1);
-    for (; slot[h] != UINT32_MAX; h = (h + 1) & (cap - 1)) {
-      rpt_ctx *b = &base->ctx[slot[h]];
-      if (same_stack(r->p, r->ctx[i].stack, base->p, b->stack)) {
-        r->ctx[i].base_match = slot[h] + 1;
-        b->base_match = (uint32_t)i + 1;
-        break;
-      }
-    }
+    b.stack = r->ctx[i].stack;
+    uint32_t *v = rpt_map_slot(&m, stack_hash(r->p, b.stack), same_base_stack, &b);
+    if (*v == UINT32_MAX) continue;
+    r->ctx[i].base_match = *v + 1;
+    base->ctx[*v].base_match = (uint32_t)i + 1;
   }
-  free(slot);
+  rpt_map_free(&m);
 }
 
 /* ---- output helpers --------------------------------------------------- */

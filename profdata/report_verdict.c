@@ -52,7 +52,7 @@ typedef struct tnode {
   const mp_frame *loc;
   uint8_t types;
   uint64_t bytes; /* total size of the contexts ending here */
-  uint32_t first_child, next, n_children;
+  uint32_t parent, first_child, next, n_children;
 } tnode;
 
 typedef struct mib_node {
@@ -64,16 +64,46 @@ typedef struct sim {
   const rpt_clang_opts *o;
   tnode *nodes;
   size_t n_nodes, cap_nodes;
+  rpt_map children; /* (parent, location) -> node */
+  uint32_t want_parent;
+  const mp_frame *want_loc;
   mib_node *mibs;
   size_t n_mibs, cap_mibs;
 } sim;
 
 #define NO_NODE UINT32_MAX
 
-static uint32_t new_node(sim *s, const mp_frame *loc, unsigned type) {
+static uint32_t new_node(sim *s, uint32_t parent, const mp_frame *loc,
+                         unsigned type) {
   MP_VEC_RESERVE(s->nodes, s->cap_nodes, s->n_nodes + 1);
-  s->nodes[s->n_nodes] = (tnode){loc, (uint8_t)type, 0, NO_NODE, NO_NODE, 0};
+  s->nodes[s->n_nodes] =
+      (tnode){loc, (uint8_t)type, 0, parent, NO_NODE, NO_NODE, 0};
   return (uint32_t)s->n_nodes++;
+}
+
+static int is_wanted_child(void *ctx, uint32_t node) {
+  const sim *s = ctx;
+  return s->nodes[node].parent == s->want_parent &&
+         same_loc(s->nodes[node].loc, s->want_loc);
+}
+
+/* The child of `parent` at `loc`, added (of type `type`) if missing. */
+static uint32_t child(sim *s, uint32_t parent, const mp_frame *loc,
+                      unsigned type) {
+  s->want_parent = parent;
+  s->want_loc = loc;
+  uint64_t key = mp_mix64(parent ^ loc_hash(loc));
+  uint32_t *v = rpt_map_slot(&s->children, key, is_wanted_child, s);
+  if (*v != UINT32_MAX) {
+    s->nodes[*v].types |= (uint8_t)type;
+    return *v;
+  }
+  uint32_t c = *v = new_node(s, parent, loc, type);
+  rpt_map_added(&s->children);
+  s->nodes[c].next = s->nodes[parent].first_child;
+  s->nodes[parent].first_child = c;
+  s->nodes[parent].n_children++;
+  return c;
 }
 
 /* CallStackTrie::addCallStack: node 0 is the allocation. */
@@ -82,20 +112,7 @@ static void add_stack(sim *s, const mp_profile *p, uint32_t stack,
   const uint32_t *f = mp_stack_frames(p, stack);
   uint32_t n = p->stacks[stack].len, cur = 0;
   s->nodes[0].types |= (uint8_t)type;
-  for (uint32_t i = 1; i < n; i++) {
-    const mp_frame *loc = &p->frames[f[i]];
-    uint32_t c = s->nodes[cur].first_child;
-    while (c != NO_NODE && !same_loc(s->nodes[c].loc, loc)) c = s->nodes[c].next;
-    if (c == NO_NODE) {
-      c = new_node(s, loc, type);
-      s->nodes[c].next = s->nodes[cur].first_child;
-      s->nodes[cur].first_child = c;
-      s->nodes[cur].n_children++;
-    } else {
-      s->nodes[c].types |= (uint8_t)type;
-    }
-    cur = c;
-  }
+  for (uint32_t i = 1; i < n; i++) cur = child(s, cur, &p->frames[f[i]], type);
   s->nodes[cur].bytes += bytes;
 }
 
@@ -193,30 +210,50 @@ static uint64_t stack_loc_hash(const mp_profile *p, uint32_t stack) {
 /* handleAllocSite's deduplication: contexts equal but for IsInlineFrame
  * are one; keep the larger, or the not-cold one of equal size.  `idx`
  * holds the site's contexts in record order; returns how many remain. */
+typedef struct dedup_ctx {
+  const rpt *r;
+  const uint32_t *idx;
+  uint32_t stack;
+} dedup_ctx;
+
+static int same_kept_stack(void *ctx, uint32_t k) {
+  const dedup_ctx *d = ctx;
+  return same_stack_locs(d->r->p, d->r->ctx[d->idx[k]].stack, d->stack);
+}
+
 static size_t dedup(const rpt *r, uint32_t *idx, size_t n) {
-  size_t cap = 16;
-  while (cap < n * 2) cap *= 2;
-  uint32_t *slot = mp_xmalloc(cap * sizeof *slot);
-  memset(slot, 0xff, cap * sizeof *slot);
+  rpt_map kept;
+  rpt_map_init(&kept, n);
+  dedup_ctx d = {r, idx, 0};
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     const rpt_ctx *c = &r->ctx[idx[i]];
-    size_t h = stack_loc_hash(r->p, c->stack) & (cap - 1);
-    while (slot[h] != UINT32_MAX &&
-           !same_stack_locs(r->p, r->ctx[idx[slot[h]]].stack, c->stack))
-      h = (h + 1) & (cap - 1);
-    if (slot[h] == UINT32_MAX) {
-      slot[h] = (uint32_t)m;
+    d.stack = c->stack;
+    uint32_t *v = rpt_map_slot(&kept, stack_loc_hash(r->p, c->stack),
+                               same_kept_stack, &d);
+    if (*v == UINT32_MAX) {
+      *v = (uint32_t)m;
       idx[m++] = idx[i];
+      rpt_map_added(&kept);
       continue;
     }
-    uint32_t *kept = &idx[slot[h]];
-    uint64_t cur = r->ctx[*kept].mib->TotalSize, add = c->mib->TotalSize;
+    uint32_t *k = &idx[*v];
+    uint64_t cur = r->ctx[*k].mib->TotalSize, add = c->mib->TotalSize;
     if (cur > add || (cur == add && c->verdict != RPT_NOTCOLD)) continue;
-    *kept = idx[i];
+    *k = idx[i];
   }
-  free(slot);
+  rpt_map_free(&kept);
   return m;
+}
+
+static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
+                        size_t n);
+
+/* One site's trie, decided and dropped. */
+static void site_verdict(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
+                         size_t n) {
+  decide_site(r, s, site, idx, n);
+  rpt_map_free(&s->children);
 }
 
 static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
@@ -225,7 +262,8 @@ static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
   uint64_t total = 0, cold = 0;
   s->n_nodes = 0;
   s->n_mibs = 0;
-  new_node(s, &r->p->frames[site->frame], RPT_NONE);
+  rpt_map_init(&s->children, n);
+  new_node(s, NO_NODE, &r->p->frames[site->frame], RPT_NONE);
   for (size_t i = 0; i < n; i++) {
     const rpt_ctx *c = &r->ctx[idx[i]];
     add_stack(s, r->p, c->stack, c->verdict, c->mib->TotalSize);
@@ -259,29 +297,36 @@ static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
 
 /* ---- grouping contexts into calls ------------------------------------ */
 
+typedef struct site_ctx {
+  const rpt *r;
+  const mp_frame *loc;
+} site_ctx;
+
+static int same_site(void *ctx, uint32_t site) {
+  const site_ctx *c = ctx;
+  return same_loc(&c->r->p->frames[c->r->sites[site].frame], c->loc);
+}
+
 /* Site of every context: contexts whose first frames share a location. */
 static void group_sites(rpt *r) {
   const mp_profile *p = r->p;
-  size_t cap = 16;
-  while (cap < r->n_ctx * 2) cap *= 2;
-  uint32_t *slot = mp_xmalloc(cap * sizeof *slot);
-  memset(slot, 0xff, cap * sizeof *slot);
+  rpt_map sites;
+  rpt_map_init(&sites, 64);
   size_t cap_sites = 0;
   for (size_t i = 0; i < r->n_ctx; i++) {
     uint32_t f0 = mp_stack_frames(p, r->ctx[i].stack)[0];
-    const mp_frame *loc = &p->frames[f0];
-    size_t h = loc_hash(loc) & (cap - 1);
-    while (slot[h] != UINT32_MAX &&
-           !same_loc(&p->frames[r->sites[slot[h]].frame], loc))
-      h = (h + 1) & (cap - 1);
-    if (slot[h] == UINT32_MAX) {
+    site_ctx c = {r, &p->frames[f0]};
+    uint32_t *v = rpt_map_slot(&sites, loc_hash(c.loc), same_site, &c);
+    if (*v == UINT32_MAX) {
       MP_VEC_RESERVE(r->sites, cap_sites, r->n_sites + 1);
       r->sites[r->n_sites] = (rpt_site){f0, RPT_NONE, 0, 0};
-      slot[h] = (uint32_t)r->n_sites++;
+      r->ctx[i].site = *v = (uint32_t)r->n_sites++;
+      rpt_map_added(&sites);
+      continue;
     }
-    r->ctx[i].site = slot[h];
+    r->ctx[i].site = *v;
   }
-  free(slot);
+  rpt_map_free(&sites);
 }
 
 void rpt_decide_sites(rpt *r) {
@@ -300,9 +345,11 @@ void rpt_decide_sites(rpt *r) {
   memcpy(fill, start, (r->n_sites + 1) * sizeof *fill);
   uint32_t *idx = mp_xmalloc((r->n_ctx + 1) * sizeof *idx);
   for (size_t i = 0; i < r->n_ctx; i++) idx[fill[r->ctx[i].site]++] = (uint32_t)i;
-  sim s = {&r->opts.clang, NULL, 0, 0, NULL, 0, 0};
+  sim s;
+  memset(&s, 0, sizeof s);
+  s.o = &r->opts.clang;
   for (size_t k = 0; k < r->n_sites; k++)
-    decide_site(r, &s, &r->sites[k], idx + start[k], start[k + 1] - start[k]);
+    site_verdict(r, &s, &r->sites[k], idx + start[k], start[k + 1] - start[k]);
   free(s.nodes);
   free(s.mibs);
   free(idx);
