@@ -94,3 +94,7 @@ class MultiTest(harness.ProfTest):
     @classmethod
     def tearDownClass(cls):
         cls.shared.cleanup()
+
+    def total(self, field):
+        """The profile's total of one MIB field, over its contexts."""
+        return sum(m[field] for m in self.ctx.values())
