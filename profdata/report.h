@@ -7,7 +7,8 @@
  * allocation under the record of each inline parent too, and the report
  * counts it once.  Each context carries its MIB, display names and the
  * verdict clang-22 would give it (report_verdict.c); contexts sharing their
- * allocation frame form an allocation *site*, the call clang annotates.
+ * allocation call (its location and the calls it was inlined through) form
+ * an allocation *site*, the call clang annotates.
  *
  * Formats (report_text.c, report_html.c, report_pprof.c, report_folded.c,
  * report_speedscope.c, report_dhat.c) only read an rpt; report_names.c
@@ -88,9 +89,11 @@ typedef struct rpt_ctx {
   uint32_t base_match;
 } rpt_ctx;
 
-/* One allocation call: the contexts whose first frame is its location. */
+/* One allocation call: the contexts whose frames up to the first physical
+ * one (the call and the calls it was inlined through) are the same. */
 typedef struct rpt_site {
   uint32_t frame;    /* model frame id of the allocation frame */
+  uint32_t first;    /* its first context */
   uint8_t attr;      /* what clang attaches: RPT_COLD/NOTCOLD/HOT/AMBIGUOUS */
   uint32_t mib_cold, mib_notcold; /* !memprof MIB nodes, when ambiguous */
 } rpt_site;

@@ -13,8 +13,14 @@
  * type; otherwise (hot turned not-cold first) the trie is trimmed into
  * !memprof MIB nodes, not-cold ones pruned to those that disambiguate, and
  * the call gets "memprof"="ambiguous"; a trie that never splits into single
- * types gives "notcold".  Calls are taken before inlining, so the call's
- * inline stack is its own location: every context of the site matches.
+ * types gives "notcold".
+ *
+ * A call is what clang matches: the allocation's location with the
+ * locations of the calls it was inlined through, up to the function that
+ * holds it, so the prediction holds when the -fmemory-profile-use build
+ * inlines as the profiled build did (clang then finds the contexts in that
+ * function's record; an allocation inlined only in one of the two builds
+ * is not matched by clang at all).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -297,29 +303,55 @@ static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
 
 /* ---- grouping contexts into calls ------------------------------------ */
 
-typedef struct site_ctx {
-  const rpt *r;
-  const mp_frame *loc;
-} site_ctx;
-
-static int same_site(void *ctx, uint32_t site) {
-  const site_ctx *c = ctx;
-  return same_loc(&c->r->p->frames[c->r->sites[site].frame], c->loc);
+/* The call's inline stack: the context's frames up to its first physical
+ * (not inlined) frame, whose function holds the call. */
+static uint32_t call_depth(const mp_profile *p, uint32_t stack) {
+  const uint32_t *f = mp_stack_frames(p, stack);
+  uint32_t n = p->stacks[stack].len, k = 0;
+  while (k + 1 < n && p->frames[f[k]].is_inline) k++;
+  return k + 1;
 }
 
-/* Site of every context: contexts whose first frames share a location. */
+static uint64_t call_hash(const mp_profile *p, uint32_t stack) {
+  const uint32_t *f = mp_stack_frames(p, stack);
+  uint32_t n = call_depth(p, stack);
+  uint64_t h = n;
+  for (uint32_t i = 0; i < n; i++) h = mp_mix64(h ^ loc_hash(&p->frames[f[i]]));
+  return h;
+}
+
+typedef struct site_ctx {
+  const rpt *r;
+  uint32_t stack;
+} site_ctx;
+
+static int same_call(void *ctx, uint32_t site) {
+  const site_ctx *c = ctx;
+  const mp_profile *p = c->r->p;
+  uint32_t a = c->r->ctx[c->r->sites[site].first].stack, b = c->stack;
+  uint32_t n = call_depth(p, a);
+  if (n != call_depth(p, b)) return 0;
+  const uint32_t *fa = mp_stack_frames(p, a), *fb = mp_stack_frames(p, b);
+  for (uint32_t i = 0; i < n; i++)
+    if (!same_loc(&p->frames[fa[i]], &p->frames[fb[i]])) return 0;
+  return 1;
+}
+
+/* Site of every context: contexts whose inline stacks of the allocation
+ * call (the call clang matches: its location and the locations of the
+ * calls it was inlined through) are the same. */
 static void group_sites(rpt *r) {
   const mp_profile *p = r->p;
   rpt_map sites;
   rpt_map_init(&sites, 64);
   size_t cap_sites = 0;
   for (size_t i = 0; i < r->n_ctx; i++) {
-    uint32_t f0 = mp_stack_frames(p, r->ctx[i].stack)[0];
-    site_ctx c = {r, &p->frames[f0]};
-    uint32_t *v = rpt_map_slot(&sites, loc_hash(c.loc), same_site, &c);
+    site_ctx c = {r, r->ctx[i].stack};
+    uint32_t *v = rpt_map_slot(&sites, call_hash(p, c.stack), same_call, &c);
     if (*v == UINT32_MAX) {
       MP_VEC_RESERVE(r->sites, cap_sites, r->n_sites + 1);
-      r->sites[r->n_sites] = (rpt_site){f0, RPT_NONE, 0, 0};
+      uint32_t f0 = mp_stack_frames(p, c.stack)[0];
+      r->sites[r->n_sites] = (rpt_site){f0, (uint32_t)i, RPT_NONE, 0, 0};
       r->ctx[i].site = *v = (uint32_t)r->n_sites++;
       rpt_map_added(&sites);
       continue;

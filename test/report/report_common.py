@@ -12,6 +12,7 @@ import harness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MULTI = os.path.join(HERE, "progs", "multi.cc")
+INLINE_SPLIT = os.path.join(HERE, "progs", "inline_split.cc")
 HOTCOLD = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
 
 

@@ -3,8 +3,10 @@ actually does: the allocation calls it gives each "memprof" attribute and
 the !memprof MIB nodes it attaches, counted in the IR of a clang++-22 -O2
 -fmemory-profile-use build, equal the report's counts - on the demo's
 examples/hotcold and on progs/multi.cc (calls with all-cold, all-busy and
-disagreeing contexts, trimmed and pruned two callers up), under clang's
-defaults and under the same -memprof-* options given to both."""
+disagreeing contexts, trimmed and pruned two callers up) and
+progs/inline_split.cc (one allocation inlined into a cold and a busy
+caller: two calls), under clang's defaults and under the same -memprof-*
+options given to both."""
 import collections
 import re
 
@@ -83,6 +85,15 @@ class Verdicts(rc.MultiTest):
                                       "--memprof-ave-lifetime-cold-threshold=1").stdout)
         self.assertEqual(got, (collections.Counter(cold=1, notcold=2, ambiguous=1),
                                collections.Counter(cold=1, notcold=1)))
+
+    def test_allocation_inlined_into_two_callers(self):
+        # two calls in the IR, one per caller, each with a single verdict
+        # (counting the contexts by allocation frame alone made one
+        # ambiguous call of them)
+        prog = rc.Profiled(self.scratch, rc.INLINE_SPLIT, full_schema=False)
+        options = ["memprof-ave-lifetime-cold-threshold=1"]
+        self.assertEqual(self.compare(rc.INLINE_SPLIT, prog.indexed, options),
+                         (collections.Counter(cold=1, notcold=1), collections.Counter()))
 
     def test_demo_example(self):
         demo = rc.Profiled(self.scratch, rc.HOTCOLD, full_schema=False)
