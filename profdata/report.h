@@ -12,7 +12,8 @@
  *
  * Formats (report_text.c, report_html.c, report_pprof.c, report_folded.c,
  * report_speedscope.c, report_dhat.c) only read an rpt; report_names.c
- * gives frames their demangled names and source locations.
+ * gives frames their demangled names and source locations, report_out.c
+ * has what the formats share.
  */
 #ifndef PROFDATA_REPORT_H
 #define PROFDATA_REPORT_H
@@ -192,7 +193,7 @@ void rpt_write_folded(rpt *r, mp_buf *out);
 void rpt_write_speedscope(rpt *r, mp_buf *out);
 void rpt_write_dhat(rpt *r, mp_buf *out);
 
-/* ---- helpers the formats share ----------------------------------------- */
+/* ---- helpers the formats share (report_out.c) --------------------------- */
 
 /* A u64 key -> u32 value table (UINT32_MAX: empty slot).  Keys may be
  * hashes of contents, which `same` (may be NULL) then compares. */
