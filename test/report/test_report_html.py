@@ -96,6 +96,15 @@ class Html(rc.MultiTest):
         r = rc.chromium_run(["--dump-dom", "file://" + self.page + "#focus=top_c()"])
         self.assertIn("showing 1 of 1 contexts", text_of(r.stdout))
 
+    def test_filters(self):
+        for frag, rows in (("filter=busy", 2), ("filter=MULTI.CC:47", 1),
+                           ("verdict=cold", 3), ("verdict=ambiguous", 4),
+                           ("verdict=notcold&filter=mid2", 2)):
+            with self.subTest(frag=frag):
+                r = rc.chromium_run(["--dump-dom", "file://" + self.page + "#" + frag])
+                self.assertEqual(rc.console_lines(r.stderr), [])
+                self.assertIn("showing %d of %d contexts" % (rows, rows), text_of(r.stdout))
+
     def test_screenshot(self):
         png = self.scratch.path("shot.png")
         rc.chromium_run(["--window-size=1300,1000", "--screenshot=" + png, "file://" + self.page])
