@@ -17,6 +17,7 @@
 #include "report.h"
 
 #define MAX_FRAMES_SHOWN 24
+#define NAME_COLUMN 60
 
 static const char *human_bytes(uint64_t v, char *buf, size_t n) {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -114,13 +115,23 @@ static void summary(rpt *r, mp_buf *o) {
                    "contexts, which only LTO's cloning uses)\n");
 }
 
+/* Leaf first; locations in a column after names of up to NAME_COLUMN. */
 static void print_stack(rpt *r, mp_buf *o, uint32_t stack) {
   const uint32_t *f = mp_stack_frames(r->p, stack);
   uint32_t n = r->p->stacks[stack].len;
-  char loc[512];
-  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++)
-    mp_buf_printf(o, "      %s%s  %s\n", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
-                  rpt_frame_name(r, f[k]), rpt_frame_loc(r, f[k], loc, sizeof loc));
+  char loc[512], name[1024];
+  int width = 0;
+  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
+    int w = snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
+                     rpt_frame_name(r, f[k]));
+    if (w > width && w <= NAME_COLUMN) width = w;
+  }
+  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
+    snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
+             rpt_frame_name(r, f[k]));
+    mp_buf_printf(o, "      %-*s  %s\n", width, name,
+                  rpt_frame_loc(r, f[k], loc, sizeof loc));
+  }
   if (n > MAX_FRAMES_SHOWN)
     mp_buf_printf(o, "      ... %u more frames\n", n - MAX_FRAMES_SHOWN);
 }
