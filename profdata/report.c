@@ -65,6 +65,7 @@ static void summarize(rpt *r) {
       s->bytes_ambiguous += m->TotalSize;
       s->ctx_ambiguous++;
     }
+    if (r->sites[c->site].attr == RPT_UNMATCHED) s->bytes_unmatched += m->TotalSize;
     if (r->has_accesses && m->TotalAccessCount == 0) {
       s->never_accessed_ctx++;
       s->never_accessed_allocs += m->AllocCount;
@@ -85,6 +86,7 @@ static void summarize(rpt *r) {
     s->site_notcold += t->attr == RPT_NOTCOLD;
     s->site_hot += t->attr == RPT_HOT;
     s->site_ambiguous += t->attr == RPT_AMBIGUOUS;
+    s->site_unmatched += t->attr == RPT_UNMATCHED;
     s->mib_cold += t->mib_cold;
     s->mib_notcold += t->mib_notcold;
   }
@@ -158,6 +160,7 @@ const char *rpt_verdict_name(unsigned v) {
   case RPT_HOT: return "hot";
   case RPT_NOTCOLD: return "notcold";
   case RPT_AMBIGUOUS: return "ambiguous";
+  case RPT_UNMATCHED: return "unmatched";
   }
   return "none";
 }

@@ -79,6 +79,7 @@ enum {
   RPT_COLD = 2,
   RPT_HOT = 4,
   RPT_AMBIGUOUS = 8,
+  RPT_UNMATCHED = 16, /* a call clang cannot find (report_verdict.c) */
 };
 
 typedef struct rpt_ctx {
@@ -107,6 +108,7 @@ typedef struct rpt_summary {
   uint64_t short_lived_allocs, short_lived_bytes;
   /* per allocation call: the attribute clang-22 attaches, and MIB nodes */
   uint64_t sites, site_cold, site_notcold, site_hot, site_ambiguous;
+  uint64_t site_unmatched, bytes_unmatched;
   uint64_t mib_cold, mib_notcold;
 } rpt_summary;
 

@@ -257,7 +257,7 @@ static void ctx_json(page *g) {
   }
   for (size_t i = 0; i < n; i++)
     v[i] = r->ctx[i].verdict |
-           (r->sites[r->ctx[i].site].attr == RPT_AMBIGUOUS ? RPT_AMBIGUOUS : 0);
+           (r->sites[r->ctx[i].site].attr & (RPT_AMBIGUOUS | RPT_UNMATCHED));
   num_array(o, "v", v, 1, n, 0);
   u32_array(o, "node", g->ctx_node, n, NULL);
   mp_buf_printf(o, ",\"leaf\":[");
@@ -335,7 +335,8 @@ static void summary_json(page *g) {
                 ",\"neverAccessedBytes\":%" PRIu64 ",\"shortLivedAllocs\":%" PRIu64
                 ",\"shortLivedBytes\":%" PRIu64 ",\"siteCold\":%" PRIu64
                 ",\"siteNotcold\":%" PRIu64 ",\"siteHot\":%" PRIu64
-                ",\"siteAmbiguous\":%" PRIu64 ",\"mibCold\":%" PRIu64
+                ",\"siteAmbiguous\":%" PRIu64 ",\"siteUnmatched\":%" PRIu64
+                ",\"bytesUnmatched\":%" PRIu64 ",\"mibCold\":%" PRIu64
                 ",\"mibNotcold\":%" PRIu64 "},"
                 "\"clang\":{\"coldDensity\":%g,\"coldLifetime\":%u,"
                 "\"hotDensity\":%u,\"hotHints\":%d}",
@@ -346,7 +347,8 @@ static void summary_json(page *g) {
                 s->bytes_ambiguous, s->never_accessed_allocs,
                 s->never_accessed_bytes, s->short_lived_allocs,
                 s->short_lived_bytes, s->site_cold, s->site_notcold,
-                s->site_hot, s->site_ambiguous, s->mib_cold, s->mib_notcold,
+                s->site_hot, s->site_ambiguous, s->site_unmatched,
+                s->bytes_unmatched, s->mib_cold, s->mib_notcold,
                 (double)c->lifetime_access_density_cold, c->ave_lifetime_cold,
                 c->min_ave_lifetime_density_hot, c->use_hot_hints);
 }

@@ -113,6 +113,11 @@ static void summary(rpt *r, mp_buf *o) {
   mp_buf_printf(o, "  (\"memprof\" attributes on calls of operator new compiled "
                    "with the profile; an ambiguous call carries !memprof "
                    "contexts, which only LTO's cloning uses)\n");
+  if (s->site_unmatched)
+    mp_buf_printf(o, "  %" PRIu64 " allocation call%s (%s) clang cannot match: the "
+                     "profiled build merged code there (line 0 or column 0)\n",
+                  s->site_unmatched, s->site_unmatched == 1 ? "" : "s",
+                  human_bytes(s->bytes_unmatched, b, sizeof b));
 }
 
 /* Leaf first; locations in a column after names of up to NAME_COLUMN. */
@@ -139,8 +144,11 @@ static void print_stack(rpt *r, mp_buf *o, uint32_t stack) {
 static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,
                               size_t n) {
   if (!verdicts_known(r)) return "?";
+  unsigned attr = r->sites[c->site].attr;
   snprintf(buf, n, "%s%s", rpt_verdict_name(c->verdict),
-           r->sites[c->site].attr == RPT_AMBIGUOUS ? " (ambiguous call)" : "");
+           attr == RPT_AMBIGUOUS    ? " (ambiguous call)"
+           : attr == RPT_UNMATCHED ? " (call not matched)"
+                                   : "");
   return buf;
 }
 

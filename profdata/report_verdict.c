@@ -20,7 +20,9 @@
  * holds it, so the prediction holds when the -fmemory-profile-use build
  * inlines as the profiled build did (clang then finds the contexts in that
  * function's record; an allocation inlined only in one of the two builds
- * is not matched by clang at all).
+ * is not matched by clang at all).  Nor is a call at a location that no
+ * call clang compiles can have (RPT_UNMATCHED, see matchable): where the
+ * profiled build merged code.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,15 @@ static uint64_t loc_hash(const mp_frame *f) {
   return mp_mix64(f->guid ^ mp_mix64((uint64_t)f->line_offset << 32 | f->column));
 }
 
+/* The call's inline stack: the context's frames up to its first physical
+ * (not inlined) frame, whose function holds the call. */
+static uint32_t call_depth(const mp_profile *p, uint32_t stack) {
+  const uint32_t *f = mp_stack_frames(p, stack);
+  uint32_t n = p->stacks[stack].len, k = 0;
+  while (k + 1 < n && p->frames[f[k]].is_inline) k++;
+  return k + 1;
+}
+
 /* ---- the caller trie ------------------------------------------------- */
 
 typedef struct tnode {
@@ -71,6 +82,7 @@ typedef struct sim {
   tnode *nodes;
   size_t n_nodes, cap_nodes;
   rpt_map children; /* (parent, location) -> node */
+  int has_columns;   /* some frame of the profile has a column */
   uint32_t want_parent;
   const mp_frame *want_loc;
   mib_node *mibs;
@@ -258,17 +270,42 @@ static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
 /* One site's trie, decided and dropped. */
 static void site_verdict(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
                          size_t n) {
+  rpt_map_init(&s->children, n);
   decide_site(r, s, site, idx, n);
   rpt_map_free(&s->children);
 }
 
+/* Whether clang can find the call in its IR.  Its locations are line
+ * offsets masked to 16 bits, so a frame with a larger offset (a line
+ * before the function's first, mostly line 0) never matches; and when the
+ * profile has columns clang compares them, and a call it compiles from
+ * source has one, so a frame of column 0 (a location the profiled build
+ * made up when it merged code) does not match either. */
+static int matchable(const mp_profile *p, uint32_t stack, int has_columns) {
+  const uint32_t *f = mp_stack_frames(p, stack);
+  for (uint32_t i = 0; i < call_depth(p, stack); i++) {
+    const mp_frame *x = &p->frames[f[i]];
+    if (x->line_offset > 0xffff || (has_columns && x->column == 0)) return 0;
+  }
+  return 1;
+}
+
+static int profile_has_columns(const mp_profile *p) {
+  for (size_t i = 0; i < p->n_frames; i++)
+    if (p->frames[i].column) return 1;
+  return 0;
+}
+
 static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
                         size_t n) {
+  if (!matchable(r->p, r->ctx[site->first].stack, s->has_columns)) {
+    site->attr = RPT_UNMATCHED;
+    return;
+  }
   n = dedup(r, idx, n);
   uint64_t total = 0, cold = 0;
   s->n_nodes = 0;
   s->n_mibs = 0;
-  rpt_map_init(&s->children, n);
   new_node(s, NO_NODE, &r->p->frames[site->frame], RPT_NONE);
   for (size_t i = 0; i < n; i++) {
     const rpt_ctx *c = &r->ctx[idx[i]];
@@ -302,15 +339,6 @@ static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
 }
 
 /* ---- grouping contexts into calls ------------------------------------ */
-
-/* The call's inline stack: the context's frames up to its first physical
- * (not inlined) frame, whose function holds the call. */
-static uint32_t call_depth(const mp_profile *p, uint32_t stack) {
-  const uint32_t *f = mp_stack_frames(p, stack);
-  uint32_t n = p->stacks[stack].len, k = 0;
-  while (k + 1 < n && p->frames[f[k]].is_inline) k++;
-  return k + 1;
-}
 
 static uint64_t call_hash(const mp_profile *p, uint32_t stack) {
   const uint32_t *f = mp_stack_frames(p, stack);
@@ -380,6 +408,7 @@ void rpt_decide_sites(rpt *r) {
   sim s;
   memset(&s, 0, sizeof s);
   s.o = &r->opts.clang;
+  s.has_columns = profile_has_columns(r->p);
   for (size_t k = 0; k < r->n_sites; k++)
     site_verdict(r, &s, &r->sites[k], idx + start[k], start[k + 1] - start[k]);
   free(s.nodes);

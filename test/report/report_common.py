@@ -13,6 +13,8 @@ import harness
 HERE = os.path.dirname(os.path.abspath(__file__))
 MULTI = os.path.join(HERE, "progs", "multi.cc")
 INLINE_SPLIT = os.path.join(HERE, "progs", "inline_split.cc")
+DEEP_TRIE = os.path.join(HERE, "progs", "deep_trie.cc")
+MERGED = os.path.join(HERE, "progs", "merged.cc")
 HOTCOLD = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
 
 

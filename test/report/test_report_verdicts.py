@@ -4,9 +4,11 @@ the !memprof MIB nodes it attaches, counted in the IR of a clang++-22 -O2
 -fmemory-profile-use build, equal the report's counts - on the demo's
 examples/hotcold and on progs/multi.cc (calls with all-cold, all-busy and
 disagreeing contexts, trimmed and pruned two callers up) and
+progs/deep_trie.cc (one call, 27 contexts four callers deep),
 progs/inline_split.cc (one allocation inlined into a cold and a busy
-caller: two calls), under clang's defaults and under the same -memprof-*
-options given to both."""
+caller: two calls) and progs/merged.cc (allocations an optimized build
+merged: no call clang can match), under clang's defaults and under the same
+-memprof-* options given to both."""
 import collections
 import re
 
@@ -86,6 +88,25 @@ class Verdicts(rc.MultiTest):
         self.assertEqual(got, (collections.Counter(cold=1, notcold=2, ambiguous=1),
                                collections.Counter(cold=1, notcold=1)))
 
+    def test_deep_caller_trie(self):
+        # one call, 27 contexts four callers deep, cold and not cold mixed
+        # at every level, under density thresholds that move the mix
+        prog = rc.Profiled(self.scratch, rc.DEEP_TRIE, full_schema=False)
+        pruned = 0
+        for density in (100, 250, 400, 600, 850):
+            base = ["memprof-ave-lifetime-cold-threshold=0",
+                    f"memprof-lifetime-access-density-cold-threshold={density}"]
+            got = {}
+            for extra in ([], ["memprof-keep-all-not-cold-contexts"],
+                          ["memprof-callsite-cold-threshold=50"],
+                          ["memprof-matching-cold-threshold=40"]):
+                with self.subTest(density=density, extra=extra):
+                    got[tuple(extra)] = self.compare(rc.DEEP_TRIE, prog.indexed, base + extra)
+            kept_all = got[("memprof-keep-all-not-cold-contexts",)][1]["notcold"]
+            pruned += got[()][1]["notcold"] < kept_all
+        # the default pruning dropped not-cold MIB nodes at some thresholds
+        self.assertGreater(pruned, 0)
+
     def test_allocation_inlined_into_two_callers(self):
         # two calls in the IR, one per caller, each with a single verdict
         # (counting the contexts by allocation frame alone made one
@@ -94,6 +115,15 @@ class Verdicts(rc.MultiTest):
         options = ["memprof-ave-lifetime-cold-threshold=1"]
         self.assertEqual(self.compare(rc.INLINE_SPLIT, prog.indexed, options),
                          (collections.Counter(cold=1, notcold=1), collections.Counter()))
+
+    def test_merged_allocation_is_not_matched(self):
+        # built -O2, the two allocations of merged.cc are one call at a
+        # made-up location: clang attaches nothing, and the report says so
+        prog = rc.Profiled(self.scratch, rc.MERGED, full_schema=False, opt="-O2")
+        self.assertEqual(self.compare(rc.MERGED, prog.indexed, []),
+                         (collections.Counter(), collections.Counter()))
+        self.assertIn("1 allocation call (320 B) clang cannot match",
+                      rc.report(prog.indexed).stdout)
 
     def test_demo_example(self):
         demo = rc.Profiled(self.scratch, rc.HOTCOLD, full_schema=False)
