@@ -105,6 +105,16 @@ class Html(rc.MultiTest):
                 self.assertEqual(rc.console_lines(r.stderr), [])
                 self.assertIn("showing %d of %d contexts" % (rows, rows), text_of(r.stdout))
 
+    def test_sorting(self):
+        first = lambda frag: text_of(re.search(
+            r'<table id="ctx">.*?<tbody>\s*(<tr.*?</tr>)', rc.chromium_run(
+                ["--dump-dom", "file://" + self.page + "#" + frag]).stdout, re.S).group(1))
+        most = max(self.ctx.values(), key=lambda m: (m["AllocCount"], m["TotalSize"]))
+        self.assertRegex(first("sort=allocs"), r"\b%s\b" % format(most["AllocCount"], ","))
+        self.assertIn("hot_site(unsigned long)", first("sort=allocs"))
+        self.assertIn("64.00 KiB", first("sort=avglife"))
+        self.assertIn("busy_site(unsigned long)", first("sort=name"))
+
     def test_screenshot(self):
         png = self.scratch.path("shot.png")
         rc.chromium_run(["--window-size=1300,1000", "--screenshot=" + png, "file://" + self.page])
