@@ -7,6 +7,7 @@ consumers (a test whose consumer is missing is skipped, visibly)."""
 import os
 import shutil
 import subprocess
+import tempfile
 
 import harness
 
@@ -68,12 +69,15 @@ def chromium():
 def chromium_run(args, timeout=120):
     """Headless Chromium; returns CompletedProcess (stdout: e.g. --dump-dom,
     stderr: its log with the page's console messages)."""
+    profile = tempfile.mkdtemp(prefix="memprof-chromium-")
     cmd = ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
            "--no-first-run", "--enable-logging=stderr", "--v=0",
-           "--user-data-dir=" + os.environ.get("TMPDIR", "/tmp") + "/memprof-chromium-" + str(os.getpid()),
-           *args]
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, timeout=timeout)
+           "--user-data-dir=" + profile, *args]
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=timeout)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def console_lines(log):
