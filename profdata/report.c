@@ -148,6 +148,10 @@ uint64_t rpt_value(const rpt_ctx *c, rpt_key k) {
   return 0;
 }
 
+int rpt_verdicts_known(const rpt *r) {
+  return r->has_density && !r->no_access_seen;
+}
+
 const char *rpt_key_name(rpt_key k) {
   static const char *const names[] = {"bytes", "allocs", "lifetime", "density",
                                       "accesses"};

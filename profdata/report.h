@@ -153,6 +153,9 @@ uint64_t rpt_value(const rpt_ctx *c, rpt_key k);
 /* Context indices ordered by o->sort (report.c says how each key ranks). */
 uint32_t *rpt_order(const rpt *r, rpt_key k);
 const char *rpt_key_name(rpt_key k);
+/* Verdicts are given per context: the profile has densities and access
+ * counts do not look missing. */
+int rpt_verdicts_known(const rpt *r);
 const char *rpt_verdict_name(unsigned v);
 
 /* ---- per function / per file totals (--by) -------------------------- */

@@ -341,7 +341,7 @@ static void summary_json(page *g) {
                 "\"clang\":{\"coldDensity\":%g,\"coldLifetime\":%u,"
                 "\"hotDensity\":%u,\"hotHints\":%d}",
                 r->has_names, r->has_accesses, r->has_lifetime,
-                r->has_density && !r->no_access_seen, r->no_access_seen,
+                rpt_verdicts_known(r), r->no_access_seen,
                 s->contexts, s->sites, s->allocs, s->bytes, s->lifetime,
                 s->accesses, s->bytes_cold, s->bytes_notcold, s->bytes_hot,
                 s->bytes_ambiguous, s->never_accessed_allocs,

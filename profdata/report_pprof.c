@@ -177,7 +177,7 @@ static void sample(pp *x, const rpt_ctx *c, uint32_t verdict_key) {
   varint(&vals, c->mib->TotalLifetime);
   varint(&vals, c->mib->TotalAccessCount);
   field_bytes(&s, 2, vals.data, vals.len);
-  if (x->r->has_density && !x->r->no_access_seen) {
+  if (rpt_verdicts_known(x->r)) {
     mp_buf label = {0};
     field_varint(&label, 1, verdict_key);
     field_varint(&label, 2, str_id(x, rpt_verdict_name(c->verdict)));

@@ -43,10 +43,6 @@ static double pct(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static int verdicts_known(const rpt *r) {
-  return r->has_density && !r->no_access_seen;
-}
-
 static void verdict_line(mp_buf *o, const char *what, uint64_t bytes,
                          uint64_t ctx, uint64_t total) {
   char b[32];
@@ -143,7 +139,7 @@ static void print_stack(rpt *r, mp_buf *o, uint32_t stack) {
 
 static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,
                               size_t n) {
-  if (!verdicts_known(r)) return "?";
+  if (!rpt_verdicts_known(r)) return "?";
   unsigned attr = r->sites[c->site].attr;
   snprintf(buf, n, "%s%s", rpt_verdict_name(c->verdict),
            attr == RPT_AMBIGUOUS    ? " (ambiguous call)"
@@ -192,7 +188,7 @@ static void top_groups(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "  %4zu %12s %5.1f%% %10" PRIu64 " %9" PRIu64 " %12s  %s\n",
                   i + 1, human_bytes(g[i].bytes, b, sizeof b),
                   pct(g[i].bytes, r->sum.bytes), g[i].allocs, g[i].contexts,
-                  verdicts_known(r) ? human_bytes(g[i].bytes_cold, cb, sizeof cb) : "?",
+                  rpt_verdicts_known(r) ? human_bytes(g[i].bytes_cold, cb, sizeof cb) : "?",
                   g[i].name);
   free(g);
 }
