@@ -320,6 +320,10 @@ static void frames_json(page *g) {
   free(model);
 }
 
+/* The page's table column for each --sort key. */
+static const char *const table_sort[] = {"bytes", "allocs", "avglife", "density",
+                                         "acc"};
+
 static void summary_json(page *g) {
   rpt *r = g->r;
   const rpt_summary *s = &r->sum;
@@ -339,7 +343,7 @@ static void summary_json(page *g) {
                 ",\"bytesUnmatched\":%" PRIu64 ",\"mibCold\":%" PRIu64
                 ",\"mibNotcold\":%" PRIu64 "},"
                 "\"clang\":{\"coldDensity\":%g,\"coldLifetime\":%u,"
-                "\"hotDensity\":%u,\"hotHints\":%d}",
+                "\"hotDensity\":%u,\"hotHints\":%d},\"sort\":\"%s\"",
                 r->has_names, r->has_accesses, r->has_lifetime,
                 rpt_verdicts_known(r), r->no_access_seen,
                 s->contexts, s->sites, s->allocs, s->bytes, s->lifetime,
@@ -350,7 +354,8 @@ static void summary_json(page *g) {
                 s->site_hot, s->site_ambiguous, s->site_unmatched,
                 s->bytes_unmatched, s->mib_cold, s->mib_notcold,
                 (double)c->lifetime_access_density_cold, c->ave_lifetime_cold,
-                c->min_ave_lifetime_density_hot, c->use_hot_hints);
+                c->min_ave_lifetime_density_hot, c->use_hot_hints,
+                table_sort[r->opts.sort]);
 }
 
 /* Old bytes of each context (-1: new) and the largest gone contexts. */

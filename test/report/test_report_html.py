@@ -114,6 +114,11 @@ class Html(rc.MultiTest):
         self.assertIn("hot_site(unsigned long)", first("sort=allocs"))
         self.assertIn("64.00 KiB", first("sort=avglife"))
         self.assertIn("busy_site(unsigned long)", first("sort=name"))
+        # --sort chooses the table's first order
+        page = self.scratch.path("by_allocs.html")
+        rc.report(self.multi.indexed, "--format=html", "--sort=allocs", "-o", page)
+        dom = rc.chromium_run(["--dump-dom", "file://" + page]).stdout
+        self.assertIn('<th class="sorted">allocs</th>', dom)
 
     def test_screenshot(self):
         png = self.scratch.path("shot.png")
