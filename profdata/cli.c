@@ -7,6 +7,8 @@
  */
 #include "cli.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,38 +25,70 @@ typedef enum opt_id {
   OPT_SYMBOLIZED,
   OPT_MEMORY,
   OPT_NO_PREFILL,
+  OPT_FORMAT,
+  OPT_TOP,
+  OPT_SORT,
+  OPT_BY,
+  OPT_BASE,
+  OPT_COLD_DENSITY,
+  OPT_COLD_LIFETIME,
+  OPT_HOT_DENSITY,
+  OPT_HOT_HINTS,
+  OPT_MATCHING_COLD,
+  OPT_CALLSITE_COLD,
+  OPT_KEEP_NOTCOLD,
 } opt_id;
 
 typedef struct opt_def {
   const char *name;
   opt_id id;
-  int takes_value;
+  int takes_value; /* 0 no, 1 yes, 2 optional (--flag or --flag=bool) */
   unsigned cmds; /* bit set of cli_cmd where the option is valid */
 } opt_def;
 
 #define IN_MERGE (1u << CLI_MERGE)
 #define IN_SHOW (1u << CLI_SHOW)
-#define IN_ALL (1u << CLI_NONE | IN_MERGE | IN_SHOW)
+#define IN_REPORT (1u << CLI_REPORT)
+#define IN_ALL (1u << CLI_NONE | IN_MERGE | IN_SHOW | IN_REPORT)
+#define IN_READ (IN_MERGE | IN_SHOW | IN_REPORT)
 
 static const opt_def OPTS[] = {
     {"help", OPT_HELP, 0, IN_ALL},
     {"h", OPT_HELP, 0, IN_ALL},
     {"version", OPT_VERSION, 0, IN_ALL},
-    {"o", OPT_OUTPUT, 1, IN_MERGE | IN_SHOW},
-    {"output", OPT_OUTPUT, 1, IN_MERGE | IN_SHOW},
-    {"profiled-binary", OPT_BINARY, 1, IN_MERGE | IN_SHOW},
-    {"debug-dir", OPT_DEBUG_DIR, 1, IN_MERGE | IN_SHOW},
+    {"o", OPT_OUTPUT, 1, IN_READ},
+    {"output", OPT_OUTPUT, 1, IN_READ},
+    {"profiled-binary", OPT_BINARY, 1, IN_READ},
+    {"debug-dir", OPT_DEBUG_DIR, 1, IN_READ},
     {"memprof-version", OPT_MEMPROF_VERSION, 1, IN_MERGE},
     {"index-version", OPT_INDEX_VERSION, 1, IN_MERGE},
     {"memprof-full-schema", OPT_FULL_SCHEMA, 0, IN_MERGE},
     {"no-symbolized-section", OPT_NO_SYM_SECTION, 0, IN_MERGE},
     {"symbolized", OPT_SYMBOLIZED, 0, IN_SHOW},
     {"memory", OPT_MEMORY, 0, IN_SHOW}, /* llvm-profdata show --memory */
-    {"no-prefill", OPT_NO_PREFILL, 0, IN_MERGE | IN_SHOW},
+    {"no-prefill", OPT_NO_PREFILL, 0, IN_MERGE | IN_SHOW | IN_REPORT},
+    {"format", OPT_FORMAT, 1, IN_REPORT},
+    {"top", OPT_TOP, 1, IN_REPORT},
+    {"sort", OPT_SORT, 1, IN_REPORT},
+    {"by", OPT_BY, 1, IN_REPORT},
+    {"base", OPT_BASE, 1, IN_REPORT},
+    /* clang's -mllvm options of the same names */
+    {"memprof-lifetime-access-density-cold-threshold", OPT_COLD_DENSITY, 1,
+     IN_REPORT},
+    {"memprof-ave-lifetime-cold-threshold", OPT_COLD_LIFETIME, 1, IN_REPORT},
+    {"memprof-min-ave-lifetime-access-density-hot-threshold", OPT_HOT_DENSITY,
+     1, IN_REPORT},
+    {"memprof-use-hot-hints", OPT_HOT_HINTS, 2, IN_REPORT},
+    {"memprof-matching-cold-threshold", OPT_MATCHING_COLD, 1, IN_REPORT},
+    {"memprof-callsite-cold-threshold", OPT_CALLSITE_COLD, 1, IN_REPORT},
+    {"memprof-keep-all-not-cold-contexts", OPT_KEEP_NOTCOLD, 2, IN_REPORT},
 };
 
 const char *cli_cmd_name(cli_cmd cmd) {
-  return cmd == CLI_MERGE ? "merge" : cmd == CLI_SHOW ? "show" : NULL;
+  return cmd == CLI_MERGE    ? "merge"
+         : cmd == CLI_SHOW   ? "show"
+         : cmd == CLI_REPORT ? "report"
+                             : NULL;
 }
 
 void cli_usage(FILE *out, cli_cmd cmd) {
@@ -101,6 +135,36 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             to frames that carry symbol information\n"
         "  -h, --help                 show this help\n",
         out);
+  } else if (cmd == CLI_REPORT) {
+    fputs(
+        "Usage: memprof-profdata report [options] INPUT...\n"
+        "\n"
+        "Merge the inputs as `merge` does and report where the memory goes:\n"
+        "a summary, the top contexts with demangled names and source\n"
+        "locations, and the hot/cold verdict clang-22 gives each context.\n"
+        "\n"
+        "Options:\n"
+        "  --format=FMT               text (default), html, pprof, folded,\n"
+        "                             speedscope or dhat\n"
+        "  -o, --output=FILE          output file (default - = stdout)\n"
+        "  --top=N                    rows in the top tables (default 20; 0 all)\n"
+        "  --sort=KEY                 bytes (default), allocs, lifetime (average,\n"
+        "                             longest first), density (average, lowest\n"
+        "                             first) or accesses; folded sums it\n"
+        "  --by=WHAT                  context (default), function or file\n"
+        "  --base=OLD                 compare with an older profile\n"
+        "  --profiled-binary=BIN      needed for raw inputs; repeatable\n"
+        "  --debug-dir=DIR            where to look for separate debug files\n"
+        "clang-22's -mllvm options of the same names (defaults as clang's):\n"
+        "  --memprof-lifetime-access-density-cold-threshold=F     (0.05)\n"
+        "  --memprof-ave-lifetime-cold-threshold=SECONDS          (200)\n"
+        "  --memprof-min-ave-lifetime-access-density-hot-threshold=N (1000)\n"
+        "  --memprof-use-hot-hints[=true|false]                   (false)\n"
+        "  --memprof-matching-cold-threshold=PERCENT              (100)\n"
+        "  --memprof-callsite-cold-threshold=PERCENT              (100)\n"
+        "  --memprof-keep-all-not-cold-contexts[=true|false]      (false)\n"
+        "  -h, --help                 show this help\n",
+        out);
   } else {
     fputs(
         "Usage: memprof-profdata COMMAND [options] FILE...\n"
@@ -110,6 +174,8 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "          indexed profile (default output " MP_DEFAULT_MERGE_OUTPUT
         ")\n"
         "  show    print profiles as LLVM's memprof YAML\n"
+        "  report  summary, top contexts and hot/cold verdicts as text, HTML,\n"
+        "          pprof, folded stacks, speedscope or DHAT JSON\n"
         "\n"
         "Run `memprof-profdata COMMAND --help` for the options of a command.\n"
         "  --version   print the version\n"
@@ -123,6 +189,20 @@ static void push(const char ***arr, size_t *n, const char *v) {
   (*arr)[(*n)++] = v;
 }
 
+/* Item i of n of an "a, b or c" list. */
+static void list_item(char *list, size_t cap, size_t i, size_t n,
+                      const char *item) {
+  size_t len = strlen(list);
+  snprintf(list + len, cap - len, "%s%s",
+           i ? (i + 1 == n ? " or " : ", ") : "", item);
+}
+
+static int bad_value(const char *flag, const char *v, const char *expected,
+                     mp_err *err) {
+  return mp_fail(err, "invalid value '%s' for --%s (expected %s)", v, flag,
+                 expected);
+}
+
 static int parse_uint_choice(const char *flag, const char *v,
                              const unsigned *choices, size_t n, unsigned *out,
                              mp_err *err) {
@@ -134,12 +214,114 @@ static int parse_uint_choice(const char *flag, const char *v,
         *out = (unsigned)x;
         return 0;
       }
-  char list[64] = "";
+  char list[128] = "", num[16];
+  for (size_t i = 0; i < n; i++) {
+    snprintf(num, sizeof num, "%u", choices[i]);
+    list_item(list, sizeof list, i, n, num);
+  }
+  return bad_value(flag, v, list, err);
+}
+
+static int parse_name(const char *flag, const char *v,
+                      const char *const *names, size_t n, int *out,
+                      mp_err *err) {
   for (size_t i = 0; i < n; i++)
-    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%u",
-             i ? (i + 1 == n ? " or " : ", ") : "", choices[i]);
-  return mp_fail(err, "invalid value '%s' for --%s (expected %s)", v, flag,
-                 list);
+    if (!strcmp(v, names[i])) {
+      *out = (int)i;
+      return 0;
+    }
+  char list[128] = "";
+  for (size_t i = 0; i < n; i++) list_item(list, sizeof list, i, n, names[i]);
+  return bad_value(flag, v, list, err);
+}
+
+static int parse_unsigned(const char *flag, const char *v, unsigned long max,
+                          unsigned long *out, mp_err *err) {
+  char *end;
+  unsigned long x = strtoul(v, &end, 10);
+  if (!*v || *end || *v == '-' || x > max)
+    return bad_value(flag, v, "a whole number", err);
+  *out = x;
+  return 0;
+}
+
+/* clang's cl::opt<bool> spellings: no value is true. */
+static int parse_bool(const char *flag, const char *v, int *out, mp_err *err) {
+  static const char *const names[] = {"false", "true", "0", "1",
+                                      "FALSE", "TRUE"};
+  int i = 1;
+  if (v && parse_name(flag, v, names, 6, &i, err) != 0) return -1;
+  *out = i & 1;
+  return 0;
+}
+
+/* The report option that holds a whole number, or NULL. */
+static unsigned *unsigned_option(rpt_opts *r, opt_id id) {
+  switch (id) {
+  case OPT_COLD_LIFETIME: return &r->clang.ave_lifetime_cold;
+  case OPT_HOT_DENSITY: return &r->clang.min_ave_lifetime_density_hot;
+  case OPT_MATCHING_COLD: return &r->clang.matching_cold_percent;
+  case OPT_CALLSITE_COLD: return &r->clang.callsite_cold_percent;
+  default: return NULL;
+  }
+}
+
+/* The report option that takes one of a list of names, or -1. */
+static int choice_option(opt_id id, const char *const **names, size_t *n) {
+  static const char *const formats[] = {"text", "html", "pprof", "folded",
+                                        "speedscope", "dhat"};
+  static const char *const keys[] = {"bytes", "allocs", "lifetime", "density",
+                                     "accesses"};
+  static const char *const bys[] = {"context", "function", "file"};
+  switch (id) {
+  case OPT_FORMAT: *names = formats, *n = 6; return 0;
+  case OPT_SORT: *names = keys, *n = 5; return 0;
+  case OPT_BY: *names = bys, *n = 3; return 0;
+  default: return -1;
+  }
+}
+
+static int apply_report(cli_opts *o, const opt_def *d, const char *v,
+                        mp_err *err) {
+  rpt_opts *r = &o->report;
+  unsigned *target = unsigned_option(r, d->id);
+  const char *const *names;
+  size_t n;
+  unsigned long u = 0;
+  int i = 0;
+  if (target) {
+    if (parse_unsigned(d->name, v, UINT32_MAX, &u, err) != 0) return -1;
+    *target = (unsigned)u;
+    return 0;
+  }
+  if (choice_option(d->id, &names, &n) == 0) {
+    if (parse_name(d->name, v, names, n, &i, err) != 0) return -1;
+    if (d->id == OPT_FORMAT) r->format = (rpt_format)i;
+    if (d->id == OPT_SORT) r->sort = (rpt_key)i;
+    if (d->id == OPT_BY) r->by = (rpt_by)i;
+    return 0;
+  }
+  switch (d->id) {
+  case OPT_TOP:
+    if (parse_unsigned(d->name, v, UINT32_MAX, &u, err) != 0) return -1;
+    r->top = u;
+    return 0;
+  case OPT_BASE:
+    if (!*v) return mp_fail(err, "empty file name for --base");
+    r->base = v;
+    return 0;
+  case OPT_COLD_DENSITY: {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x == x)) return bad_value(d->name, v, "a number", err);
+    r->clang.lifetime_access_density_cold = (float)x;
+    return 0;
+  }
+  case OPT_HOT_HINTS: return parse_bool(d->name, v, &r->clang.use_hot_hints, err);
+  case OPT_KEEP_NOTCOLD:
+    return parse_bool(d->name, v, &r->clang.keep_all_not_cold, err);
+  default: return 0;
+  }
 }
 
 static const opt_def *find_opt(const char *name, size_t len) {
@@ -172,6 +354,7 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   case OPT_NO_PREFILL: o->no_prefill = 1; return 0;
   case OPT_SYMBOLIZED: o->symbolized = 1; return 0;
   case OPT_MEMORY: return 0;
+  default: return apply_report(o, d, v, err);
   }
   return 0;
 }
@@ -191,7 +374,9 @@ static int parse_option(int argc, char **argv, int *i, cli_opts *o,
                    o->cmd == CLI_NONE ? "before a command" : "for ",
                    o->cmd == CLI_NONE ? "" : cli_cmd_name(o->cmd));
   const char *v = NULL;
-  if (d->takes_value) {
+  if (d->takes_value == 2) {
+    v = eq ? eq + 1 : NULL;
+  } else if (d->takes_value) {
     if (eq) {
       v = eq + 1;
     } else if (*i + 1 < argc) {
@@ -210,8 +395,11 @@ static int parse_command(const char *arg, cli_opts *o, mp_err *err) {
     o->cmd = CLI_MERGE;
   } else if (!strcmp(arg, "show")) {
     o->cmd = CLI_SHOW;
+  } else if (!strcmp(arg, "report")) {
+    o->cmd = CLI_REPORT;
   } else {
-    return mp_fail(err, "unknown command '%s' (expected merge or show)", arg);
+    return mp_fail(err, "unknown command '%s' (expected merge, show or report)",
+                   arg);
   }
   return 0;
 }
@@ -219,6 +407,7 @@ static int parse_command(const char *arg, cli_opts *o, mp_err *err) {
 int cli_parse(int argc, char **argv, cli_opts *o, mp_err *err) {
   memset(o, 0, sizeof *o);
   o->index = (mp_index_opts)MP_INDEX_OPTS_DEFAULT;
+  o->report = (rpt_opts)RPT_OPTS_DEFAULT;
   int only_inputs = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "indexed.h"
+#include "report.h"
 
 #define MP_DEFAULT_MERGE_OUTPUT "default.memprofdata"
 
@@ -16,6 +17,7 @@ typedef enum cli_cmd {
   CLI_NONE,  /* only tool-level flags were given */
   CLI_MERGE,
   CLI_SHOW,
+  CLI_REPORT,
 } cli_cmd;
 
 typedef struct cli_opts {
@@ -32,6 +34,7 @@ typedef struct cli_opts {
   mp_index_opts index; /* merge */
   int symbolized;      /* show */
   int no_prefill;      /* --no-prefill: no mp_heap_prefill */
+  rpt_opts report;     /* report */
 } cli_opts;
 
 /* Parse argv.  Returns 0, or -1 with the reason in err (the caller prints it

@@ -1,4 +1,4 @@
-/* main.c - memprof-profdata: `merge` and `show`.
+/* main.c - memprof-profdata: `merge`, `show` and `report`.
  *
  * Parsing lives in cli.c; this file does the I/O: open the binaries, read
  * every input (raw, indexed or YAML, detected by content) into one profile,
@@ -20,6 +20,7 @@
 #include "io.h"
 #include "model.h"
 #include "raw.h"
+#include "report.h"
 #include "symbolizer.h"
 #include "yaml_io.h"
 
@@ -269,6 +270,53 @@ static int run_show(const cli_opts *o, const mp_profile *p) {
   return rc;
 }
 
+static void note(const char *msg) { fprintf(stderr, "%s: note: %s\n", tool, msg); }
+
+/* The report of `p` (and of the --base profile) in the chosen format. */
+static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym) {
+  const rpt_opts *ro = &o->report;
+  rpt *r = rpt_build(p, ro);
+  mp_profile *bp = NULL;
+  rpt *base = NULL;
+  if (ro->base) {
+    cli_opts bo = *o;
+    const char *one[1] = {ro->base};
+    bo.inputs = one;
+    bo.n_inputs = 1;
+    bp = read_inputs(&bo, sym);
+    if (!bp) {
+      rpt_free(r);
+      return 1;
+    }
+    base = rpt_build(bp, ro);
+    rpt_attach_base(r, base);
+  }
+  /* text and HTML say these in the report itself */
+  int says = ro->format == RPT_TEXT || ro->format == RPT_HTML;
+  if (!r->n_ctx && !says) note("the profile is empty: it has no allocation contexts");
+  else if (r->n_ctx && !r->has_names && !says)
+    note("the profile has no function names (llvm-profdata's indexed files "
+         "and YAML carry none): functions are shown by GUID");
+  mp_buf b = {0};
+  mp_err err;
+  int rc = 0;
+  switch (ro->format) {
+  case RPT_TEXT: rpt_write_text(r, &b); break;
+  case RPT_HTML: rpt_write_html(r, &b); break;
+  case RPT_PPROF: rc = rpt_write_pprof(r, &b, &err); break;
+  case RPT_FOLDED: rpt_write_folded(r, &b); break;
+  case RPT_SPEEDSCOPE: rpt_write_speedscope(r, &b); break;
+  case RPT_DHAT: rpt_write_dhat(r, &b); break;
+  }
+  const char *out = o->out ? o->out : "-";
+  rc = rc ? report(out, err.msg) : write_output(out, &b);
+  mp_buf_free(&b);
+  rpt_free(base);
+  mp_profile_free(bp);
+  rpt_free(r);
+  return rc;
+}
+
 /* Fault in the heap the run will need (heap.c), from its inputs' sizes. */
 static void prefill_heap(const cli_opts *o) {
   uint64_t sum = 0, largest = 0;
@@ -288,7 +336,10 @@ static int run(const cli_opts *o) {
   mp_profile *p = read_inputs(o, sym);
   if (p) warn_missing_split(sym);
   int rc = 1;
-  if (p) rc = o->cmd == CLI_MERGE ? run_merge(o, p) : run_show(o, p);
+  if (p)
+    rc = o->cmd == CLI_MERGE  ? run_merge(o, p)
+         : o->cmd == CLI_SHOW ? run_show(o, p)
+                              : run_report(o, p, sym);
   mp_profile_free(p);
   msym_free(sym);
   return rc;

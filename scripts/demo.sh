@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh - the main job end to end on the bundled example:
 #   install what is missing and build, instrument examples/hotcold, run it
-#   with our runtime, merge the raw profile, show it, rebuild the program
+#   with our runtime, merge the raw profile, report on it, rebuild the program
 #   with the profile so clang marks its allocations hot or cold, then build
 #   it so those marks become operator new(..., __hot_cold_t) calls served by
 #   libmemprof-hotcold, and run it with the library's statistics.
@@ -27,8 +27,8 @@ step "1. instrument (clang++-22 -fmemory-profile) and link our runtime" \
 step "2. run it: writes memprof.profraw.<pid>" "./hotcold && ls memprof.profraw.*"
 step "3. merge: symbolize with libdw, write the indexed profile clang reads" \
   "$TOOL merge memprof.profraw.* --profiled-binary=hotcold -o hotcold.memprofdata"
-step "4. show it (LLVM's YAML, with symbols)" \
-  "$TOOL show --symbolized hotcold.memprofdata"
+step "4. report: where the memory goes, and the verdicts clang will give (same thresholds as step 5)" \
+  "$TOOL report hotcold.memprofdata --memprof-ave-lifetime-cold-threshold=1"
 step "5. rebuild with the profile; clang marks the allocation contexts" \
   "clang++-22 -O2 -gmlt -fdebug-info-for-profiling -fmemory-profile-use=hotcold.memprofdata -mllvm -memprof-ave-lifetime-cold-threshold=1 -S -emit-llvm $SRC -o hotcold.ll && grep -oE '\"memprof\"=\"[a-z]+\"|!\"(cold|notcold|hot)\"' hotcold.ll | sort | uniq -c"
 step "6. build the optimized program" \

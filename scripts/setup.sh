@@ -20,6 +20,9 @@ cd "$(dirname "$0")/.."
 # libjemalloc-dev: libmemprof-hotcold is built on its libjemalloc_pic.a.
 # (clang-22's LTO, used by the demo's hot/cold step, needs ld.gold from
 # binutils and LLVMgold.so from llvm-22-linker-tools, a clang-22 dependency.)
+# The report's consumers, for its tests: golang-go (go tool pprof),
+# chromium (renders the HTML report headless), valgrind (dh_view.js for
+# DHAT's JSON), python3-jsonschema (speedscope's schema, from npm below).
 PACKAGES=(
   cmake make gcc pkg-config python3 binutils
   llvm-22-tools
@@ -30,6 +33,7 @@ PACKAGES=(
   git xz-utils zstd
   libgmock-dev
   libjemalloc-dev
+  golang-go chromium valgrind python3-jsonschema
 )
 
 missing=()
@@ -38,6 +42,9 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
+
+# npm from Debian unless some npm (e.g. a nodejs that bundles it) is there.
+command -v npm >/dev/null || missing+=(nodejs npm)
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
@@ -51,6 +58,18 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# speedscope's file-format schema, for the report's speedscope test (which
+# is skipped, visibly, when this could not be installed).
+SPEEDSCOPE=speedscope@1.25.0
+if command -v npm >/dev/null &&
+   [ ! -f "$(npm root -g)/speedscope/dist/release/file-format-schema.json" ]; then
+  echo "setup: npm install -g $SPEEDSCOPE"
+  as_root=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null && as_root=sudo
+  $as_root npm install -g --no-audit --no-fund "$SPEEDSCOPE" >/dev/null 2>&1 ||
+    echo "setup: warning: could not install $SPEEDSCOPE from npm" >&2
 fi
 
 [ "${1:-}" = "--no-build" ] && exit 0

@@ -64,6 +64,52 @@ int main(void) {
         o.cmd == CLI_MERGE);
   cli_free(&o);
 
+  /* report: defaults are clang-22's */
+  CHECK(PARSE(&o, &e, "p", "report", "f") == 0);
+  CHECK(o.cmd == CLI_REPORT && o.report.format == RPT_TEXT &&
+        o.report.sort == RPT_BYTES && o.report.by == RPT_BY_CONTEXT &&
+        o.report.top == 20 && !o.report.base);
+  CHECK(o.report.clang.lifetime_access_density_cold == 0.05f &&
+        o.report.clang.ave_lifetime_cold == 200 &&
+        o.report.clang.min_ave_lifetime_density_hot == 1000 &&
+        !o.report.clang.use_hot_hints && o.report.clang.matching_cold_percent == 100 &&
+        o.report.clang.callsite_cold_percent == 100 &&
+        !o.report.clang.keep_all_not_cold);
+  cli_free(&o);
+  CHECK(PARSE(&o, &e, "p", "report", "--format=dhat", "--sort", "density",
+              "--by=file", "--top=0", "--base=old", "-memprof-use-hot-hints",
+              "--memprof-keep-all-not-cold-contexts=true",
+              "--memprof-lifetime-access-density-cold-threshold=0.5",
+              "--memprof-ave-lifetime-cold-threshold", "1",
+              "--memprof-min-ave-lifetime-access-density-hot-threshold=7",
+              "--memprof-matching-cold-threshold=50",
+              "--memprof-callsite-cold-threshold=60", "f", "g") == 0);
+  CHECK(o.report.format == RPT_DHAT && o.report.sort == RPT_DENSITY &&
+        o.report.by == RPT_BY_FILE && o.report.top == 0 &&
+        !strcmp(o.report.base, "old") && o.n_inputs == 2);
+  CHECK(o.report.clang.use_hot_hints && o.report.clang.keep_all_not_cold &&
+        o.report.clang.lifetime_access_density_cold == 0.5f &&
+        o.report.clang.ave_lifetime_cold == 1 &&
+        o.report.clang.min_ave_lifetime_density_hot == 7 &&
+        o.report.clang.matching_cold_percent == 50 &&
+        o.report.clang.callsite_cold_percent == 60);
+  cli_free(&o);
+  CHECK(PARSE(&o, &e, "p", "report", "--memprof-use-hot-hints=false", "f") == 0);
+  CHECK(!o.report.clang.use_hot_hints);
+  cli_free(&o);
+  expect_error("invalid value 'svg' for --format (expected text, html, pprof, "
+               "folded, speedscope or dhat)",
+               PARSE(&o, &e, "p", "report", "--format=svg", "f"), &e);
+  cli_free(&o);
+  expect_error("invalid value '-3' for --top",
+               PARSE(&o, &e, "p", "report", "--top=-3", "f"), &e);
+  cli_free(&o);
+  expect_error("invalid value 'yes' for --memprof-use-hot-hints",
+               PARSE(&o, &e, "p", "report", "--memprof-use-hot-hints=yes", "f"), &e);
+  cli_free(&o);
+  expect_error("not valid for merge", PARSE(&o, &e, "p", "merge", "--top=3", "a"), &e);
+  cli_free(&o);
+
   expect_error("no command given", PARSE(&o, &e, "p"), &e);
   cli_free(&o);
   expect_error("no input files", PARSE(&o, &e, "p", "merge"), &e);

@@ -1,0 +1,72 @@
+/* report_names.c - how a report names frames: the linkage name demangled
+ * by the C++ ABI's __cxa_demangle (libstdc++), the name as it is when it
+ * does not demangle (C functions), or the function GUID when the profile
+ * has no names (llvm-profdata's indexed files and YAML); and the source
+ * location the symbolizer found.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* libstdc++'s demangler (cxxabi.h), declared for C. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+                            int *status);
+
+static char *demangle(const char *name) {
+  int status = 0;
+  char *d = name[0] == '_' && name[1] == 'Z'
+                ? __cxa_demangle(name, NULL, NULL, &status)
+                : NULL;
+  if (d && status == 0) return d;
+  free(d);
+  return mp_xstrndup(name, strlen(name));
+}
+
+const char *rpt_frame_name(rpt *r, uint32_t frame) {
+  uint32_t id = r->p->syms[frame].name;
+  const char *name = mp_string(r->p, id);
+  if (name) {
+    if (!r->names[id]) r->names[id] = demangle(name);
+    return r->names[id];
+  }
+  if (!r->guid_names[frame]) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%016" PRIx64, r->p->frames[frame].guid);
+    r->guid_names[frame] = mp_xstrndup(buf, strlen(buf));
+  }
+  return r->guid_names[frame];
+}
+
+const char *rpt_frame_file(const rpt *r, uint32_t frame) {
+  return mp_string(r->p, r->p->syms[frame].file);
+}
+
+/* The symbolized line; without symbols, LLVM's offset from the function's
+ * first line is all there is. */
+uint32_t rpt_frame_line(const rpt *r, uint32_t frame) {
+  const mp_frame_sym *s = &r->p->syms[frame];
+  return s->file != MP_NO_STRING || s->name != MP_NO_STRING
+             ? s->line
+             : r->p->frames[frame].line_offset;
+}
+
+uint32_t rpt_frame_column(const rpt *r, uint32_t frame) {
+  const mp_frame_sym *s = &r->p->syms[frame];
+  return s->file != MP_NO_STRING || s->name != MP_NO_STRING
+             ? s->column
+             : r->p->frames[frame].column;
+}
+
+const char *rpt_frame_loc(const rpt *r, uint32_t frame, char *buf, size_t n) {
+  const char *file = rpt_frame_file(r, frame);
+  if (file)
+    snprintf(buf, n, "%s:%" PRIu32 ":%" PRIu32, file, rpt_frame_line(r, frame),
+             rpt_frame_column(r, frame));
+  else
+    snprintf(buf, n, "+%" PRIu32 ":%" PRIu32, rpt_frame_line(r, frame),
+             rpt_frame_column(r, frame));
+  return buf;
+}

@@ -1,0 +1,91 @@
+/* report_out.c - what the report's formats share: a u64 -> u32 table
+ * (rpt_map), JSON string escaping safe inside an HTML <script> block, fast
+ * decimal output, and dense numbers for the frames the contexts use.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void rpt_json_str(mp_buf *out, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      mp_buf_u8(out, '\\');
+      mp_buf_u8(out, c);
+    } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+      /* < > & as \u escapes keep "</script>" out of an HTML page */
+      mp_buf_printf(out, "\\u%04x", c);
+    } else {
+      mp_buf_u8(out, c);
+    }
+  }
+}
+
+void rpt_put_u64(mp_buf *out, uint64_t v) {
+  char tmp[24];
+  size_t n = 0;
+  do tmp[n++] = (char)('0' + v % 10);
+  while (v /= 10);
+  mp_buf_reserve(out, n);
+  while (n) out->data[out->len++] = (unsigned char)tmp[--n];
+}
+
+void rpt_map_init(rpt_map *m, size_t n) {
+  mp_map_init(&m->m, 0);
+  mp_map_reserve(&m->m, n);
+  m->pending = NULL;
+}
+
+void rpt_map_free(rpt_map *m) { mp_map_free(&m->m); }
+
+typedef struct same_fn {
+  int (*same)(void *ctx, uint32_t val);
+  void *ctx;
+} same_fn;
+
+static int call_same(const void *ctx, uint32_t val, const void *ekey) {
+  (void)ekey;
+  const same_fn *f = ctx;
+  return f->same(f->ctx, val);
+}
+
+static int always(const void *ctx, uint32_t val, const void *ekey) {
+  (void)ctx;
+  (void)val;
+  (void)ekey;
+  return 1;
+}
+
+/* Entries are found by the key's hash, then by `same` (or by the hash
+ * alone: equal hashes are equal keys, mp_mix64 being a bijection). */
+uint32_t *rpt_map_slot(rpt_map *m, uint64_t key,
+                       int (*same)(void *ctx, uint32_t val), void *ctx) {
+  same_fn f = {same, ctx};
+  uint64_t h = mp_mix64(key);
+  mp_map_slot *s = mp_map_probe(&m->m, h, 0, same ? call_same : always, &f, NULL);
+  m->pending = s->val == MP_MAP_EMPTY ? s : NULL;
+  m->pending_key = h;
+  return &s->val;
+}
+
+void rpt_map_added(rpt_map *m) {
+  mp_map_slot *s = m->pending;
+  m->pending = NULL;
+  if (s) mp_map_insert(&m->m, s, m->pending_key, 0, s->val);
+}
+
+uint32_t *rpt_frame_index(const rpt *r, uint32_t first, uint32_t *n_out) {
+  const mp_profile *p = r->p;
+  uint32_t *index = mp_xmalloc((p->n_frames + 1) * sizeof *index);
+  memset(index, 0xff, (p->n_frames + 1) * sizeof *index);
+  for (size_t i = 0; i < r->n_ctx; i++) {
+    const uint32_t *f = mp_stack_frames(p, r->ctx[i].stack);
+    for (uint32_t j = 0; j < p->stacks[r->ctx[i].stack].len; j++) index[f[j]] = 0;
+  }
+  uint32_t n = first;
+  for (size_t f = 0; f < p->n_frames; f++)
+    if (index[f] != UINT32_MAX) index[f] = n++;
+  *n_out = n;
+  return index;
+}

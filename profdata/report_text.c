@@ -1,0 +1,274 @@
+/* report_text.c - the text report (the default, to stdout): the summary,
+ * what clang-22 would attach to the allocation calls, the top contexts by
+ * the chosen key with their stacks (leaf first, demangled, file:line:col)
+ * or per-function / per-file totals, and with --base what changed.
+ *
+ * The "clang-22" line is meant to be checked against the IR of a
+ * -fmemory-profile-use build: calls=... counts the "memprof" attributes on
+ * allocation calls, mib=... the !memprof MIB nodes; clang only annotates
+ * calls of operator new, and only those compiled with the profile.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MAX_FRAMES_SHOWN 24
+#define NAME_COLUMN 60
+
+static const char *human_bytes(uint64_t v, char *buf, size_t n) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double x = (double)v;
+  int u = 0;
+  while (x >= 1024 && u < 4) x /= 1024, u++;
+  if (u == 0)
+    snprintf(buf, n, "%" PRIu64 " B", v);
+  else
+    snprintf(buf, n, "%.2f %s", x, units[u]);
+  return buf;
+}
+
+static const char *human_ms(double ms, char *buf, size_t n) {
+  if (ms < 1000)
+    snprintf(buf, n, "%.3g ms", ms);
+  else
+    snprintf(buf, n, "%.3g s", ms / 1000);
+  return buf;
+}
+
+static double pct(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static void verdict_line(mp_buf *o, const char *what, uint64_t bytes,
+                         uint64_t ctx, uint64_t total) {
+  char b[32];
+  mp_buf_printf(o, "    %-22s %12s %6.1f%%  %" PRIu64 " context%s\n", what,
+                human_bytes(bytes, b, sizeof b), pct(bytes, total), ctx,
+                ctx == 1 ? "" : "s");
+}
+
+static void summary(rpt *r, mp_buf *o) {
+  const rpt_summary *s = &r->sum;
+  const rpt_clang_opts *c = &r->opts.clang;
+  char b[32], l[32];
+  mp_buf_printf(o, "Summary\n");
+  mp_buf_printf(o, "  contexts               %" PRIu64 "\n", s->contexts);
+  mp_buf_printf(o, "  allocation calls       %" PRIu64 "\n", s->sites);
+  mp_buf_printf(o, "  allocations            %" PRIu64 "\n", s->allocs);
+  mp_buf_printf(o, "  bytes                  %s (%" PRIu64 ")\n",
+                human_bytes(s->bytes, b, sizeof b), s->bytes);
+  if (r->has_lifetime)
+    mp_buf_printf(o, "  average lifetime       %s\n",
+                  human_ms(s->allocs ? (double)s->lifetime / s->allocs : 0, l,
+                           sizeof l));
+  if (r->has_accesses)
+    mp_buf_printf(o, "  never accessed         %" PRIu64 " allocations, %s in %" PRIu64
+                  " contexts\n",
+                  s->never_accessed_allocs,
+                  human_bytes(s->never_accessed_bytes, b, sizeof b),
+                  s->never_accessed_ctx);
+  else
+    mp_buf_printf(o, "  never accessed         unknown: the profile has no "
+                     "access counts (TotalAccessCount; merge with "
+                     "--memprof-full-schema keeps them)\n");
+  if (r->has_lifetime)
+    mp_buf_printf(o, "  short-lived (< 1 ms)   %" PRIu64 " allocations, %s\n",
+                  s->short_lived_allocs,
+                  human_bytes(s->short_lived_bytes, b, sizeof b));
+  mp_buf_printf(o, "\nclang-22's verdicts (cold: lifetime access density < %g "
+                   "accesses/byte/s and average lifetime >= %u s; hot: density > "
+                   "%u, %s)\n",
+                (double)c->lifetime_access_density_cold, c->ave_lifetime_cold,
+                c->min_ave_lifetime_density_hot,
+                c->use_hot_hints ? "hot hints on" : "hot hints off");
+  if (!r->has_density) {
+    mp_buf_printf(o, "  unknown: the profile has no TotalLifetimeAccessDensity\n");
+    return;
+  }
+  if (r->no_access_seen)
+    mp_buf_printf(o, "  %" PRIu64 " of %zu contexts recorded no access: the "
+                     "program was probably not compiled with -fmemory-profile "
+                     "(or its access counts were dropped), and clang would take "
+                     "every long-lived context for cold; verdicts are not shown "
+                     "per context\n",
+                  r->accessless_ctx, r->n_ctx);
+  verdict_line(o, "cold", s->bytes_cold, s->ctx_cold, s->bytes);
+  verdict_line(o, "notcold", s->bytes_notcold, s->ctx_notcold, s->bytes);
+  verdict_line(o, "hot", s->bytes_hot, s->ctx_hot, s->bytes);
+  verdict_line(o, "at ambiguous calls", s->bytes_ambiguous, s->ctx_ambiguous,
+               s->bytes);
+  mp_buf_printf(o, "  clang-22: calls cold=%" PRIu64 " notcold=%" PRIu64
+                   " hot=%" PRIu64 " ambiguous=%" PRIu64 "; mib cold=%" PRIu64
+                   " notcold=%" PRIu64 "\n",
+                s->site_cold, s->site_notcold, s->site_hot, s->site_ambiguous,
+                s->mib_cold, s->mib_notcold);
+  mp_buf_printf(o, "  (\"memprof\" attributes on calls of operator new compiled "
+                   "with the profile; an ambiguous call carries !memprof "
+                   "contexts, which only LTO's cloning uses)\n");
+  if (s->site_unmatched)
+    mp_buf_printf(o, "  %" PRIu64 " allocation call%s (%s) clang cannot match: the "
+                     "profiled build merged code there (line 0 or column 0)\n",
+                  s->site_unmatched, s->site_unmatched == 1 ? "" : "s",
+                  human_bytes(s->bytes_unmatched, b, sizeof b));
+}
+
+/* Leaf first; locations in a column after names of up to NAME_COLUMN. */
+static void print_stack(rpt *r, mp_buf *o, uint32_t stack) {
+  const uint32_t *f = mp_stack_frames(r->p, stack);
+  uint32_t n = r->p->stacks[stack].len;
+  char loc[512], name[1024];
+  int width = 0;
+  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
+    int w = snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
+                     rpt_frame_name(r, f[k]));
+    if (w > width && w <= NAME_COLUMN) width = w;
+  }
+  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
+    snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
+             rpt_frame_name(r, f[k]));
+    mp_buf_printf(o, "      %-*s  %s\n", width, name,
+                  rpt_frame_loc(r, f[k], loc, sizeof loc));
+  }
+  if (n > MAX_FRAMES_SHOWN)
+    mp_buf_printf(o, "      ... %u more frames\n", n - MAX_FRAMES_SHOWN);
+}
+
+static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,
+                              size_t n) {
+  if (!rpt_verdicts_known(r)) return "?";
+  unsigned attr = r->sites[c->site].attr;
+  snprintf(buf, n, "%s%s", rpt_verdict_name(c->verdict),
+           attr == RPT_AMBIGUOUS    ? " (ambiguous call)"
+           : attr == RPT_UNMATCHED ? " (call not matched)"
+                                   : "");
+  return buf;
+}
+
+static void top_contexts(rpt *r, mp_buf *o) {
+  size_t n = r->opts.top && r->opts.top < r->n_ctx ? r->opts.top : r->n_ctx;
+  uint32_t *ord = rpt_order(r, r->opts.sort);
+  char b[32], a[32], l[32], v[48];
+  mp_buf_printf(o, "\nTop %zu of %zu contexts by %s\n", n, r->n_ctx,
+                rpt_key_name(r->opts.sort));
+  mp_buf_printf(o, "  %4s %12s %6s %10s %10s %10s %10s %10s  %s\n", "#",
+                "bytes", "%", "allocs", "avg size", "avg life", "density",
+                "accesses", "verdict");
+  for (size_t i = 0; i < n; i++) {
+    const rpt_ctx *c = &r->ctx[ord[i]];
+    char acc[24] = "-";
+    if (r->has_accesses)
+      snprintf(acc, sizeof acc, "%" PRIu64, c->mib->TotalAccessCount);
+    mp_buf_printf(o, "  %4zu %12s %5.1f%% %10" PRIu32 " %10s %10s %10.3g %10s  %s\n",
+                  i + 1, human_bytes(c->mib->TotalSize, b, sizeof b),
+                  pct(c->mib->TotalSize, r->sum.bytes), c->mib->AllocCount,
+                  human_bytes((uint64_t)rpt_avg_size(c), a, sizeof a),
+                  r->has_lifetime ? human_ms(rpt_avg_lifetime_ms(c), l, sizeof l) : "-",
+                  rpt_density(c), acc, verdict_of(r, c, v, sizeof v));
+    print_stack(r, o, c->stack);
+  }
+  free(ord);
+}
+
+static void top_groups(rpt *r, mp_buf *o) {
+  size_t n_groups;
+  rpt_group *g = rpt_groups(r, r->opts.by, &n_groups);
+  size_t n = r->opts.top && r->opts.top < n_groups ? r->opts.top : n_groups;
+  char b[32], cb[32];
+  const char *what = r->opts.by == RPT_BY_FUNCTION ? "functions" : "files";
+  mp_buf_printf(o, "\nTop %zu of %zu %s by %s (totals of the contexts through "
+                   "each)\n",
+                n, n_groups, what, rpt_key_name(r->opts.sort));
+  mp_buf_printf(o, "  %4s %12s %6s %10s %9s %12s  %s\n", "#", "bytes", "%",
+                "allocs", "contexts", "cold bytes", r->opts.by == RPT_BY_FUNCTION ? "function" : "file");
+  for (size_t i = 0; i < n; i++)
+    mp_buf_printf(o, "  %4zu %12s %5.1f%% %10" PRIu64 " %9" PRIu64 " %12s  %s\n",
+                  i + 1, human_bytes(g[i].bytes, b, sizeof b),
+                  pct(g[i].bytes, r->sum.bytes), g[i].allocs, g[i].contexts,
+                  rpt_verdicts_known(r) ? human_bytes(g[i].bytes_cold, cb, sizeof cb) : "?",
+                  g[i].name);
+  free(g);
+}
+
+/* ---- --base ------------------------------------------------------------ */
+
+static int64_t delta_of(const rpt *r, const rpt_ctx *c) {
+  uint64_t old = c->base_match ? r->base->ctx[c->base_match - 1].mib->TotalSize : 0;
+  return (int64_t)c->mib->TotalSize - (int64_t)old;
+}
+
+static int cmp_delta(const void *a, const void *b, void *arg) {
+  const rpt *r = arg;
+  int64_t x = delta_of(r, &r->ctx[*(const uint32_t *)a]);
+  int64_t y = delta_of(r, &r->ctx[*(const uint32_t *)b]);
+  uint64_t ax = x < 0 ? -(uint64_t)x : (uint64_t)x, ay = y < 0 ? -(uint64_t)y : (uint64_t)y;
+  if (ax != ay) return ax > ay ? -1 : 1;
+  return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void diff(rpt *r, mp_buf *o) {
+  const rpt *base = r->base;
+  uint64_t grew = 0, shrank = 0, added = 0, gone = 0, gone_bytes = 0;
+  for (size_t i = 0; i < r->n_ctx; i++) {
+    int64_t d = delta_of(r, &r->ctx[i]);
+    if (!r->ctx[i].base_match) added++;
+    else if (d > 0) grew++;
+    else if (d < 0) shrank++;
+  }
+  for (size_t j = 0; j < base->n_ctx; j++)
+    if (!base->ctx[j].base_match) gone++, gone_bytes += base->ctx[j].mib->TotalSize;
+  char b0[32], b1[32], d[32];
+  int64_t total = (int64_t)r->sum.bytes - (int64_t)base->sum.bytes;
+  mp_buf_printf(o, "\nCompared with the base (%s)\n", r->opts.base);
+  mp_buf_printf(o, "  bytes                  %s -> %s (%s%s)\n",
+                human_bytes(base->sum.bytes, b0, sizeof b0),
+                human_bytes(r->sum.bytes, b1, sizeof b1), total < 0 ? "-" : "+",
+                human_bytes(total < 0 ? -(uint64_t)total : (uint64_t)total, d, sizeof d));
+  mp_buf_printf(o, "  allocations            %" PRIu64 " -> %" PRIu64 "\n",
+                base->sum.allocs, r->sum.allocs);
+  mp_buf_printf(o, "  contexts               %" PRIu64 " -> %" PRIu64
+                   ": %" PRIu64 " new, %" PRIu64 " gone (%s), %" PRIu64
+                   " grew, %" PRIu64 " shrank\n",
+                base->sum.contexts, r->sum.contexts, added, gone,
+                human_bytes(gone_bytes, b0, sizeof b0), grew, shrank);
+  mp_buf_printf(o, "  cold bytes             %s -> %s\n",
+                human_bytes(base->sum.bytes_cold, b0, sizeof b0),
+                human_bytes(r->sum.bytes_cold, b1, sizeof b1));
+  uint32_t *ord = mp_xmalloc((r->n_ctx + 1) * sizeof *ord);
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_ctx; i++)
+    if (delta_of(r, &r->ctx[i]) != 0) ord[n++] = (uint32_t)i;
+  qsort_r(ord, n, sizeof *ord, cmp_delta, r);
+  if (r->opts.top && n > r->opts.top) n = r->opts.top;
+  mp_buf_printf(o, "\nLargest changes in bytes (contexts in both or new)\n");
+  for (size_t i = 0; i < n; i++) {
+    const rpt_ctx *c = &r->ctx[ord[i]];
+    int64_t dl = delta_of(r, c);
+    mp_buf_printf(o, "  %4zu %s%-12s %s\n", i + 1, dl < 0 ? "-" : "+",
+                  human_bytes(dl < 0 ? -(uint64_t)dl : (uint64_t)dl, d, sizeof d),
+                  c->base_match ? (dl < 0 ? "shrank" : "grew") : "new");
+    print_stack(r, o, c->stack);
+  }
+  free(ord);
+}
+
+void rpt_write_text(rpt *r, mp_buf *o) {
+  if (!r->n_ctx) {
+    mp_buf_printf(o, "The profile is empty: it has no allocation contexts.\n");
+    if (r->base) diff(r, o);
+    return;
+  }
+  if (!r->has_names)
+    mp_buf_printf(o, "Note: the profile has no function names; functions are "
+                     "shown by GUID and lines as offsets from the function's "
+                     "first line.\n\n");
+  summary(r, o);
+  if (r->opts.by == RPT_BY_CONTEXT)
+    top_contexts(r, o);
+  else
+    top_groups(r, o);
+  if (r->base) diff(r, o);
+}
