@@ -26,6 +26,7 @@ typedef enum opt_id {
   OPT_WEIGHTED_INPUT,
   OPT_INSTR,
   OPT_SPARSE,
+  OPT_NUM_THREADS,
 } opt_id;
 
 typedef struct opt_def {
@@ -57,6 +58,8 @@ static const opt_def OPTS[] = {
     {"weighted-input", OPT_WEIGHTED_INPUT, 1, IN_MERGE},
     {"instr", OPT_INSTR, 0, IN_MERGE}, /* llvm-profdata's default kind */
     {"sparse", OPT_SPARSE, 0, IN_MERGE},
+    {"num-threads", OPT_NUM_THREADS, 1, IN_MERGE}, /* llvm-profdata's; ours
+                                                      chooses its own */
 };
 
 const char *cli_cmd_name(cli_cmd cmd) {
@@ -96,7 +99,8 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             count W times (W >= 1; repeatable)\n"
         "  --sparse                   leave out functions whose counters are\n"
         "                             all zero\n"
-        "  --instr                    accepted for llvm-profdata's command lines\n"
+        "  --instr, --num-threads=N   accepted for llvm-profdata's command\n"
+        "                             lines (no effect)\n"
         "  -h, --help                 show this help\n",
         out);
   } else if (cmd == CLI_SHOW) {
@@ -173,7 +177,8 @@ static int add_weighted(cli_opts *o, const char *v, mp_err *err) {
   if (w == 0 || *v == '-')
     return mp_fail(err, "input weight must be a positive integer: '%s'", v);
   push(&o->w_inputs, &o->n_w_inputs, comma + 1);
-  o->w_weights = mp_xrealloc(o->w_weights, o->n_w_inputs * sizeof *o->w_weights);
+  o->w_weights =
+      mp_xrealloc(o->w_weights, o->n_w_inputs * sizeof *o->w_weights);
   o->w_weights[o->n_w_inputs - 1] = w;
   return 0;
 }
@@ -204,6 +209,7 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   case OPT_WEIGHTED_INPUT: return add_weighted(o, v, err);
   case OPT_INSTR: return 0;
   case OPT_SPARSE: o->index.sparse = 1; return 0;
+  case OPT_NUM_THREADS: return 0;
   }
   return 0;
 }
@@ -250,7 +256,8 @@ static int parse_command(const char *arg, cli_opts *o, mp_err *err) {
 
 /* Weighted inputs follow the plain ones, in llvm-profdata's order. */
 static void finish_inputs(cli_opts *o) {
-  for (size_t i = 0; i < o->n_w_inputs; i++) push(&o->inputs, &o->n_inputs, o->w_inputs[i]);
+  for (size_t i = 0; i < o->n_w_inputs; i++)
+    push(&o->inputs, &o->n_inputs, o->w_inputs[i]);
   o->weights = mp_xmalloc((o->n_inputs + 1) * sizeof *o->weights);
   size_t plain = o->n_inputs - o->n_w_inputs;
   for (size_t i = 0; i < o->n_inputs; i++)

@@ -107,10 +107,16 @@ static int read_names(rawprof *r, mp_err *err) {
     if (uleb(r->d, end, &pos, &usize) || uleb(r->d, end, &pos, &csize))
       return mp_fail(err, "name table at offset 0x%zx: truncated length", at);
     uint64_t stored = csize ? csize : usize;
-    if (stored > end - pos || usize > (1u << 30))
+    if (stored > end - pos)
       return mp_fail(err, "name table at offset 0x%zx: %llu bytes of names "
                      "do not fit in the %zu left", at,
                      (unsigned long long)stored, end - pos);
+    /* zlib expands at most about 1032:1: a larger claim is damage, and
+     * would only cost memory. */
+    if (csize && usize / 1032 > csize)
+      return mp_fail(err, "name table at offset 0x%zx: %llu compressed "
+                     "bytes cannot hold %llu", at, (unsigned long long)csize,
+                     (unsigned long long)usize);
     if (csize) {
       unsigned char *buf = mp_xmalloc(usize ? usize : 1);
       uLongf got = (uLongf)usize;

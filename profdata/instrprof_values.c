@@ -150,7 +150,7 @@ static int read_kind(mp_irecord *r, const unsigned char *d, size_t avail,
   uint32_t kind = mp_rd32(d), ns = mp_rd32(d + 4);
   if (kind >= MP_IPVK_NUM)
     return mp_fail(err, "value kind %u is invalid", kind);
-  if (r->n_sites[kind])
+  if (r->sites[kind])
     return mp_fail(err, "value kind %u appears twice", kind);
   size_t hdr = ((size_t)8 + ns + 7) & ~(size_t)7;
   if (hdr > avail)

@@ -61,7 +61,7 @@ static int desc(const void *a, const void *b) {
  * count reached and how many counts reach the cutoff's share of the
  * total. */
 static void write_summary(mp_buf *out, summary *s) {
-  qsort(s->counts, s->n, sizeof *s->counts, desc);
+  if (s->n) qsort(s->counts, s->n, sizeof *s->counts, desc);
   mp_buf_u64(out, 6);
   mp_buf_u64(out, 16);
   uint64_t fields[6] = {s->n_funcs, s->n, s->max_func, s->max_count,
