@@ -7,9 +7,14 @@ it once with clang-22 -fprofile-generate and once with -fmemory-profile
     merge ir.profraw memprof.profraw --profiled-binary=EXE -o OUT
 
 with llvm-profdata-22 and with memprof-profdata (defaults: index 12 and our
-symbolized section), interleaved, medians. The same merge with
---index-version=13 --no-symbolized-section must give llvm-profdata-22's
-bytes; the table says whether it did.
+symbolized section), interleaved, medians; then the same with TRAINING
+copies of each raw profile, as a training of several runs of each build
+gives (copies: the same work per input as distinct runs, without
+re-running the workloads). The
+instrumentation part (ir.profraw merged alone, --index-version=13) must be
+llvm-profdata-22's bytes, and the table says whether the combined file is
+too: its memory part differs where one raw profile has two stack ids that
+symbolize to the same frames (LLVM keeps two alloc sites, we merge them).
 """
 import os
 import subprocess
@@ -17,6 +22,8 @@ import subprocess
 import bench_lib as B
 import bench_programs as P
 from bench_lib import log, median, fmt, ratio
+
+TRAINING = 8
 
 # key -> (Debian source dir key, build function, C++?)
 BUILDS = {
@@ -46,7 +53,7 @@ def record(cfg, w, exe, name, env=None):
     e = dict(os.environ, **(env or {}))
     e.pop("MEMPROF_OPTIONS", None)
     subprocess.run([exe, *w.tail], cwd=cwd, env=e, stdout=subprocess.DEVNULL,
-                   check=True)
+                   stderr=subprocess.DEVNULL, check=True)
     P.cleanup(cfg)
     got = [f for f in os.listdir(cwd) if f.endswith(".profraw") or ".profraw." in f]
     assert len(got) == 1, got
@@ -56,19 +63,38 @@ def record(cfg, w, exe, name, env=None):
     return dst
 
 
-def merge_cmd(tool, ir, mem, exe, out, *extra):
+def merge_cmd(tool, irs, mems, exe, out, *extra):
     prog = B.LLVM_PROFDATA if tool == "llvm" else tool
-    return [prog, "merge", ir, mem, f"--profiled-binary={exe}", *extra, "-o", out]
+    tail = [*mems, f"--profiled-binary={exe}"] if mems else []
+    return [prog, "merge", *irs, *tail, *extra, "-o", out]
 
 
-def identical(cfg, tool, ir, mem, exe):
+def identical(cfg, tool, irs, mems, exe):
     a = os.path.join(cfg.work, "pgo-same.llvm")
     b = os.path.join(cfg.work, "pgo-same.ours")
-    B.run(merge_cmd("llvm", ir, mem, exe, a))
-    B.run(merge_cmd(tool, ir, mem, exe, b, "--index-version=13",
+    B.run(merge_cmd("llvm", irs, mems, exe, a))
+    B.run(merge_cmd(tool, irs, mems, exe, b, "--index-version=13",
                     "--no-symbolized-section"))
     with open(a, "rb") as fa, open(b, "rb") as fb:
-        return "yes" if fa.read() == fb.read() else "NO"
+        return "yes" if fa.read() == fb.read() else "no"
+
+
+def timed(cfg, tool, irs, mems, exe):
+    """Median wall seconds of llvm's and our merge, interleaved, and the
+    ratio of their median CPU times (ours runs a few threads: on a loaded
+    machine each hand-over waits for a CPU, which the wall time shows)."""
+    walls = {"llvm": [], "ours": []}
+    cpus = {"llvm": [], "ours": []}
+    for _ in range(cfg.reps):
+        for t, prog in (("llvm", "llvm"), ("ours", tool)):
+            s = B.measure(merge_cmd(prog, irs, mems, exe,
+                                    os.path.join(cfg.work, f"pgo.{t}")))
+            if s.rc == 0:
+                walls[t].append(s.wall)
+                cpus[t].append(s.cpu)
+    med = lambda xs: median(xs) if xs else None  # noqa: E731
+    return (med(walls["llvm"]), med(walls["ours"]),
+            ratio(med(cpus["ours"]), med(cpus["llvm"])))
 
 
 def measure_program(cfg, key, w, srcdir, tool):
@@ -76,18 +102,13 @@ def measure_program(cfg, key, w, srcdir, tool):
     ir = record(cfg, w, pgo_exe(cfg, key, srcdir), key + ".ir.profraw",
                 {"LLVM_PROFILE_FILE": "ir.profraw"})
     mem = record(cfg, w, exe_mem, key + ".memprof.profraw")
-    same = identical(cfg, tool, ir, mem, exe_mem)
-    walls = {"llvm": [], "ours": []}
-    for _ in range(cfg.reps):
-        for t, prog in (("llvm", "llvm"), ("ours", tool)):
-            out = os.path.join(cfg.work, f"pgo.{t}")
-            s = B.measure(merge_cmd(prog, ir, mem, exe_mem, out))
-            if s.rc == 0:
-                walls[t].append(s.wall)
-    lw = median(walls["llvm"]) if walls["llvm"] else None
-    ow = median(walls["ours"]) if walls["ours"] else None
+    instr_same = identical(cfg, tool, [ir], [], exe_mem)
+    same = identical(cfg, tool, [ir], [mem], exe_mem)
+    lw, ow, oc = timed(cfg, tool, [ir], [mem], exe_mem)
+    lt, ot, tc = timed(cfg, tool, [ir] * TRAINING, [mem] * TRAINING, exe_mem)
     return [key, str(os.path.getsize(ir)), str(os.path.getsize(mem)), fmt(lw),
-            fmt(ow), fmt(ratio(ow, lw)), same]
+            fmt(ow), fmt(ratio(ow, lw)), fmt(oc), fmt(lt), fmt(ot),
+            fmt(ratio(ot, lt)), fmt(tc), instr_same, same]
 
 
 def section_pgo(cfg, lib_ours, tool_ours, bench_objs):
@@ -105,14 +126,20 @@ def section_pgo(cfg, lib_ours, tool_ours, bench_objs):
                                         tool_ours))
         except (RuntimeError, subprocess.CalledProcessError, AssertionError) as e:
             log(f"{key}: {str(e)[-600:]}")
-            rows.append([key] + ["failed"] * 6)
+            rows.append([key] + ["failed"] * 12)
         finally:
             P.cleanup(cfg)
-    hdr = ["program", "ir.profraw bytes", "memprof.profraw bytes", "llvm s",
-           "ours s", "time ours/llvm (<= 0.2)", "bytes = llvm's (index 13)"]
+    hdr = ["program", "ir.profraw bytes", "memprof.profraw bytes",
+           "1+1: llvm s", "ours s", "ours/llvm (<= 0.2)", "CPU ours/llvm",
+           f"{TRAINING}+{TRAINING}: llvm s", "ours s", "ours/llvm (<= 0.2)",
+           "CPU ours/llvm",
+           "instr part = llvm's", "whole file = llvm's"]
     text = (title + "`merge ir.profraw memprof.profraw --profiled-binary=EXE`: "
             "clang-22 -fprofile-generate build and -fmemory-profile build "
-            "(LLVM's runtime) of the same sources, same workload.\n\n"
-            + B.table(hdr, rows) + "\n")
+            "(LLVM's runtime) of the same sources, same workload; "
+            f"{TRAINING}+{TRAINING}: {TRAINING} copies of each (llvm-profdata-22 "
+            "keeps the memory profile of the first only). Equality: "
+            "--index-version=13 --no-symbolized-section against "
+            "llvm-profdata-22's default.\n\n" + B.table(hdr, rows) + "\n")
     print(text, flush=True)
     return text

@@ -113,6 +113,16 @@ int mp_instr_add_kind(mp_instr *ip, uint64_t variant, mp_err *err);
  * record and freed.  `r` is left empty either way. */
 void mp_instr_add(mp_instr *ip, const char *src, const char *name,
                   size_t name_len, mp_irecord *r, uint64_t weight);
+/* The same for a reader that knows the name's MD5 already. */
+void mp_instr_add_md5(mp_instr *ip, const char *src, const char *name,
+                      size_t name_len, uint64_t md5, mp_irecord *r,
+                      uint64_t weight);
+/* The same for a function already in the profile (mp_instr_find_md5). */
+void mp_instr_add_to(mp_instr *ip, const char *src, uint32_t func,
+                     mp_irecord *r, uint64_t weight);
+/* The function whose name has this MD5, or UINT32_MAX: lets a raw reader
+ * skip the name table when every function it names is known. */
+uint32_t mp_instr_find_md5(const mp_instr *ip, uint64_t md5);
 
 void mp_instr_add_binary_id(mp_instr *ip, const uint8_t *id, size_t len);
 

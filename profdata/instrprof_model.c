@@ -93,8 +93,8 @@ static int name_eq(const void *ctx, uint32_t val, const void *ekey) {
          memcmp(ip->names + f->name_off, k->s, k->len) == 0;
 }
 
-static uint32_t get_func(mp_instr *ip, const char *name, size_t len) {
-  uint64_t md5 = mp_md5_low(name, len);
+static uint32_t get_func(mp_instr *ip, const char *name, size_t len,
+                         uint64_t md5) {
   name_key k = {name, len};
   mp_map_slot *s = mp_map_probe(&ip->func_index, md5, 0, name_eq, ip, &k);
   if (s->val != MP_MAP_EMPTY) return s->val;
@@ -239,7 +239,31 @@ static void merge(mp_irecord *d, mp_irecord *o, uint64_t weight,
 
 void mp_instr_add(mp_instr *ip, const char *src, const char *name,
                   size_t name_len, mp_irecord *r, uint64_t weight) {
-  uint32_t fid = get_func(ip, name, name_len);
+  mp_instr_add_md5(ip, src, name, name_len, mp_md5_low(name, name_len), r,
+                   weight);
+}
+
+void mp_instr_add_md5(mp_instr *ip, const char *src, const char *name,
+                      size_t name_len, uint64_t md5, mp_irecord *r,
+                      uint64_t weight) {
+  mp_instr_add_to(ip, src, get_func(ip, name, name_len, md5), r, weight);
+}
+
+static int any_func(const void *ctx, uint32_t val, const void *ekey) {
+  (void)ctx, (void)val, (void)ekey;
+  return 1; /* the slot's hash is the MD5 asked for */
+}
+
+uint32_t mp_instr_find_md5(const mp_instr *ip, uint64_t md5) {
+  uint32_t v = mp_map_probe(&ip->func_index, md5, 0, any_func, ip, NULL)->val;
+  return v == MP_MAP_EMPTY ? UINT32_MAX : v;
+}
+
+void mp_instr_add_to(mp_instr *ip, const char *src, uint32_t fid,
+                     mp_irecord *r, uint64_t weight) {
+  const mp_ifunc *f = &ip->funcs[fid];
+  const char *name = mp_ifunc_name(ip, f);
+  size_t name_len = f->name_len;
   mp_iwarn_ctx w = {ip, src, name, name_len, 0};
   mp_irecord *d = find_record(ip, &ip->funcs[fid], r->hash);
   if (!d) {

@@ -4,7 +4,9 @@
  * RawInstrProfReader does: per data record its name (from the name table,
  * zlib-compressed or plain), structural hash, counters, bitmap bytes and
  * value data, with indirect-call targets turned from function addresses
- * into name MD5s.  Layout: docs/instrprof-format.md.
+ * into name MD5s.  The name table is decoded only when a record names a
+ * function the profile does not have yet (a merge of many runs of one
+ * program decodes it once).  Layout: docs/instrprof-format.md.
  *
  * The file is untrusted: every size and offset is checked against the
  * file, and a failure says what is wrong and where.  64-bit little-endian
@@ -52,6 +54,7 @@ typedef struct rawprof {
   uint32_t *name_off, *name_sz;
   size_t n_names, cap_names;
   mp_map name_index;
+  int names_read; /* decoded on the first NameRef the profile lacks */
   /* function address -> name MD5, sorted, for indirect-call targets */
   uint64_t (*addr)[2];
   size_t n_addr;
@@ -62,7 +65,7 @@ static void rawprof_free(rawprof *r) {
   free(r->name_off);
   free(r->name_sz);
   free(r->addr);
-  if (r->name_index.slots) mp_map_free(&r->name_index);
+  if (r->names_read) mp_map_free(&r->name_index);
 }
 
 /* ---- the name table ------------------------------------------------------ */
@@ -306,12 +309,29 @@ static int read_bitmap(rawprof *r, const unsigned char *p, uint64_t i,
   return 0;
 }
 
+/* Where record i goes: a function the profile has (found by NameRef), or
+ * the name the table gives for NameRef (*k; MP_MAP_EMPTY: none, the empty
+ * name, as in LLVM).  The name table is decoded only when needed. */
+static int find_func(rawprof *r, mp_instr *ip, uint64_t ref, uint32_t *fid,
+                     uint32_t *k, mp_err *err) {
+  *fid = mp_instr_find_md5(ip, ref);
+  *k = MP_MAP_EMPTY;
+  if (*fid != UINT32_MAX) return 0;
+  if (!r->names_read) {
+    r->names_read = 1;
+    if (read_names(r, err)) return -1;
+  }
+  *k = mp_map_get(&r->name_index, ref);
+  return 0;
+}
+
 static int read_record(rawprof *r, mp_instr *ip, const char *src,
                        uint64_t i, size_t *vpos, uint64_t weight,
                        mp_err *err) {
   const unsigned char *p = r->d + r->data + DATA_SIZE * i;
   uint64_t ref = mp_rd64(p);
-  uint32_t k = mp_map_get(&r->name_index, ref);
+  uint32_t fid, k;
+  if (find_func(r, ip, ref, &fid, &k, err)) return -1;
   const char *name = k == MP_MAP_EMPTY ? "" : r->name_buf + r->name_off[k];
   size_t name_len = k == MP_MAP_EMPTY ? 0 : r->name_sz[k];
   mp_irecord rec = {0};
@@ -333,7 +353,13 @@ static int read_record(rawprof *r, mp_instr *ip, const char *src,
     mp_irecord_clear(&rec);
     return -1;
   }
-  mp_instr_add(ip, src, name, name_len, &rec, weight);
+  /* a found name's MD5 is the NameRef (the index is keyed by it) */
+  if (fid != UINT32_MAX)
+    mp_instr_add_to(ip, src, fid, &rec, weight);
+  else if (k == MP_MAP_EMPTY)
+    mp_instr_add(ip, src, name, name_len, &rec, weight);
+  else
+    mp_instr_add_md5(ip, src, name, name_len, ref, &rec, weight);
   return 0;
 }
 
@@ -341,7 +367,7 @@ static int read_record(rawprof *r, mp_instr *ip, const char *src,
  * start (after its value data). */
 static int read_profile(rawprof *r, mp_instr *ip, const char *src,
                         uint64_t weight, size_t *next, mp_err *err) {
-  if (read_header(r, ip, err) || read_names(r, err)) return -1;
+  if (read_header(r, ip, err)) return -1;
   build_addr_map(r);
   size_t vpos = r->values;
   for (uint64_t i = 0; i < r->h[H_NUM_DATA]; i++)

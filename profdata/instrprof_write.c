@@ -26,15 +26,38 @@ static const uint64_t CUTOFFS[16] = {
 
 /* ---- the summary (ProfileSummaryBuilder) --------------------------------- */
 
+/* Counts are kept as LLVM's CountFrequencies: each distinct count once,
+ * with how often it occurs (profiles repeat counts, zeros above all). */
 typedef struct summary {
-  uint64_t *counts;
-  size_t n, cap;
-  uint64_t total, max_count, max_func, max_internal, n_funcs;
+  uint64_t *value; /* distinct counts */
+  uint32_t *freq;
+  size_t n_distinct, cap;
+  mp_map index; /* count -> its slot */
+  uint64_t n, total, max_count, max_func, max_internal, n_funcs;
 } summary;
 
+static void summary_init(summary *s) {
+  memset(s, 0, sizeof *s);
+  mp_map_init(&s->index, 1);
+}
+
+static void summary_free(summary *s) {
+  free(s->value);
+  free(s->freq);
+  mp_map_free(&s->index);
+}
+
 static void add_count(summary *s, uint64_t c) {
-  MP_VEC_RESERVE(s->counts, s->cap, s->n + 1);
-  s->counts[s->n++] = c;
+  uint32_t slot = mp_map_get_or_put(&s->index, c, (uint32_t)s->n_distinct);
+  if (slot == MP_MAP_EMPTY) {
+    MP_VEC_RESERVE(s->value, s->cap, s->n_distinct + 1);
+    s->freq = mp_xrealloc(s->freq, s->cap * sizeof *s->freq);
+    s->value[s->n_distinct] = c;
+    s->freq[s->n_distinct++] = 1;
+  } else {
+    s->freq[slot]++;
+  }
+  s->n++;
   s->total += c;
   if (c > s->max_count) s->max_count = c;
 }
@@ -61,7 +84,8 @@ static int desc(const void *a, const void *b) {
  * count reached and how many counts reach the cutoff's share of the
  * total. */
 static void write_summary(mp_buf *out, summary *s) {
-  if (s->n) qsort(s->counts, s->n, sizeof *s->counts, desc);
+  if (s->n_distinct)
+    qsort(s->value, s->n_distinct, sizeof *s->value, desc);
   mp_buf_u64(out, 6);
   mp_buf_u64(out, 16);
   uint64_t fields[6] = {s->n_funcs, s->n, s->max_func, s->max_count,
@@ -73,19 +97,16 @@ static void write_summary(mp_buf *out, summary *s) {
   for (int c = 0; c < 16; c++) {
     uint64_t want =
         (uint64_t)((unsigned __int128)s->total * CUTOFFS[c] / 1000000);
-    while (sum < want && i < s->n) {
-      count = s->counts[i];
-      size_t j = i;
-      while (j < s->n && s->counts[j] == count) j++;
-      sum += count * (uint64_t)(j - i);
-      seen += (uint32_t)(j - i);
-      i = j;
+    while (sum < want && i < s->n_distinct) {
+      count = s->value[i++];
+      uint32_t f = s->freq[mp_map_get(&s->index, count)];
+      sum += count * (uint64_t)f;
+      seen += f;
     }
     mp_buf_u64(out, CUTOFFS[c]);
     mp_buf_u64(out, count);
     mp_buf_u64(out, seen);
   }
-  free(s->counts);
 }
 
 /* ---- the table ------------------------------------------------------------ */
@@ -211,16 +232,17 @@ uint64_t mp_instr_write(mp_buf *out, const mp_instr *ip, int sparse,
                         mp_err *err) {
   tbl t = {0};
   if (ip) build_table(&t, ip, sparse);
-  summary s = {0}, cs = {0};
+  summary s, cs;
+  summary_init(&s);
+  summary_init(&cs);
   for (size_t k = 0; ip && k < t.first[t.n]; k++) {
     const mp_irecord *r = &ip->recs[t.order[k]];
     add_record(r->hash & CS_FLAG_IN_HASH ? &cs : &s, r);
   }
   write_summary(out, &s);
-  if (ip && (ip->variant & MP_IVAR_CSIR))
-    write_summary(out, &cs);
-  else
-    free(cs.counts);
+  if (ip && (ip->variant & MP_IVAR_CSIR)) write_summary(out, &cs);
+  summary_free(&s);
+  summary_free(&cs);
   uint64_t *hashes = mp_xmalloc((t.n + 1) * sizeof *hashes);
   for (size_t i = 0; i < t.n; i++) hashes[i] = ip->funcs[t.funcs[i]].md5;
   uint64_t off = mp_odh_emit(out, hashes, t.n, write_item, &t, err);
@@ -265,10 +287,11 @@ void mp_instr_write_binary_ids(mp_buf *out, const mp_instr *ip) {
 /* ---- show ------------------------------------------------------------------- */
 
 void mp_instr_summary_text(const mp_instr *ip, mp_buf *out) {
-  summary s = {0};
+  summary s;
+  summary_init(&s);
   for (size_t i = 0; i < ip->n_recs; i++)
     if (!(ip->recs[i].hash & CS_FLAG_IN_HASH)) add_record(&s, &ip->recs[i]);
-  free(s.counts);
+  summary_free(&s);
   int ir = (ip->variant & MP_IVAR_IR) != 0;
   mp_buf_printf(out, "# Instrumentation level: %s  entry_first = %d\n",
                 ir ? ((ip->variant & MP_IVAR_CSIR) ? "IR (CS)" : "IR")
@@ -278,7 +301,7 @@ void mp_instr_summary_text(const mp_instr *ip, mp_buf *out) {
                 "# Total functions: %" PRIu64 "\n"
                 "# Maximum function count: %" PRIu64 "\n"
                 "# Maximum internal block count: %" PRIu64 "\n"
-                "# Total number of blocks: %zu\n"
+                "# Total number of blocks: %" PRIu64 "\n"
                 "# Total count: %" PRIu64 "\n",
                 s.n_funcs, s.max_func, s.max_internal, s.n, s.total);
 }
