@@ -5,7 +5,8 @@ Entry point behind bench/run.sh (see bench/README.md for what each number
 means). Section 1 runs real programs and a malloc microbenchmark linked
 three ways from the same objects (floor / LLVM runtime / our runtime);
 section 2 merges raw profiles of a generated deep-stack program with
-llvm-profdata-22 and with memprof-profdata. Runs are interleaved
+llvm-profdata-22 and with memprof-profdata; section 3 (bench_pgo.py) merges
+each real program's instrumentation and memory profiles into one file. Runs are interleaved
 (floor, llvm, ours, floor, ...) and each figure is a median.
 """
 import argparse
@@ -16,6 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_lib as B  # noqa: E402
+import bench_pgo  # noqa: E402
 import bench_programs as P  # noqa: E402
 from bench_lib import log, median, fmt, ratio  # noqa: E402
 
@@ -26,7 +28,7 @@ def parse_args():
     ap = argparse.ArgumentParser(description="MemProf benchmark: ours vs LLVM")
     ap.add_argument("--quick", action="store_true",
                     help="3 repetitions, smaller workloads, merge sizes 1 and 10")
-    ap.add_argument("--only", choices=["runtime", "tool"],
+    ap.add_argument("--only", choices=["runtime", "tool", "pgo"],
                     help="run one section only")
     ap.add_argument("--reps", type=int, help="override repetitions")
     ap.add_argument("--sizes", help="merge sizes, comma separated (e.g. 1,10,50,200)")
@@ -415,6 +417,9 @@ def main():
         parts.append(section_runtime(cfg, lib_ours))
     if cfg.only in (None, "tool"):
         parts.append(section_tool(cfg, tool_ours))
+    if cfg.only in (None, "pgo"):
+        parts.append(bench_pgo.section_pgo(cfg, lib_ours, tool_ours,
+                                           build_bench_objs(cfg)))
     out = os.path.join(cfg.bench_dir, "results.md")
     with open(out, "w") as f:
         f.write("\n".join(parts))

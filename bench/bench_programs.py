@@ -23,6 +23,9 @@ SOURCES = [("sqlite3", "sqlite3"), ("libjsoncpp", "libjsoncpp"),
 Workload = namedtuple("Workload", "key title exes tail inputs")
 
 INSTRUMENT = ["-O2", "-g", "-fmemory-profile"]
+# The same programs built for instrumentation PGO (bench_pgo.py): the
+# build_* functions take the flags and an object-directory suffix.
+PGO_INSTRUMENT = ["-O2", "-g", "-fprofile-generate"]
 
 
 def gen_dir(cfg, name):
@@ -42,9 +45,9 @@ def write_if_changed(path, text):
         f.write(text)
 
 
-def compile_all(cfg, name, srcs, cc, flags):
-    return B.compile_objs([(s, os.path.join(cfg.obj, name, obj_name(s))) for s in srcs],
-                          cc, flags)
+def compile_all(cfg, name, srcs, cc, flags, tag=""):
+    return B.compile_objs([(s, os.path.join(cfg.obj, name + tag, obj_name(s)))
+                           for s in srcs], cc, flags)
 
 
 def obj_name(src):
@@ -55,7 +58,7 @@ def obj_name(src):
 
 # ---- sqlite3 speedtest1 ----------------------------------------------------
 
-def build_sqlite(cfg, srcdir):
+def build_sqlite(cfg, srcdir, instrument=INSTRUMENT, tag=""):
     amal = os.path.join(cfg.bench_dir, "sqlite-amal")
     c = os.path.join(amal, "sqlite3.c")
     if not os.path.exists(c):
@@ -63,9 +66,9 @@ def build_sqlite(cfg, srcdir):
         log("building the sqlite3 amalgamation (configure + make sqlite3.c)")
         B.run([os.path.join(srcdir, "configure"), "--disable-tcl"], cwd=amal)
         B.run(["make", "sqlite3.c"], cwd=amal)
-    flags = [*INSTRUMENT, "-I" + amal, "-DSQLITE_OMIT_LOAD_EXTENSION"]
+    flags = [*instrument, "-I" + amal, "-DSQLITE_OMIT_LOAD_EXTENSION"]
     return compile_all(cfg, "sqlite", [c, os.path.join(srcdir, "test", "speedtest1.c")],
-                       B.CC, flags)
+                       B.CC, flags, tag)
 
 
 def sqlite_workload(cfg, srcdir, bench_objs, lib_ours):
@@ -78,13 +81,13 @@ def sqlite_workload(cfg, srcdir, bench_objs, lib_ours):
 
 # ---- jsoncpp jsontestrunner ------------------------------------------------
 
-def build_jsoncpp(cfg, srcdir):
-    flags = [*INSTRUMENT, "-I" + os.path.join(srcdir, "include"),
+def build_jsoncpp(cfg, srcdir, instrument=INSTRUMENT, tag=""):
+    flags = [*instrument, "-I" + os.path.join(srcdir, "include"),
              "-I" + os.path.join(srcdir, "src", "lib_json")]
     srcs = [os.path.join(srcdir, "src", "lib_json", f)
             for f in ["json_reader.cpp", "json_value.cpp", "json_writer.cpp"]]
     srcs.append(os.path.join(srcdir, "src", "jsontestrunner", "main.cpp"))
-    return compile_all(cfg, "jsoncpp", srcs, B.CXX, flags)
+    return compile_all(cfg, "jsoncpp", srcs, B.CXX, flags, tag)
 
 
 def jsoncpp_workload(cfg, srcdir, bench_objs, lib_ours):
@@ -150,16 +153,16 @@ def leveldb_sources(srcdir):
     return srcs
 
 
-def build_leveldb(cfg, srcdir):
+def build_leveldb(cfg, srcdir, instrument=INSTRUMENT, tag=""):
     """db_bench and the library. db_bench.cc includes util/testutil.h, which
     includes the gmock and gtest headers (libgmock-dev); nothing from their
     libraries is referenced, so none is linked."""
     gen = gen_dir(cfg, "leveldb")
     write_if_changed(os.path.join(gen, "port", "port_config.h"), LEVELDB_PORT_CONFIG)
-    flags = [*INSTRUMENT, "-std=c++17", "-DNDEBUG", "-DLEVELDB_PLATFORM_POSIX=1",
+    flags = [*instrument, "-std=c++17", "-DNDEBUG", "-DLEVELDB_PLATFORM_POSIX=1",
              "-DLEVELDB_HAS_PORT_CONFIG_H=1", "-I" + gen, "-I" + srcdir,
              "-I" + os.path.join(srcdir, "include")]
-    return compile_all(cfg, "leveldb", leveldb_sources(srcdir), B.CXX, flags)
+    return compile_all(cfg, "leveldb", leveldb_sources(srcdir), B.CXX, flags, tag)
 
 
 def db_dir(cfg):
@@ -184,7 +187,7 @@ def cleanup(cfg):
 
 # ---- lua5.4 running bench/lua_compile.lua ----------------------------------
 
-def build_lua(cfg, srcdir):
+def build_lua(cfg, srcdir, instrument=INSTRUMENT, tag=""):
     gen = gen_dir(cfg, "lua")
     # Debian's luaconf.h patch includes a header its build generates.
     write_if_changed(os.path.join(gen, "lua5.4-deb-multiarch.h"),
@@ -192,8 +195,8 @@ def build_lua(cfg, srcdir):
     src = os.path.join(srcdir, "src")
     srcs = [os.path.join(src, f) for f in sorted(os.listdir(src))
             if f.endswith(".c") and f != "luac.c"]
-    flags = [*INSTRUMENT, "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX", "-I" + gen]
-    return compile_all(cfg, "lua", srcs, B.CC, flags)
+    flags = [*instrument, "-DLUA_COMPAT_5_3", "-DLUA_USE_LINUX", "-I" + gen]
+    return compile_all(cfg, "lua", srcs, B.CC, flags, tag)
 
 
 def lua_workload(cfg, srcdir, bench_objs, lib_ours):

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/run.sh [--quick] [--only runtime|tool] [--reps N] [--sizes 1,10,50,200]
+# bench/run.sh [--quick] [--only runtime|tool|pgo] [--reps N] [--sizes 1,10,50,200]
 # Builds what it needs (Debian sources, the three link variants, our runtime
 # and tool in $BENCH_DIR/tree unless MEMPROF_BUILD_DIR is given) and prints
 # our figures beside LLVM's. See bench/README.md. Not part of CI.

@@ -37,6 +37,10 @@ typedef enum opt_id {
   OPT_MATCHING_COLD,
   OPT_CALLSITE_COLD,
   OPT_KEEP_NOTCOLD,
+  OPT_WEIGHTED_INPUT,
+  OPT_INSTR,
+  OPT_SPARSE,
+  OPT_NUM_THREADS,
 } opt_id;
 
 typedef struct opt_def {
@@ -82,6 +86,11 @@ static const opt_def OPTS[] = {
     {"memprof-matching-cold-threshold", OPT_MATCHING_COLD, 1, IN_REPORT},
     {"memprof-callsite-cold-threshold", OPT_CALLSITE_COLD, 1, IN_REPORT},
     {"memprof-keep-all-not-cold-contexts", OPT_KEEP_NOTCOLD, 2, IN_REPORT},
+    {"weighted-input", OPT_WEIGHTED_INPUT, 1, IN_MERGE},
+    {"instr", OPT_INSTR, 0, IN_MERGE}, /* llvm-profdata's default kind */
+    {"sparse", OPT_SPARSE, 0, IN_MERGE},
+    {"num-threads", OPT_NUM_THREADS, 1, IN_MERGE}, /* llvm-profdata's; ours
+                                                      chooses its own */
 };
 
 const char *cli_cmd_name(cli_cmd cmd) {
@@ -96,9 +105,11 @@ void cli_usage(FILE *out, cli_cmd cmd) {
     fputs(
         "Usage: memprof-profdata merge [options] INPUT...\n"
         "\n"
-        "Read raw (.profraw), indexed and YAML memory profiles, in any mix,\n"
-        "merge them (the MIBs of identical contexts are combined) and write\n"
-        "one indexed profile for clang's -fmemory-profile-use.\n"
+        "Read raw (.profraw), indexed and YAML memory profiles and clang's\n"
+        "instrumentation (PGO) profiles, raw or indexed, in any mix, merge\n"
+        "them (the MIBs of identical contexts are combined, counters summed\n"
+        "as llvm-profdata does) and write one indexed profile for clang's\n"
+        "-fmemory-profile-use and -fprofile-use.\n"
         "\n"
         "Options:\n"
         "  -o, --output=FILE          output file (default " MP_DEFAULT_MERGE_OUTPUT
@@ -118,6 +129,12 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             locations after LLVM's sections\n"
         "  --no-prefill               do not fault the heap in up front (saves\n"
         "                             memory, costs time where faults are slow)\n"
+        "  --weighted-input=W,FILE    an input whose instrumentation counts\n"
+        "                             count W times (W >= 1; repeatable)\n"
+        "  --sparse                   leave out functions whose counters are\n"
+        "                             all zero\n"
+        "  --instr, --num-threads=N   accepted for llvm-profdata's command\n"
+        "                             lines (no effect)\n"
         "  -h, --help                 show this help\n",
         out);
   } else if (cmd == CLI_SHOW) {
@@ -331,6 +348,23 @@ static const opt_def *find_opt(const char *name, size_t len) {
   return NULL;
 }
 
+/* W,FILE with W a positive integer, as llvm-profdata takes it. */
+static int add_weighted(cli_opts *o, const char *v, mp_err *err) {
+  const char *comma = strchr(v, ',');
+  char *end;
+  unsigned long long w = strtoull(v, &end, 10);
+  if (!comma || end != comma || comma == v || !comma[1])
+    return mp_fail(err, "invalid value '%s' for --weighted-input (expected "
+                   "WEIGHT,FILE)", v);
+  if (w == 0 || *v == '-')
+    return mp_fail(err, "input weight must be a positive integer: '%s'", v);
+  push(&o->w_inputs, &o->n_w_inputs, comma + 1);
+  o->w_weights =
+      mp_xrealloc(o->w_weights, o->n_w_inputs * sizeof *o->w_weights);
+  o->w_weights[o->n_w_inputs - 1] = w;
+  return 0;
+}
+
 static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   static const unsigned memprof_versions[] = {2, 3, 4};
   static const unsigned index_versions[] = {11, 12, 13};
@@ -354,6 +388,10 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   case OPT_NO_PREFILL: o->no_prefill = 1; return 0;
   case OPT_SYMBOLIZED: o->symbolized = 1; return 0;
   case OPT_MEMORY: return 0;
+  case OPT_WEIGHTED_INPUT: return add_weighted(o, v, err);
+  case OPT_INSTR: return 0;
+  case OPT_SPARSE: o->index.sparse = 1; return 0;
+  case OPT_NUM_THREADS: return 0;
   default: return apply_report(o, d, v, err);
   }
   return 0;
@@ -404,6 +442,16 @@ static int parse_command(const char *arg, cli_opts *o, mp_err *err) {
   return 0;
 }
 
+/* Weighted inputs follow the plain ones, in llvm-profdata's order. */
+static void finish_inputs(cli_opts *o) {
+  for (size_t i = 0; i < o->n_w_inputs; i++)
+    push(&o->inputs, &o->n_inputs, o->w_inputs[i]);
+  o->weights = mp_xmalloc((o->n_inputs + 1) * sizeof *o->weights);
+  size_t plain = o->n_inputs - o->n_w_inputs;
+  for (size_t i = 0; i < o->n_inputs; i++)
+    o->weights[i] = i < plain ? 1 : o->w_weights[i - plain];
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o, mp_err *err) {
   memset(o, 0, sizeof *o);
   o->index = (mp_index_opts)MP_INDEX_OPTS_DEFAULT;
@@ -421,6 +469,7 @@ int cli_parse(int argc, char **argv, cli_opts *o, mp_err *err) {
       push(&o->inputs, &o->n_inputs, a);
     }
   }
+  finish_inputs(o);
   if (o->help || o->version) return 0;
   if (o->cmd == CLI_NONE) return mp_fail(err, "no command given");
   if (!o->n_inputs) return mp_fail(err, "no input files");
@@ -431,5 +480,8 @@ void cli_free(cli_opts *o) {
   free((void *)o->binaries);
   free((void *)o->debug_dirs);
   free((void *)o->inputs);
+  free((void *)o->w_inputs);
+  free(o->w_weights);
+  free(o->weights);
   memset(o, 0, sizeof *o);
 }

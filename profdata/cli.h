@@ -5,6 +5,7 @@
 #define PROFDATA_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -31,6 +32,10 @@ typedef struct cli_opts {
   size_t n_debug_dirs;
   const char **inputs;
   size_t n_inputs;
+  uint64_t *weights;   /* per input: --weighted-input's W, else 1 */
+  const char **w_inputs; /* --weighted-input files while parsing */
+  uint64_t *w_weights;
+  size_t n_w_inputs;
   mp_index_opts index; /* merge */
   int symbolized;      /* show */
   int no_prefill;      /* --no-prefill: no mp_heap_prefill */

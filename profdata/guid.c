@@ -1,5 +1,5 @@
 /* guid.c - LLVM's function GUIDs (guid.h): the first 8 bytes of the MD5
- * of a function's canonical name. */
+ * of a function's canonical name, and that MD5 alone (LLVM's MD5Hash). */
 #include "guid.h"
 
 #include <string.h>
@@ -25,10 +25,14 @@ size_t mp_guid_canon_len(const char *name, size_t len) {
   return strip_suffix(name, len, ".part.");
 }
 
-uint64_t mp_guid_of_name(const char *name, size_t len) {
+uint64_t mp_md5_low(const void *data, size_t len) {
   unsigned char d[16];
-  mp_md5_digest(name, mp_guid_canon_len(name, len), d);
+  mp_md5_digest(data, len, d);
   uint64_t g = 0;
   for (int i = 7; i >= 0; i--) g = g << 8 | d[i];
   return g;
+}
+
+uint64_t mp_guid_of_name(const char *name, size_t len) {
+  return mp_md5_low(name, mp_guid_canon_len(name, len));
 }

@@ -1,5 +1,6 @@
 /* indexed.h - LLVM's indexed profile (the file clang's
- * -fmemory-profile-use reads), memprof part only, plus our symbolized
+ * -fmemory-profile-use and -fprofile-use read): the memprof part, the
+ * instrumentation part (instrprof.h), plus our symbolized
  * section stored after LLVM's sections and found through a trailer at the
  * end of the file (docs/indexed-format.md, docs/symbolized-section.md).
  */
@@ -17,9 +18,10 @@ typedef struct mp_index_opts {
   unsigned memprof_version; /* 2, 3 (default) or 4 */
   int full_schema;          /* all 27 MIB fields instead of the hot/cold 4 */
   int symbolized_section;   /* append our section when the profile has syms */
+  int sparse; /* leave out functions whose counters are all zero */
 } mp_index_opts;
 
-#define MP_INDEX_OPTS_DEFAULT {12, 3, 0, 1}
+#define MP_INDEX_OPTS_DEFAULT {12, 3, 0, 1, 0}
 
 int mp_is_indexed(const void *data, size_t len);
 
@@ -39,5 +41,11 @@ int mp_write_indexed(const mp_profile *p, const mp_index_opts *o, mp_buf *out,
  * AccessHistogramSize (the model stores it only with histogram contents,
  * which indexed files never have) and a v4 data-access profile. */
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err);
+/* The same for input `src` of a merge (named in warnings), its
+ * instrumentation counts weighted by `weight` (>= 1).  The instrumentation
+ * part (function table, binary ids) goes to mp_profile_instr(p); a file
+ * without the memory-profile flag brings only that. */
+int mp_read_indexed_input(mp_profile *p, const void *data, size_t len,
+                          const char *src, uint64_t weight, mp_err *err);
 
 #endif

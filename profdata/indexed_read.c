@@ -1,12 +1,14 @@
 /* indexed_read.c - mp_read_indexed (indexed.h): the indexed profile header
  * (index versions 8-13), dispatch to the memprof section reader
- * (memprof_read.c), and attaching our symbolized section's symbol info to
- * the frames it names.
+ * (memprof_read.c) and to the instrumentation part's (instrprof_index.c),
+ * and attaching our symbolized section's symbol info to the frames it
+ * names.
  */
 #include <string.h>
 
 #include "io.h"
 #include "indexed_priv.h"
+#include "instrprof.h"
 #include "symsec.h"
 
 /* Header words by version: magic, version, unused, hash type, hash offset,
@@ -55,10 +57,8 @@ static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
   if (len < 8ULL * hw)
     return mp_fail(err, "truncated indexed header: version %u needs %u "
                    "bytes, file has %zu", v, 8 * hw, len);
-  if (!(vw & MP_INDEXED_VARIANT_MEMPROF))
-    return mp_fail(err, "indexed profile has no memory profile (variant "
-                   "flags 0x%llx lack bit 62)",
-                   (unsigned long long)(vw >> 32));
+  *memprof = 0;
+  if (!(vw & MP_INDEXED_VARIANT_MEMPROF)) return 0; /* instrumentation only */
   *memprof = mp_rd64(d + 40);
   if (*memprof < 8ULL * hw || *memprof >= len)
     return mp_fail(err, "memprof section offset 0x%llx is outside the file "
@@ -101,10 +101,14 @@ int mp_is_indexed(const void *data, size_t len) {
 }
 
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
+  return mp_read_indexed_input(p, data, len, NULL, 1, err);
+}
+
+int mp_read_indexed_input(mp_profile *p, const void *data, size_t len,
+                          const char *src, uint64_t weight, mp_err *err) {
   const unsigned char *d = data;
   uint64_t memprof = 0;
   if (read_header(d, len, &memprof, err)) return -1;
-  mp_profile_begin_input(p);
 
   mp_symsec sec = {0};
   int has_sec = mp_symsec_present(d, len);
@@ -113,8 +117,16 @@ int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {
 
   mp_frame_keys keys = {0};
   unsigned version = 0;
-  int rc = mp_read_memprof(p, d, end, memprof, &keys, &version, err);
+  int rc = 0;
+  if (memprof) {
+    mp_profile_begin_input(p);
+    rc = mp_read_memprof(p, d, end, memprof, &keys, &version, err);
+  }
   if (rc == 0) rc = check_tail(d, end, err);
+  if (rc == 0)
+    rc = mp_read_instr_indexed(mp_profile_instr(p), src, d, end, weight, err);
+  if (rc == 0 && has_sec && !memprof)
+    rc = mp_fail(err, "symbolized section without a memory profile");
   if (rc == 0 && has_sec) rc = attach_syms(p, &sec, version, &keys, err);
   mp_frame_keys_free(&keys);
   mp_symsec_free(&sec);

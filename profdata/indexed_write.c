@@ -1,12 +1,14 @@
 /* indexed_write.c - mp_write_indexed (indexed.h): the container around the
- * memprof section - header, empty InstrProf summary and function table,
- * binary-id and vtable-name sections - and, last, our symbolized section
- * with its trailer.  Layout: docs/indexed-format.md.
+ * memprof section - header, the instrumentation summary and function table
+ * (instrprof_write.c; empty for a memory-only profile), binary-id and
+ * vtable-name sections - and, last, our symbolized section with its
+ * trailer.  Layout: docs/indexed-format.md.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "indexed_priv.h"
+#include "instrprof.h"
 #include "odhash.h"
 #include "symsec.h"
 
@@ -28,25 +30,6 @@ static unsigned header_words(unsigned version) {
   return version >= 12 ? 9 : 8;
 }
 
-/* NumSummaryFields=6, 16 cutoffs, all counts 0: no InstrProf data. */
-static void write_instrprof_summary(mp_buf *out) {
-  static const uint64_t cutoffs[16] = {
-      10000,  100000, 200000, 300000, 400000, 500000, 600000, 700000,
-      800000, 900000, 950000, 990000, 999000, 999900, 999990, 999999};
-  mp_buf_u64(out, 6);
-  mp_buf_u64(out, 16);
-  for (int i = 0; i < 6; i++) mp_buf_u64(out, 0);
-  for (int i = 0; i < 16; i++) {
-    mp_buf_u64(out, cutoffs[i]);
-    mp_buf_u64(out, 0);
-    mp_buf_u64(out, 0);
-  }
-}
-
-static void no_item(mp_buf *out, size_t i, void *ctx) {
-  (void)out, (void)i, (void)ctx;
-}
-
 static int has_syms(const mp_wview *v) {
   for (size_t i = 0; i < v->n_frames; i++) {
     const mp_frame_sym *s = &v->p->syms[v->frames[i]];
@@ -59,18 +42,32 @@ static int has_syms(const mp_wview *v) {
 enum { H_MAGIC, H_VERSION, H_UNUSED, H_HASHTYPE, H_HASH_OFF, H_MEMPROF_OFF,
        H_BINID_OFF, H_TEMPORAL_OFF, H_VTABLE_OFF };
 
+/* A memory profile is written unless the inputs were all instrumentation
+ * profiles (then, as llvm-profdata, no memprof section and no flag). */
+static int has_memprof(const mp_profile *p) {
+  return p->input > 0 || !p->instr;
+}
+
+static uint64_t variant_flags(const mp_profile *p) {
+  uint64_t v = has_memprof(p) ? MP_INDEXED_VARIANT_MEMPROF : 0;
+  if (p->instr) v |= p->instr->variant & MP_IVAR_INDEXED_MASK & ~MP_IVAR_MEMPROF;
+  return v;
+}
+
 static int write_body(const mp_wview *v, const mp_index_opts *o, mp_buf *out,
                       uint64_t *sym_key, mp_err *err) {
   unsigned hw = header_words(o->index_version);
   uint64_t hdr[9] = {MP_INDEXED_MAGIC,
-                     MP_INDEXED_VARIANT_MEMPROF | o->index_version};
+                     variant_flags(v->p) | o->index_version};
   for (unsigned i = 0; i < hw; i++) mp_buf_u64(out, 0);
-  write_instrprof_summary(out);
-  hdr[H_HASH_OFF] = mp_odh_emit(out, NULL, 0, no_item, NULL, err);
-  hdr[H_MEMPROF_OFF] = out->len;
-  if (mp_write_memprof(out, v, o, sym_key, err)) return -1;
+  hdr[H_HASH_OFF] = mp_instr_write(out, v->p->instr, o->sparse, err);
+  if (!hdr[H_HASH_OFF]) return -1;
+  if (has_memprof(v->p)) {
+    hdr[H_MEMPROF_OFF] = out->len;
+    if (mp_write_memprof(out, v, o, sym_key, err)) return -1;
+  }
   hdr[H_BINID_OFF] = out->len;
-  mp_buf_u64(out, 0); /* no binary ids */
+  mp_instr_write_binary_ids(out, v->p->instr);
   if (o->index_version >= 12) {
     hdr[H_VTABLE_OFF] = out->len;
     mp_buf_u64(out, 0); /* no vtable names */

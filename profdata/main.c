@@ -1,8 +1,8 @@
 /* main.c - memprof-profdata: `merge`, `show` and `report`.
  *
  * Parsing lives in cli.c; this file does the I/O: open the binaries, read
- * every input (raw, indexed or YAML, detected by content) into one profile,
- * then write it.  Any error is reported as "memprof-profdata: error: WHAT:
+ * every input (raw memory or instrumentation, indexed or YAML, detected by
+ * content) into one profile, then write it.  Any error is reported as "memprof-profdata: error: WHAT:
  * why" with exit status 1, and nothing is written.
  */
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include "heap.h"
 #include "helper.h"
 #include "indexed.h"
+#include "instrprof.h"
 #include "io.h"
 #include "model.h"
 #include "raw.h"
@@ -84,9 +85,10 @@ static msym_ctx *open_binaries(const cli_opts *o) {
 typedef struct input {
   const char *path;
   mp_raw_reader *raw; /* shared; preparing only reads its binaries */
+  uint64_t weight; /* of its instrumentation counts */
   mp_file f;
   int opened;
-  enum { IN_RAW, IN_INDEXED, IN_YAML } kind;
+  enum { IN_RAW, IN_INDEXED, IN_YAML, IN_INSTR_RAW } kind;
   mp_raw_file *prepared;
   int rc;
   mp_err err;
@@ -105,8 +107,11 @@ static void prepare_input(input *in) {
     in->kind = IN_INDEXED;
   } else if (mp_is_yaml(d, n)) {
     in->kind = IN_YAML;
+  } else if (mp_is_instr_raw(d, n)) {
+    in->kind = IN_INSTR_RAW;
   } else {
-    in->rc = mp_fail(&in->err, "not a memory profile (neither raw, indexed "
+    in->rc = mp_fail(&in->err, "not a profile (neither a raw memory or "
+                               "instrumentation profile, an indexed profile "
                                "nor YAML starting with '---')");
   }
 }
@@ -190,9 +195,16 @@ static int add_input(mp_profile *p, input *in, mib_stage *m, int last,
   }
   finish_mibs(m);
   if (in->rc) return in->rc;
-  return in->kind == IN_INDEXED
-             ? mp_read_indexed(p, in->f.data, in->f.size, &in->err)
-             : mp_read_yaml(p, in->f.data, in->f.size, &in->err);
+  const unsigned char *d = in->f.data;
+  size_t n = in->f.size;
+  switch (in->kind) {
+  case IN_INDEXED:
+    return mp_read_indexed_input(p, d, n, in->path, in->weight, &in->err);
+  case IN_INSTR_RAW:
+    return mp_read_instr_raw(mp_profile_instr(p), in->path, d, n, in->weight,
+                             &in->err);
+  default: return mp_read_yaml(p, d, n, &in->err);
+  }
 }
 
 /* A pipeline of three inputs on up to three threads: input i+1 is opened,
@@ -211,6 +223,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
   int failed = 0;
   if (o->n_inputs) {
     in[0].path = o->inputs[0];
+    in[0].weight = o->weights[0];
     in[0].raw = raw;
     prepare_input(&in[0]);
   }
@@ -222,6 +235,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
     memset(next, 0, sizeof *next);
     if (more) {
       next->path = o->inputs[i + 1];
+      next->weight = o->weights[i + 1];
       next->raw = raw;
       threaded = mp_helper_start(&t, prepare_thread, &job) == 0;
     }
@@ -262,9 +276,25 @@ static int run_merge(const cli_opts *o, const mp_profile *p) {
   return rc;
 }
 
+/* The instrumentation summary goes in as YAML comments after the document
+ * marker ("---", which LLVM's reader wants first), so the output still
+ * reads back as a memory profile. */
+static void add_instr_summary(const mp_profile *p, mp_buf *b) {
+  if (!p->instr || !p->instr->has_kind || b->len < 4 ||
+      memcmp(b->data, "---", 3))
+    return;
+  mp_buf t = {0};
+  mp_buf_put(&t, "---\n", 4);
+  mp_instr_summary_text(p->instr, &t);
+  mp_buf_put(&t, b->data + 4, b->len - 4); /* after "---\n" or "--- " */
+  mp_buf_free(b);
+  *b = t;
+}
+
 static int run_show(const cli_opts *o, const mp_profile *p) {
   mp_buf b = {0};
   mp_write_yaml(p, o->symbolized, &b);
+  add_instr_summary(p, &b);
   int rc = write_output(o->out ? o->out : "-", &b);
   mp_buf_free(&b);
   return rc;

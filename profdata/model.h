@@ -114,6 +114,10 @@ typedef struct mp_profile {
   uint32_t input, inputs_with_sites, last_input_with_sites;
 
   mp_map frame_index, stack_index, record_index, site_index, string_index;
+
+  /* The instrumentation (PGO) profile read alongside (instrprof.h), or
+   * NULL: none was read.  mp_profile_instr creates it. */
+  struct mp_instr *instr;
 } mp_profile;
 
 #define MP_ALLOC_SEG0_BITS 2 /* the first segment holds 4 sites */
@@ -127,6 +131,8 @@ static inline mp_alloc_site *mp_alloc_of(const mp_record *r, size_t j) {
 
 mp_profile *mp_profile_new(void);
 void mp_profile_free(mp_profile *p);
+/* p->instr, created empty if missing. */
+struct mp_instr *mp_profile_instr(mp_profile *p);
 
 /* Hints: about `stacks` more stacks (of `frames` frames in all) and
  * `sites` more sites are coming.  The stack index is sized for `indexed`

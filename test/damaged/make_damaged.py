@@ -9,13 +9,16 @@ profiles of test/fuzz/seedprog.c, recorded with LLVM 22's runtime; v3 is
 the LLVM 19 v4 file converted), base-llvm22.indexed (llvm-profdata-22 merge
 of base-v5) and base.yaml (llvm-profdata-22 show --memory of base-llvm22.indexed) and
 base-ours.memprofdata (memprof-profdata merge of base-v5, with our
-symbolized section).
+symbolized section), base-ir22.profraw (test/fuzz/instrprog.c's
+instrumentation profile from clang-22 -fprofile-generate, instrprog.py) and
+base-ir22.indexed (llvm-profdata-22 merge of it).
 
 Writes one file per case into OUTDIR and the list of cases to CASES:
 one line per case, tab-separated: file name, the substring memprof-profdata's
 error message must contain, the exit status.  The messages are pdraw's and
 pdidx's wording (profdata/raw.c, raw_build.c, indexed_read.c,
-memprof_read.c, radix.c, odhash.c, yaml_read.c) with concrete offsets, so a
+memprof_read.c, radix.c, odhash.c, yaml_read.c, instrprof_raw.c,
+instrprof_index.c, instrprof_values.c) with concrete offsets, so a
 message that loses its offset or its numbers fails the test.
 """
 import os
@@ -23,7 +26,8 @@ import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NOT_A_PROFILE = "not a memory profile (neither raw, indexed nor YAML"
+NOT_A_PROFILE = ("not a profile (neither a raw memory or instrumentation profile, "
+                 "an indexed profile nor YAML")
 
 
 def u64(b, o):
@@ -243,8 +247,6 @@ def indexed_cases(ix):
         add(f"idx-version-{v}.indexed", put64(d, 8, (u64(d, 8) & ~0xffffffff) | v),
             f"indexed profile version {v} is not supported (8..13 carry a "
             "memory profile)")
-    add("idx-no-memprof-variant.indexed", put64(d, 8, ix.version),
-        "indexed profile has no memory profile (variant flags 0x0 lack bit 62)")
     add("idx-memprof-offset-past-end.indexed", put64(d, 40, n + 64),
         f"memprof section offset 0x{n + 64:x} is outside the file")
     add("idx-memprof-version-5.indexed", put64(d, ix.mp, 5),
@@ -321,6 +323,119 @@ def symsec_cases(ours):
     return c
 
 
+# ---- instrumentation profiles (docs/instrprof-format.md) ------------------------
+
+class InstrRaw:
+    """Section offsets of a one-profile raw instrprof file."""
+
+    def __init__(self, d):
+        self.d = d
+        self.h = struct.unpack_from("<16Q", d, 0)
+        self.data = 128 + self.h[2]
+        self.counters = self.data + 64 * self.h[3] + self.h[4]
+        self.names = (self.counters + 8 * self.h[5] + self.h[6] + self.h[7] +
+                      self.h[8])
+        nsize = self.h[9]
+        self.values = self.names + nsize + (8 - nsize % 8) % 8
+        # the first record with value sites, and its value data's offset
+        self.vrec = next(i for i in range(self.h[3])
+                         if any(struct.unpack_from("<3H", d, self.data + 64 * i + 52)))
+
+
+def instr_raw_cases(d):
+    r = InstrRaw(d)
+    n = len(d)
+    c = []
+    add = lambda name, data, msg: c.append((name, data, msg))
+    rec0 = r.data
+    add("ipr-trunc-100.profraw", d[:100],
+        "truncated raw instrprof header at offset 0x0: needs 128 bytes, 100 remain")
+    add("ipr-version-9.profraw", put64(d, 8, (u64(d, 8) & ~0xffffffff) | 9),
+        "unsupported raw instrprof version 9 at offset 0x0 (supported: 10, "
+        "written by clang 19 to 22)")
+    add("ipr-32bit.profraw", put64(d, 0, 0xff6c70726f665281),
+        "32-bit raw instrprof profiles are not supported")
+    add("ipr-temporal.profraw", put64(d, 8, u64(d, 8) | 1 << 63),
+        "temporal profiles are not supported")
+    add("ipr-vtables.profraw", put64(d, 8 * 13, 1),
+        "vtable value profiles (1 vtables) are not supported")
+    add("ipr-binid-size-33.profraw", put64(d, 16, 33),
+        "binary-id section size 33 is not a multiple of 8")
+    add("ipr-binid-len-0.profraw", put64(d, 128, 0),
+        "binary id at offset 0x80: length is 0")
+    add("ipr-num-data-huge.profraw", put64(d, 24, 2**40),
+        f"raw instrprof profile at offset 0x0: the data records end past the end "
+        f"of the file (size 0x{n:x}; truncated file?)")
+    add(f"ipr-trunc-{r.names + 4}.profraw", d[:r.names + 4],
+        f"the names end past the end of the file (size 0x{r.names + 4:x}")
+    add("ipr-zero-counters.profraw", put32(d, rec0 + 48, 0),
+        "raw instrprof profile at offset 0x0: data record 0: number of counters "
+        "is zero")
+    csize = 8 * r.h[5]
+    add("ipr-counter-offset.profraw", put64(d, rec0 + 16, u64(d, rec0 + 16) + 2**20),
+        f"data record 0: counter offset {2**20} is outside the {csize} bytes of "
+        "counters")
+    add("ipr-many-counters.profraw", put32(d, rec0 + 48, 1000),
+        f"data record 0: 1000 counters at offset 0 do not fit in the {csize} "
+        "bytes of counters")
+    bad = bytearray(d)
+    bad[r.names + 4] ^= 0xff  # inside the zlib stream
+    usize = d[r.names]  # one-byte ULEB in this file
+    add("ipr-bad-zlib.profraw", bytes(bad),
+        f"name table at offset 0x{r.names:x}: zlib data does not decompress to "
+        f"{usize} bytes")
+    add("ipr-value-kinds-9.profraw", put32(d, r.values + 4, 9),
+        f"data record {r.vrec}: value data at offset 0x{r.values:x}: number of "
+        "value profile kinds 9 is invalid")
+    add("ipr-value-size-huge.profraw", put32(d, r.values, 0x7ffffff8),
+        f"data record {r.vrec}: value data at offset 0x{r.values:x}: value profile "
+        f"data of {0x7ffffff8} bytes does not fit in the {n - r.values} left")
+    add("ipr-value-kind-5.profraw", put32(d, r.values + 8, 5),
+        f"value data at offset 0x{r.values:x}: value kind 5 is invalid")
+    add("ipr-trailing-garbage.profraw", d + b"\x01" * 5,
+        f"truncated raw instrprof header at offset 0x{n:x}: needs 128 bytes, 5 "
+        "remain")
+    return c
+
+
+def instr_indexed_cases(d):
+    """base-ir22.indexed: header (9 words), summary, function table, binary
+    ids, vtable names."""
+    c = []
+    add = lambda name, data, msg: c.append((name, data, msg))
+    n = len(d)
+    table = u64(d, 32)
+    payload = 0x48 + 16 + 8 * 6 + 24 * 16
+    # the first item: u16 count at the first bucket, then hash, keylen, datalen
+    first = min(u64(d, table + 16 + 8 * b) for b in range(u64(d, table))
+                if u64(d, table + 16 + 8 * b))
+    item = first + 2
+    klen, dlen = u64(d, item + 8), u64(d, item + 16)
+    name = d[item + 24:item + 24 + klen].decode()
+    rec = item + 24 + klen
+    add("ipi-hash-type-1.indexed", put64(d, 24, 1),
+        "unsupported hash type 1 (0 = MD5 expected)")
+    add("ipi-temporal.indexed", put64(d, 8, u64(d, 8) | 1 << 63),
+        "temporal profiles are not supported")
+    add("ipi-summary-huge.indexed", put64(d, 0x48, 2**40),
+        f"profile summary at offset 0x48: {2**40} fields and 16 cutoffs do not "
+        "fit in the file")
+    add("ipi-item-size-odd.indexed", put64(d, item + 16, dlen - 4),
+        f"function table item at offset 0x{item:x}: data size {dlen - 4} is "
+        "not a positive multiple of 8")
+    add("ipi-counts-huge.indexed", put64(d, rec + 8, 2**40),
+        f"function '{name}': record at offset 0x{rec:x}: {2**40} counters do not fit")
+    binid = u64(d, 0x30)
+    add("ipi-binid-huge.indexed", put64(d, binid, 2**40),
+        f"truncated profile data: binary-id section at offset 0x{binid:x} holds "
+        f"{2**40} bytes")
+    vt = u64(d, 0x40)
+    add("ipi-vtable-names.indexed", put64(d, vt, 8) + b"VTNames\0",
+        f"vtable names (8 bytes at offset 0x{vt:x}) are not supported")
+    assert payload < table
+    return c
+
+
 # ---- YAML ---------------------------------------------------------------------
 
 def yaml_cases(y):
@@ -355,6 +470,8 @@ def main():
     cases = (raw_cases(rd("base-v5.profraw"), rd("base-v3.profraw")) +
              indexed_cases(Indexed(rd("base-llvm22.indexed"))) +
              symsec_cases(rd("base-ours.memprofdata")) +
+             instr_raw_cases(rd("base-ir22.profraw")) +
+             instr_indexed_cases(rd("base-ir22.indexed")) +
              yaml_cases(rd("base.yaml")))
     names = set()
     lines = ["# file\texpected stderr substring\texit status "

@@ -101,6 +101,11 @@ class DamagedTest(unittest.TestCase):
                                       self.scratch.path("bin", "seedprog19"))
                 self.assertEqual(r.returncode, 0, r.stderr.decode())
                 self.assertIn(b"HeapProfileRecords:", r.stdout)
+        for base in ("base-ir22.profraw", "base-ir22.indexed"):
+            with self.subTest(base=base):
+                r = self.run_tool("show", os.path.join(HERE, base))
+                self.assertEqual(r.returncode, 0, r.stderr.decode())
+                self.assertIn(b"# Total functions: 4\n", r.stdout)
 
     def make_bad_binaries(self):
         """(path, exact message or None) for damaged --profiled-binary files:

@@ -1,6 +1,6 @@
 /* fuzz_common.h - what every profdata fuzz target does after a parser
  * accepted its input: write the profile in both output formats and read
- * each back.  Whatever we accept we must be able to write, and whatever we
+ * each back (the indexed one keeps the instrumentation records too).  Whatever we accept we must be able to write, and whatever we
  * write we must be able to read; a failure aborts, so libFuzzer keeps the
  * input as a crash.
  */
@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "indexed.h"
+#include "instrprof.h"
 #include "io.h"
 #include "model.h"
 #include "yaml_io.h"
@@ -37,6 +38,10 @@ static void fuzz_roundtrip(const mp_profile *p) {
     fuzz_die("cannot read back our own indexed output", &e);
   if (mp_profile_num_contexts(q) != mp_profile_num_contexts(p))
     fuzz_die("indexed round trip changed the number of contexts", NULL);
+  size_t recs = p->instr ? p->instr->n_recs : 0;
+  if ((q->instr ? q->instr->n_recs : 0) != recs)
+    fuzz_die("indexed round trip changed the number of instrprof records",
+             NULL);
   mp_profile_free(q);
   mp_buf_free(&b);
 
@@ -48,6 +53,16 @@ static void fuzz_roundtrip(const mp_profile *p) {
     fuzz_die("YAML round trip changed the number of contexts", NULL);
   mp_profile_free(q);
   mp_buf_free(&b);
+}
+
+/* After a reader returned rc on p: the round trip when it accepted the
+ * input, the refusal check when not; p is freed. */
+static void fuzz_check_read(mp_profile *p, int rc, const mp_err *e) {
+  if (rc == 0)
+    fuzz_roundtrip(p);
+  else
+    fuzz_check_refusal(e);
+  mp_profile_free(p);
 }
 
 #endif

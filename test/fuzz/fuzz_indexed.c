@@ -38,11 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fix_symsec_crc(copy, size);
   mp_profile *p = mp_profile_new();
   mp_err e = {{0}};
-  if (mp_read_indexed(p, copy, size, &e) == 0)
-    fuzz_roundtrip(p);
-  else
-    fuzz_check_refusal(&e);
-  mp_profile_free(p);
+  fuzz_check_read(p, mp_read_indexed(p, copy, size, &e), &e);
   free(copy);
   return 0;
 }

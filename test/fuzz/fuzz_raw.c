@@ -39,10 +39,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mp_profile *p = mp_profile_new();
   mp_err e = {{0}};
-  if (mp_read_raw(p, "fuzz-input", data, size, sym, &e) == 0)
-    fuzz_roundtrip(p);
-  else
-    fuzz_check_refusal(&e);
-  mp_profile_free(p);
+  fuzz_check_read(p, mp_read_raw(p, "fuzz-input", data, size, sym, &e), &e);
   return 0;
 }

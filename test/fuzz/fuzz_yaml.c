@@ -7,10 +7,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mp_profile *p = mp_profile_new();
   mp_err e = {{0}};
-  if (mp_read_yaml(p, data, size, &e) == 0)
-    fuzz_roundtrip(p);
-  else
-    fuzz_check_refusal(&e);
-  mp_profile_free(p);
+  fuzz_check_read(p, mp_read_yaml(p, data, size, &e), &e);
   return 0;
 }

@@ -31,9 +31,37 @@ static void expect_error(const char *want, int rc, const mp_err *e) {
   }
 }
 
+/* llvm-profdata's instrumentation options: weighted inputs come after the
+ * plain ones with their weights, a weight must be a positive integer. */
+static void test_instr_options(void) {
+  cli_opts o;
+  mp_err e;
+  CHECK(PARSE(&o, &e, "p", "merge", "--weighted-input=3,w.raw", "a.raw",
+              "--sparse", "--instr", "--num-threads=4",
+              "--weighted-input", "10,x,y.raw", "b.raw") == 0);
+  CHECK(o.n_inputs == 4 && !strcmp(o.inputs[0], "a.raw") &&
+        !strcmp(o.inputs[1], "b.raw") && !strcmp(o.inputs[2], "w.raw") &&
+        !strcmp(o.inputs[3], "x,y.raw"));
+  CHECK(o.weights[0] == 1 && o.weights[1] == 1 && o.weights[2] == 3 &&
+        o.weights[3] == 10);
+  CHECK(o.index.sparse == 1);
+  cli_free(&o);
+  expect_error("input weight must be a positive integer",
+               PARSE(&o, &e, "p", "merge", "--weighted-input=0,a.raw"), &e);
+  cli_free(&o);
+  expect_error("expected WEIGHT,FILE",
+               PARSE(&o, &e, "p", "merge", "--weighted-input=a.raw"), &e);
+  cli_free(&o);
+  expect_error("expected WEIGHT,FILE",
+               PARSE(&o, &e, "p", "merge", "--weighted-input=2x,a.raw"), &e);
+  cli_free(&o);
+}
+
 int main(void) {
   cli_opts o;
   mp_err e;
+
+  test_instr_options();
 
   CHECK(PARSE(&o, &e, "p", "merge", "a.raw", "--profiled-binary=bin",
               "--profiled-binary", "lib.so", "-o", "out", "b.raw") == 0);

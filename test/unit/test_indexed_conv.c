@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     rc = load(p, argv[2]) ? 1 : 0;
   } else if (!strcmp(argv[1], "write") && (argc == 8 || argc == 9)) {
     mp_index_opts o = {(unsigned)atoi(argv[4]), (unsigned)atoi(argv[5]),
-                       atoi(argv[6]), atoi(argv[7])};
+                       atoi(argv[6]), atoi(argv[7]), 0};
     mp_buf out = {0};
     mp_err err;
     if (load(p, argv[2]) == 0) {

@@ -20,6 +20,7 @@
 
 #include "blake3.h"
 #include "indexed.h"
+#include "instrprof.h"
 #include "mib_schema.h"
 #include "radix.h"
 #include "symsec.h"
@@ -152,7 +153,7 @@ static void test_roundtrip_matrix(void) {
   for (unsigned iv = 10; iv <= 14; iv++)
     for (unsigned mv = 1; mv <= 5; mv++)
       for (int full = 0; full < 2; full++) {
-        mp_index_opts o = {iv, mv, full, 1};
+        mp_index_opts o = {iv, mv, full, 1, 0};
         mp_buf out = {0};
         mp_err err = {{0}};
         int rc = mp_write_indexed(p, &o, &out, &err);
@@ -270,7 +271,7 @@ static void test_v4_summary(void) {
   m.TotalSize = 77;
   m.TotalLifetime = 399999;
   mp_add_alloc_site(p, 2, warm, &m, NULL);
-  mp_index_opts o = {12, 4, 0, 0};
+  mp_index_opts o = {12, 4, 0, 0, 0};
   mp_buf out = {0};
   mp_err err;
   CHECK(mp_write_indexed(p, &o, &out, &err) == 0);
@@ -467,7 +468,7 @@ static void test_radix_hostile(void) {
 static void test_corruption(void) {
   mp_profile *p = make_profile(3, 1);
   for (unsigned mv = 2; mv <= 4; mv++) {
-    mp_index_opts o = {12, mv, mv == 3, 1};
+    mp_index_opts o = {12, mv, mv == 3, 1, 0};
     mp_buf out = {0};
     mp_err err;
     CHECK(mp_write_indexed(p, &o, &out, &err) == 0);
@@ -509,17 +510,21 @@ static void test_corruption(void) {
   mp_profile_free(p);
 }
 
-/* Index versions 8-11 share one header length (and 12-13 another) and
- * differ only in header words we do not read; 7 and 14 are refused, and so
- * is a file without the memprof variant bit. */
+/* Index versions 10-11 share one header length (and 12-13 another) and
+ * differ only in header words we do not read; 7 and 14 are refused.  (8 and
+ * 9 have shorter headers, so the profile summary moves: a relabeled file
+ * is not one of theirs.)  A file
+ * without the memprof variant bit is an instrumentation profile: its
+ * memprof section is not read, and its (empty) function table is. */
 static void test_header_versions(void) {
   mp_profile *p = make_profile(5, 0);
-  mp_index_opts o = {11, 3, 0, 0}, o12 = {12, 3, 0, 0};
+  mp_index_opts o = {11, 3, 0, 0, 0}, o12 = {12, 3, 0, 0, 0};
   mp_buf out = {0}, out12 = {0};
   mp_err err;
   CHECK(mp_write_indexed(p, &o, &out, &err) == 0);
   CHECK(mp_write_indexed(p, &o12, &out12, &err) == 0);
   for (uint64_t v = 7; v <= 14; v++) {
+    if (v == 8 || v == 9) continue;
     uint64_t w = MP_INDEXED_VARIANT_MEMPROF | v;
     mp_buf *b = v >= 12 ? &out12 : &out;
     memcpy(b->data + 8, &w, 8);
@@ -532,8 +537,9 @@ static void test_header_versions(void) {
   uint64_t w = 11;
   memcpy(out.data + 8, &w, 8);
   mp_profile *q = mp_profile_new();
-  CHECK(mp_read_indexed(q, out.data, out.len, &err) == -1);
-  CHECK(strstr(err.msg, "no memory profile") != NULL);
+  CHECK(mp_read_indexed(q, out.data, out.len, &err) == 0);
+  CHECK(q->n_records == 0 && q->input == 0);
+  CHECK(q->instr && q->instr->n_funcs == 0 && q->instr->variant == 0);
   mp_profile_free(q);
   mp_buf_free(&out);
   mp_buf_free(&out12);
