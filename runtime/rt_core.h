@@ -261,7 +261,6 @@ static inline uintptr_t rt_thread_stack_bounds(uintptr_t *bottom) {
   }
   return rt_thread_stack_bounds_slow(bottom);
 }
-MP_HIDDEN void rt_thread_set_stack_top(uintptr_t top);
 
 /* ---- MIB table (rt_mibtable.c) ------------------------------------------ */
 /* At free: builds the block's MIB and merges it, clearing RT_LIVE_BIT in

@@ -86,8 +86,8 @@ static void count_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
 }
 
 /* The profile is streamed through one small buffer: building all of it in
- * memory first (11 MB for 30k contexts) cost a page fault per 4 KiB and as
- * much peak RSS. */
+ * memory first cost a page fault per 4 KiB of a large profile and as much
+ * peak RSS. */
 #define WRITE_CHUNK (256u << 10)
 
 typedef struct writer {

@@ -5,7 +5,7 @@
  * lists under one lock; requests above 64 KiB are mmap'd directly.  Callers
  * pass the size back.  Data kept until exit (rt_ialloc_perm) is instead
  * bump-allocated at its exact size: rounding MIB entries and stack nodes
- * up to powers of two cost up to 40% more pages, each a page fault. */
+ * up to powers of two cost many more pages, each a page fault. */
 #include "rt_core.h"
 #include "rt_lock.h"
 

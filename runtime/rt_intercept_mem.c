@@ -6,7 +6,7 @@
  * Instrumented code calls the intrinsics; the interceptors catch explicit
  * calls through pointers, calls from uninstrumented code of the executable
  * and calls from shared libraries bound to the executable's definitions
- * (libstdc++'s string code: in jsoncpp some 8 million calls a run).  Both
+ * (libstdc++'s string code: millions of calls in a C++ program).  Both
  * count the same way, so each intrinsic is an alias of its interceptor.
  * The common case, buffers of at most 64 bytes, is counted inline and then
  * enters libc's function by a tail call; the rest goes through a separate

@@ -82,8 +82,8 @@ MP_HIDDEN size_t mp_usable_size(const void *p);
 extern MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
 extern MP_EXPORT char __memprof_histogram;
 /* The shadow base once the core is initialised in default mode, else 0:
- * the inline path's one test.  The interceptors and intrinsics run it ~10
- * million times in a jsoncpp run; testing the init flag, the base and the
+ * the inline path's one test.  The interceptors and intrinsics run it
+ * millions of times in a C++ program; testing the init flag, the base and the
  * mode apiece, and again for the second buffer, made a copy's count half
  * as long again. */
 MP_HIDDEN extern uintptr_t rt_range_base;

@@ -4,15 +4,14 @@
  * without touching foreign pointers and enumerated at dump time, and
  * munmap'd at free so peak RSS follows the program.
  *
- * Populating: a guest takes ~10 us per page fault against ~0.65 us per
- * page faulted in by one MADV_POPULATE_WRITE, and programs fill large
- * blocks soon after allocating them (a copy into a grown buffer, a file
- * read): jsoncpp's growing strings (11 blocks, 46 MB) faulted ~11k pages
- * on its thread, ~120 ms.  Populating whole blocks would make a block the
- * program fills only in part cost its whole size in RSS (jsoncpp's last
- * 15.7 MB string holds 8.4 MB), so a block gets its first LARGE_HEAD
- * bytes and their shadow at allocation, and the ticker thread follows the
- * program through the rest (see "following"). */
+ * Populating (populate_large, follow_large): in a guest a page fault costs
+ * more than ten times a page faulted in by one MADV_POPULATE_WRITE, and
+ * programs fill large blocks soon after allocating them (a copy into a
+ * grown buffer, a file read).  Populating whole blocks would make a block
+ * the program fills only in part cost its whole size in RSS, so a block
+ * gets its first LARGE_HEAD bytes and their shadow at allocation, and the
+ * background thread, when it runs, follows the program through the rest
+ * (see "following"). */
 #include "rt_core.h"
 #include "rt_lock.h"
 

@@ -129,8 +129,8 @@ static void record_range_default(uintptr_t a, uintptr_t end, uintptr_t base) {
   uint64_t k0 = (next - a + 7) / 8;
   *cell++ += k0;
   /* The rest start at `first` (k0 * 8 bytes past a), eight to a cell,
-   * added two cells at a time: sqlite's 4 KiB page copies spent half of
-   * this function in a loop of one cell per step. */
+   * added two cells at a time: page-sized copies spent much of this
+   * function in a loop of one cell per step. */
   uintptr_t first = a + k0 * 8;
   if (first < a || first >= end)
     return;

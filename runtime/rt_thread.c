@@ -41,7 +41,6 @@ static void set_bounds(uintptr_t top, size_t size) {
   top_state = top ? 1 : 2;
 }
 
-void rt_thread_set_stack_top(uintptr_t top) { set_bounds(top, DEFAULT_STACK); }
 
 uintptr_t rt_thread_stack_bounds_slow(uintptr_t *bottom) {
   if (top_state == 2)
