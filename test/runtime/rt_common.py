@@ -6,7 +6,16 @@ Expected values are tuples (AllocCount, TotalSize, TotalAccessCount) or
 (AllocCount, TotalSize, TotalAccessCount, histogram); None means the site
 must be absent from the profile.
 """
+import os
+
 import harness
+
+PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
+
+
+def prog(name):
+    """Path of a C test program in test/runtime/progs/."""
+    return os.path.join(PROGS, name)
 
 # Our runtime under clang 19, writing raw v4 (what LLVM 19's tools read).
 CLANG19_RAW_V4 = {"llvm": 19, "env": {"MEMPROF_OPTIONS": "raw_version=4"}}

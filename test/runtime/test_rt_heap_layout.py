@@ -22,7 +22,12 @@ RUSAGE_THREAD count).  Populated by the allocating thread, as before, its
 count is at least the ~860 pages of slots, shadow and state words.
 
 Never-used slots are handed out in address order (test_fresh_slots_in_
-address_order).
+address_order), and so are freed ones, whatever order they were freed in
+(test_freed_slots_come_back_in_address_order, progs/reuse_order.c): 1024
+blocks of the 64-byte class freed in a shuffled order come back, all of
+them once, each refill of the thread cache (16 slots) in ascending order,
+so fewer than 1/8 of the new blocks sit below the one before them (77 of
+1024; handed out in the order they were freed, 521).
 
 Central free lists hold batches of up to 16 slots, listed in one of them
 (test_freed_slots_come_back_once): 96 blocks of the 4 KiB class (its
@@ -258,6 +263,16 @@ class HeapLayout(harness.ProfTest):
         exe = harness.compile_program(self.scratch, src, out="order", opt="-O1")
         r, _ = harness.run_program(self.scratch, exe)
         self.assertEqual(r.stdout.decode().split(), ["0", "0", "0"])
+
+    def test_freed_slots_come_back_in_address_order(self):
+        exe = harness.compile_program(self.scratch, rt_common.prog("reuse_order.c"),
+                                      out="reuse_order", opt="-O1")
+        r, _ = harness.run_program(self.scratch, exe)
+        words = r.stdout.decode().split()
+        self.assertEqual(words[0::2], ["descents", "reused", "dup"])
+        descents, reused, dup = map(int, words[1::2])
+        self.assertEqual((reused, dup), (1024, 0))
+        self.assertLess(descents, 1024 // 8, r.stdout.decode())
 
     def populated_ahead(self, options):
         src = self.scratch.write("pages.c", PROG)

@@ -14,12 +14,7 @@ instrumented build) and preloaded into a plain build, as users run it:
 import os
 
 import harness
-
-PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
-
-
-def prog(name):
-    return os.path.join(PROGS, name)
+from rt_common import prog
 
 
 class Variants(harness.ProfTest):
