@@ -33,6 +33,16 @@
  * a late ticker or a clock stepped back can never give a block a negative
  * (wrapped) lifetime.  Without a TSC clocksource a read is the real clock.
  *
+ * Without the ticker every timestamp reads the TSC, and that instruction
+ * is most of its cost: malloc and free take it first thing (rt_stamp), so
+ * that it overlaps their other work, and convert it last (rt_stamp_ms).
+ * Each thread keeps the TSC range of the millisecond it last computed
+ * (rt_clk_window): a stamp inside it, while no thread has handed out a
+ * later millisecond, is that millisecond, without the arithmetic, the
+ * call or the shared max_ms update.  (A signal handler that interrupts the
+ * window's update can take a stamp one ms off at a boundary, as a late
+ * ticker can.)
+ *
  * Each tick also populates the heap pages the allocator asked for ahead of
  * use (rt_heap_prefault) and the next pages of large blocks the program is
  * filling (rt_large_follow), so that their faults are not the program's.
@@ -71,6 +81,7 @@ static uint64_t tick_mult; /* ns per TSC tick << 32; 0 = not yet known */
  * once per ms. */
 rt_clock_line rt_clk __attribute__((aligned(64)));
 __thread uint32_t rt_clk_countdown __attribute__((tls_model("initial-exec")));
+__thread rt_ms_window rt_clk_window __attribute__((tls_model("initial-exec")));
 /* Checked reads (one per CHECK_EVERY timestamps) since the ticker last
  * looked: a line of its own, away from the one every timestamp reads. */
 static uint32_t tk_checks __attribute__((aligned(64)));
@@ -85,12 +96,6 @@ typedef struct anchor {
 } anchor;
 static __thread anchor th_anchor __attribute__((tls_model("initial-exec")));
 
-static inline uint64_t rdtsc(void) {
-  uint32_t lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return (uint64_t)hi << 32 | lo;
-}
-
 static int64_t realtime_ns(int64_t e) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -103,9 +108,9 @@ static inline uint32_t ms_of(int64_t ns) {
 
 /* The clock read with the TSC value at its middle; 0 if it was interrupted. */
 static uint64_t read_pair(int64_t e, int64_t *ns) {
-  uint64_t t0 = rdtsc();
+  uint64_t t0 = rt_rdtsc();
   *ns = realtime_ns(e);
-  uint64_t t1 = rdtsc();
+  uint64_t t1 = rt_rdtsc();
   return t1 - t0 <= MAX_READ_TICKS ? t0 + (t1 - t0) / 2 : 0;
 }
 
@@ -181,12 +186,34 @@ static inline uint32_t non_decreasing(uint32_t ms) {
   return ms;
 }
 
-/* The clock itself (see the file comment). */
-static uint32_t read_ms(int64_t e) {
+/* TSC ticks from d ticks past anchor a, at ns (in millisecond ms), that
+ * still give ms: up to the next millisecond, within the anchor's span.
+ * One tick short of the boundary, so that rounding never stretches it. */
+static uint64_t ticks_left_in_ms(const anchor *a, uint64_t d, int64_t ns, uint32_t ms) {
+  if (ns <= 0)
+    return 0;
+  uint64_t left_ns = (uint64_t)(ms + 1) * 1000000u - (uint64_t)ns;
+  uint64_t ticks = (left_ns << 32) / a->mult;
+  if (ticks > a->span - d)
+    ticks = a->span - d;
+  return ticks ? ticks - 1 : 0;
+}
+
+/* The clock itself at TSC value *t (0: now, and *t is set; see the file
+ * comment); *left: ticks from *t on that give the same millisecond (0: not
+ * known). */
+static uint32_t read_ms(int64_t e, uint64_t *t, uint64_t *left) {
   const anchor *a = &th_anchor;
   uint64_t d;
-  if (MP_LIKELY(a->span) && MP_LIKELY((d = rdtsc() - a->tsc) < a->span))
-    return ms_of(a->ns + (int64_t)((d * a->mult) >> 32));
+  *left = 0;
+  if (!*t)
+    *t = rt_rdtsc();
+  if (MP_LIKELY(a->span) && MP_LIKELY((d = *t - a->tsc) < a->span)) {
+    int64_t ns = a->ns + (int64_t)((d * a->mult) >> 32);
+    uint32_t ms = ms_of(ns);
+    *left = ticks_left_in_ms(a, d, ns, ms);
+    return ms;
+  }
   return now_slow(e);
 }
 
@@ -252,8 +279,11 @@ static void ticker_want(uint32_t ms) {
     burst_n = 0;
     burst_ms = ms;
   } else if (s == RT_TK_NONE) {
-    if (rt_flags.exact_clock || !rt_flags.background_thread)
+    if (rt_flags.exact_clock || !rt_flags.background_thread) {
       __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELAXED);
+      if (!rt_flags.exact_clock && __atomic_load_n(&tsc_usable, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&rt_clk.stamp_tsc, 1, __ATOMIC_RELAXED);
+    }
     else if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_STARTING, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
       /* RUN first: the ticker may sleep (RUN -> SLOW) before spawn returns. */
@@ -271,16 +301,24 @@ void rt_clock_fork_child(void) {
     __atomic_store_n(&rt_clk.tk_state, RT_TK_NONE, __ATOMIC_RELAXED);
 }
 
-/* Every CHECK_EVERY-th timestamp of a thread, and all of them while there
- * is no running ticker. */
-uint32_t rt_now_ms_checked(void) {
+/* Every CHECK_EVERY-th timestamp of a thread while the ticker runs, and
+ * the others when a thread's millisecond window (rt_clk_window) does not
+ * hold them. */
+uint32_t rt_now_ms_checked(uint64_t tsc) {
   int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
   if (!e)
     return 0;
   rt_clk_countdown = CHECK_EVERY;
+  uint32_t ms;
+  uint64_t left = 0;
   /* exact_clock: the clock itself, not the TSC extrapolated from it (a
    * rate taken early or under load can put a stamp across a ms boundary) */
-  uint32_t ms = non_decreasing(rt_flags.exact_clock ? ms_of(realtime_ns(e)) : read_ms(e));
+  if (rt_flags.exact_clock)
+    ms = non_decreasing(ms_of(realtime_ns(e)));
+  else
+    ms = non_decreasing(read_ms(e, &tsc, &left));
+  if (__atomic_load_n(&rt_clk.stamp_tsc, __ATOMIC_RELAXED))
+    rt_clk_window = (rt_ms_window){tsc, left, ms};
   ticker_want(ms);
   return ms;
 }

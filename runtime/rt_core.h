@@ -265,7 +265,7 @@ static inline uintptr_t rt_thread_stack_bounds(uintptr_t *bottom) {
 /* ---- MIB table (rt_mibtable.c) ------------------------------------------ */
 /* At free: builds the block's MIB and merges it, clearing RT_LIVE_BIT in
  * *live under the table lock.  Returns 0 if the block was not live (double free). */
-MP_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live);
+MP_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp);
 MP_HIDDEN void rt_mib_lock_all(void);
 MP_HIDDEN int rt_mib_trylock_all(void);
 MP_HIDDEN void rt_mib_unlock_all(void);

@@ -783,11 +783,12 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     align = 16;
   if (size > MAX_USER_SIZE || (align & (align - 1)))
     return NULL;
+  uint64_t stamp = rt_stamp(); /* read while the stack is walked */
   rt_captured cap;
   cap.n = 0;
   if (mp_inited)
     rt_stack_unwind(caller, &cap);
-  uint32_t ts = rt_now_ms(), cpu = rt_cpu();
+  uint32_t ts = rt_stamp_ms(stamp), cpu = rt_cpu();
   uintptr_t p;
   int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? class_for(size) : -1)
                       : class_for_aligned(size, align);
@@ -818,10 +819,10 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
 
 /* Record (if profiling) and mark dead; 0 if it was not live. */
 static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
-                  uint32_t cpu, uint32_t *live) {
+                  uint32_t cpu, uint32_t *live, uint64_t stamp) {
   if (__atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE)) {
     rt_block b = {p, size, stack, ts, cpu};
-    return rt_mib_on_free(&b, live);
+    return rt_mib_on_free(&b, live, stamp);
   }
   return rt_claim_live(live);
 }
@@ -830,6 +831,7 @@ void mp_free(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   if (!heap_may_own(p))
     return;
+  uint64_t stamp = rt_stamp(); /* read while the block's metadata is fetched */
   if (in_heap(p)) {
     int c;
     uint32_t s, st;
@@ -839,7 +841,7 @@ void mp_free(void *ptr) {
     rt_free_hooks(ptr);
     uint64_t size = st & SIZE_MASK;
     const block_meta *m = meta_of(c, s, st);
-    if (!retire(p, size, m->stack, m->alloc_ts, unpack_cpu(st), w))
+    if (!retire(p, size, m->stack, m->alloc_ts, unpack_cpu(st), w, stamp))
       return;
     count_event(1, size);
     slot_give(c, s);
@@ -850,7 +852,7 @@ void mp_free(void *ptr) {
   if (!live)
     return;
   rt_free_hooks(ptr);
-  if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live))
+  if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live, stamp))
     return;
   count_event(1, b.size);
   rt_large_release(p);

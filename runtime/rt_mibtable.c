@@ -343,14 +343,14 @@ add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
   e->present = 1;
 }
 
-int rt_mib_on_free(const rt_block *b, uint32_t *live) {
+int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp) {
   if (MP_UNLIKELY(rt_hist_mode() || must_park()))
     return on_free_built(b, live);
   uint32_t s = stripe_of(b->stack);
   rt_mib_entry *e = rt_stack_entry(b->stack);
   rt_prefetch_entry(e); /* cold if the block lived long: fetch it while the block is summed */
   uint64_t count = rt_shadow_sum(b->p, b->size);
-  uint32_t ts = rt_now_ms(), cpu = rt_cpu();
+  uint32_t ts = rt_stamp_ms(stamp), cpu = rt_cpu();
   uint32_t outer = stripe_enter(s);
   int was_live = claim_live_locked(live);
   if (was_live && __atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE))

@@ -64,20 +64,52 @@ static inline uintptr_t rt_round_down(uintptr_t x, uintptr_t a) {
 typedef struct rt_clock_line {
   uint32_t max_ms; /* the latest timestamp handed out */
   int tk_state;    /* RT_TK_*: the ticker thread's state */
+  int stamp_tsc;   /* no ticker, TSC clocksource: stamps read the TSC */
 } rt_clock_line;
 enum { RT_TK_NONE, RT_TK_STARTING, RT_TK_RUN, RT_TK_SLOW, RT_TK_OFF };
 MP_HIDDEN extern rt_clock_line rt_clk;
 MP_HIDDEN extern __thread uint32_t rt_clk_countdown
     __attribute__((tls_model("initial-exec")));
-MP_HIDDEN uint32_t rt_now_ms_checked(void);
+/* The TSC values [from, from + len) of a thread that all give the
+ * millisecond ms: a stamp inside it needs no arithmetic (rt_clock.c). */
+typedef struct rt_ms_window {
+  uint64_t from, len;
+  uint32_t ms;
+} rt_ms_window;
+MP_HIDDEN extern __thread rt_ms_window rt_clk_window
+    __attribute__((tls_model("initial-exec")));
+MP_HIDDEN uint32_t rt_now_ms_checked(uint64_t tsc);
 
-/* Milliseconds since the epoch recorded by __memprof_init (0 before it). */
-static inline uint32_t rt_now_ms(void) {
-  if (MP_LIKELY(__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) == RT_TK_RUN) &&
-      MP_LIKELY(rt_clk_countdown-- != 0))
-    return __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED);
-  return rt_now_ms_checked();
+static inline uint64_t rt_rdtsc(void) {
+  uint32_t lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return (uint64_t)hi << 32 | lo;
 }
+
+/* The start of a timestamp: the TSC when stamps extrapolate from it, else
+ * 0.  Taken first thing in malloc and free, so that the counter read (a
+ * slow instruction) overlaps their other work. */
+static inline uint64_t rt_stamp(void) {
+  return __atomic_load_n(&rt_clk.stamp_tsc, __ATOMIC_RELAXED) ? rt_rdtsc() : 0;
+}
+
+/* Milliseconds since the epoch recorded by __memprof_init (0 before it)
+ * at the stamp `tsc` (rt_stamp). */
+static inline uint32_t rt_stamp_ms(uint64_t tsc) {
+  if (tsc) {
+    const rt_ms_window *w = &rt_clk_window;
+    if (MP_LIKELY(tsc - w->from < w->len) &&
+        MP_LIKELY(w->ms == __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED)))
+      return w->ms;
+  } else if (MP_LIKELY(__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) ==
+                       RT_TK_RUN) &&
+             MP_LIKELY(rt_clk_countdown-- != 0)) {
+    return __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED);
+  }
+  return rt_now_ms_checked(tsc);
+}
+
+static inline uint32_t rt_now_ms(void) { return rt_stamp_ms(rt_stamp()); }
 MP_HIDDEN void rt_set_epoch(void);
 MP_HIDDEN void rt_clock_fork_child(void);
 /* Runs fn on a new raw thread (see rt_ticker.c); 0 if it cannot. */
