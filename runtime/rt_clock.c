@@ -2,64 +2,53 @@
  * recorded by __memprof_init, from CLOCK_REALTIME as LLVM's runtime) and
  * the CPU ids.
  *
- * Two timestamps per malloc/free pair were the largest cost of the profiler
- * for allocation-heavy programs: ~24 ns per vDSO clock read, and still
- * ~10 ns per RDTSC (a microcoded instruction on AMD).  So a ticker thread
- * (rt_ticker.c) publishes the current millisecond at every ms boundary and
- * a timestamp is one load of it.  Each thread still reads the clock itself
- * every CHECK_EVERY timestamps, which bounds the damage if the ticker is
- * late (descheduled): published values only move forward, and a thread's
- * own read moves them forward too.  The ticker sleeps while timestamps
- * come slower than SLOW_PER_MS a millisecond over a window of RATE_TICKS,
- * an idle program included (it is not woken 1000 times a second): its
- * wake-ups then cost more CPU than the threads' own reads (~20 us of CPU a
- * tick in a guest, against 10-15 ns a read: sqlite's ~100 allocations a ms
- * paid ~25 ms of ticker CPU a run).  Meanwhile every timestamp reads the
- * clock, and a thread wakes the ticker when WAKE_BURST of its own
- * timestamps fall within one ms boundary.  The price:
- * a timestamp taken after a ms boundary but before the ticker woke for it
- * (tens of microseconds; more only if the ticker is not scheduled) reads
- * the previous ms.  MEMPROF_OPTIONS=exact_clock=1 reads the real clock
- * (clock_gettime) every time instead.
+ * Two timestamps per malloc/free pair are a large share of the profiler's
+ * cost for allocation-heavy programs: a vDSO clock read, or even one
+ * RDTSC (a microcoded instruction on AMD), costs more than the rest of a
+ * timestamp.  Three ways, by option:
  *
- * Reading the clock: when the kernel itself keeps time with the TSC
- * (clocksource "tsc": invariant and synchronised across CPUs), each thread
- * extrapolates from its own anchor (a TSC value and the realtime it was read
- * at) with a global ticks->ns rate, and re-reads the real clock every
- * RESYNC_NS of TSC time.  The rate comes from the span between the epoch and
- * the latest anchor, so after the first millisecond its error is a few ppm
- * and the extrapolation stays well under a microsecond off the clock.
- * Timestamps are made globally non-decreasing (max_ms), so a boundary case,
- * a late ticker or a clock stepped back can never give a block a negative
- * (wrapped) lifetime.  Without a TSC clocksource a read is the real clock.
+ *  - Default: each thread extrapolates the clock from the TSC when the
+ *    kernel keeps time with it (clocksource "tsc": invariant and
+ *    synchronised across CPUs), from its own anchor (a TSC value and the
+ *    realtime read with it) and a global ticks->ns rate taken over the
+ *    span since the epoch, re-reading the real clock every RESYNC_NS.  The
+ *    TSC is read first thing in malloc and free (rt_stamp), so that the
+ *    slow instruction overlaps their other work, and converted last
+ *    (rt_stamp_ms); each thread keeps the TSC range of the millisecond it
+ *    last computed (rt_clk_window), and a stamp inside it, while no thread
+ *    has handed out a later millisecond, is that millisecond without the
+ *    arithmetic.  (A signal handler that interrupts the window's update can
+ *    take a stamp one ms off at a boundary.)  Without a TSC clocksource a
+ *    stamp reads the real clock.
+ *  - background_thread=1: the background thread (rt_background.c), paced
+ *    by clock_tick, publishes the current millisecond at every boundary
+ *    and a timestamp is one load of it.  Each thread still reads the clock
+ *    itself every CHECK_EVERY timestamps, which bounds the damage if the
+ *    thread is late (descheduled).  It sleeps while timestamps come slower
+ *    than SLOW_PER_MS a millisecond over RATE_TICKS ticks, an idle program
+ *    included: its wake-ups would then cost more CPU than the threads' own
+ *    reads; meanwhile stamps read the clock, and a thread wakes it when
+ *    WAKE_BURST of its own timestamps fall within one ms boundary.  A
+ *    timestamp taken after a boundary but before the thread woke for it
+ *    reads the previous ms.
+ *  - exact_clock=1: the real clock (clock_gettime) every time.
  *
- * Without the ticker every timestamp reads the TSC, and that instruction
- * is most of its cost: malloc and free take it first thing (rt_stamp), so
- * that it overlaps their other work, and convert it last (rt_stamp_ms).
- * Each thread keeps the TSC range of the millisecond it last computed
- * (rt_clk_window): a stamp inside it, while no thread has handed out a
- * later millisecond, is that millisecond, without the arithmetic, the
- * call or the shared max_ms update.  (A signal handler that interrupts the
- * window's update can take a stamp one ms off at a boundary, as a late
- * ticker can.)
- *
- * Each tick also populates the heap pages the allocator asked for ahead of
- * use (rt_heap_prefault) and the next pages of large blocks the program is
- * filling (rt_large_follow), so that their faults are not the program's.
+ * Timestamps are globally non-decreasing (max_ms), so a boundary case, a
+ * late thread or a clock stepped back can never give a block a negative
+ * (wrapped) lifetime.
  *
  * CPU ids come from RDPID where the kernel keeps the CPU number in
  * TSC_AUX (as its vDSO getcpu reads it; checked against sched_getcpu once),
  * else from sched_getcpu. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 
 #include <cpuid.h>
 
+#include "rt_background.h"
 #include "rt_core.h"
 
 #define RESYNC_NS 4000000LL    /* each thread re-reads the clock every 4 ms */
@@ -217,88 +206,51 @@ static uint32_t read_ms(int64_t e, uint64_t *t, uint64_t *left) {
   return now_slow(e);
 }
 
-/* ---- the ticker ---------------------------------------------------------
- * Runs on rt_ticker.c's thread: raw syscalls only (no vDSO, TLS or errno). */
+/* ---- the background thread's pace --------------------------------------
+ * rt_background.c runs this first at every tick, on its raw thread: raw
+ * syscalls only (no vDSO, TLS or errno). */
 
-/* RUN -> SLOW, then sleeps until a thread sets RUN again. */
-static void ticker_sleep(void) {
-  int run = RT_TK_RUN;
-  if (!__atomic_compare_exchange_n(&rt_clk.tk_state, &run, RT_TK_SLOW, 0,
-                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-    return;
-  rt_heap_prefault(); /* requests posted before RUN ended: no more come */
-  while (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE) == RT_TK_SLOW)
-    rt_syscall6(SYS_futex, (long)&rt_clk.tk_state, FUTEX_WAIT_PRIVATE, RT_TK_SLOW, 0, 0,
-                0);
-  __atomic_store_n(&tk_checks, 0, __ATOMIC_RELAXED);
-}
-
-static void ticker_loop(void) {
-  /* Wake-ups at the boundary, not up to 50 us (the default slack) late. */
-  rt_syscall6(SYS_prctl, PR_SET_TIMERSLACK, 1, 0, 0, 0, 0);
+/* Publishes the current millisecond; nanoseconds to the next boundary, or
+ * -1 (sleep) when timestamps came slower than SLOW_PER_MS a millisecond
+ * over the last RATE_TICKS ticks. */
+static long clock_tick(void) {
+  static uint32_t ticks, checks; /* the thread's alone */
   int64_t e = __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE);
-  uint32_t ticks = 0, checks = 0;
-  for (;;) {
-    struct timespec ts;
-    rt_syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0);
-    int64_t ns = ((int64_t)ts.tv_sec - e) * 1000000000LL + ts.tv_nsec;
-    non_decreasing(ms_of(ns));
-    rt_heap_prefault(); /* the allocator's page faults ride on this wake-up */
-    rt_large_follow();
-    checks += __atomic_exchange_n(&tk_checks, 0, __ATOMIC_RELAXED);
-    if (++ticks == RATE_TICKS) {
-      int slow = (uint64_t)checks * CHECK_EVERY < (uint64_t)RATE_TICKS * SLOW_PER_MS;
-      ticks = checks = 0;
-      if (slow) {
-        ticker_sleep();
-        continue;
-      }
-    }
-    struct timespec rel = {0, ns > 0 ? 1000000 - ns % 1000000 : 1000000};
-    rt_syscall(SYS_nanosleep, &rel, 0, 0);
+  struct timespec ts;
+  rt_syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0);
+  int64_t ns = ((int64_t)ts.tv_sec - e) * 1000000000LL + ts.tv_nsec;
+  non_decreasing(ms_of(ns));
+  checks += __atomic_exchange_n(&tk_checks, 0, __ATOMIC_RELAXED);
+  if (++ticks == RATE_TICKS) {
+    int slow = (uint64_t)checks * CHECK_EVERY < (uint64_t)RATE_TICKS * SLOW_PER_MS;
+    ticks = checks = 0;
+    if (slow)
+      return -1;
   }
+  return ns > 0 ? 1000000 - ns % 1000000 : 1000000;
 }
 
-static void ticker_wake(int s) {
-  if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_RUN, 0, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_RELAXED))
-    rt_syscall(SYS_futex, &rt_clk.tk_state, FUTEX_WAKE_PRIVATE, 1);
-}
+void rt_clock_init(void) { rt_bg_set_pacer(clock_tick); }
 
 /* Called by every thread's own clock read, of `ms`: start the ticker,
  * count the read for its rate, or count towards waking it. */
 static void ticker_want(uint32_t ms) {
-  int s = __atomic_load_n(&rt_clk.tk_state, __ATOMIC_ACQUIRE);
-  if (s == RT_TK_RUN) {
+  int s = __atomic_load_n(&rt_bg_state, __ATOMIC_ACQUIRE);
+  if (s == RT_BG_RUN) {
     __atomic_fetch_add(&tk_checks, 1, __ATOMIC_RELAXED);
-  } else if (s == RT_TK_SLOW) {
+  } else if (s == RT_BG_SLOW) {
     if (++burst_n < WAKE_BURST)
       return;
     if (ms - burst_ms <= 1)
-      ticker_wake(s);
+      rt_bg_wake();
     burst_n = 0;
     burst_ms = ms;
-  } else if (s == RT_TK_NONE) {
-    if (rt_flags.exact_clock || !rt_flags.background_thread) {
-      __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELAXED);
-      if (!rt_flags.exact_clock && __atomic_load_n(&tsc_usable, __ATOMIC_ACQUIRE))
-        __atomic_store_n(&rt_clk.stamp_tsc, 1, __ATOMIC_RELAXED);
-    }
-    else if (__atomic_compare_exchange_n(&rt_clk.tk_state, &s, RT_TK_STARTING, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-      /* RUN first: the ticker may sleep (RUN -> SLOW) before spawn returns. */
-      __atomic_store_n(&rt_clk.tk_state, RT_TK_RUN, __ATOMIC_RELEASE);
-      if (!rt_ticker_spawn(ticker_loop))
-        __atomic_store_n(&rt_clk.tk_state, RT_TK_OFF, __ATOMIC_RELEASE);
-    }
+  } else if (s == RT_BG_NONE) {
+    int ticker = rt_flags.background_thread && !rt_flags.exact_clock;
+    if (!ticker && !rt_flags.exact_clock && __atomic_load_n(&tsc_usable, __ATOMIC_ACQUIRE))
+      __atomic_store_n(&rt_clk.stamp_tsc, 1, __ATOMIC_RELAXED);
+    rt_bg_start(ticker);
   }
-}
-
-/* The ticker is not copied into a forked child: start another there. */
-void rt_clock_fork_child(void) {
-  int s = __atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED);
-  if (s != RT_TK_OFF)
-    __atomic_store_n(&rt_clk.tk_state, RT_TK_NONE, __ATOMIC_RELAXED);
 }
 
 /* Every CHECK_EVERY-th timestamp of a thread while the ticker runs, and

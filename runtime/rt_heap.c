@@ -332,7 +332,7 @@ static int lock_central(int c) {
  * EINVAL: nothing is lost but the speed).
  *
  * A window the program will only reach later is populated by the ticker
- * thread (rt_clock.c), which wakes every millisecond anyway: the page
+ * thread (rt_background.c), which wakes every millisecond anyway: the page
  * faults then cost the program no wall time while a CPU is free (jsoncpp:
  * 38-78 ms less in four sets of 20-40 paired rounds, about the same CPU
  * time).  Slots a take hands out at once, a ticker that is not running
@@ -346,7 +346,7 @@ static int lock_central(int c) {
  * here.  One request per class at a time: the lock orders the writers,
  * and prefault_to is the handshake with the one reader. */
 static int post_prefault(central *ce, uint64_t from, uint64_t to) {
-  if (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) != RT_TK_RUN ||
+  if (!rt_bg_running() ||
       __atomic_load_n(&ce->prefault_to, __ATOMIC_ACQUIRE))
     return 0;
   ce->prefault_from = from;

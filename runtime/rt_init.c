@@ -35,6 +35,11 @@ void mp_init_core(void) {
   rt_signals_install();
   rt_hooks_init();
   rt_cpu_init();
+  /* The optional background thread: the clock paces it, the allocator
+   * populates pages on it (rt_background.h). */
+  rt_clock_init();
+  rt_bg_add_tick(rt_heap_prefault);
+  rt_bg_add_tick(rt_large_follow);
   rt_stack_init();
   __atomic_store_n(&rt_recording, 1, __ATOMIC_RELEASE);
   if (!rt_hist_mode())

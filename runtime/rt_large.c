@@ -77,7 +77,7 @@ typedef struct follow {
 static follow follows[FOLLOW_SLOTS];
 
 static void follow_start(uintptr_t user, uint64_t size, uint64_t done) {
-  if (__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) != RT_TK_RUN)
+  if (!rt_bg_running())
     return; /* nobody would follow: the program faults the rest in */
   for (int i = 0; i < FOLLOW_SLOTS; i++) {
     follow *f = &follows[i];

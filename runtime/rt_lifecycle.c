@@ -32,7 +32,7 @@ static void fork_parent(void) {
 }
 
 static void fork_child(void) {
-  rt_clock_fork_child();
+  rt_bg_fork_child();
   rt_symtab_fork_child();
   rt_ialloc_fork_child();
   rt_heap_fork_child();

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_background.h"
 #include "rt_internal.h"
 
 static inline long rt_syscall6(long n, long a, long b, long c, long d, long e,
@@ -60,13 +61,12 @@ static inline uintptr_t rt_round_down(uintptr_t x, uintptr_t a) {
 
 /* ---- time and CPU (rt_clock.c) ------------------------------------------
  * Inline because every malloc and free takes both: the common cases are a
- * load of the ticker's published millisecond and one RDPID. */
+ * TSC read within the thread's millisecond window (or, with the background
+ * thread, a load of its published millisecond) and one RDPID. */
 typedef struct rt_clock_line {
   uint32_t max_ms; /* the latest timestamp handed out */
-  int tk_state;    /* RT_TK_*: the ticker thread's state */
   int stamp_tsc;   /* no ticker, TSC clocksource: stamps read the TSC */
 } rt_clock_line;
-enum { RT_TK_NONE, RT_TK_STARTING, RT_TK_RUN, RT_TK_SLOW, RT_TK_OFF };
 MP_HIDDEN extern rt_clock_line rt_clk;
 MP_HIDDEN extern __thread uint32_t rt_clk_countdown
     __attribute__((tls_model("initial-exec")));
@@ -101,9 +101,7 @@ static inline uint32_t rt_stamp_ms(uint64_t tsc) {
     if (MP_LIKELY(tsc - w->from < w->len) &&
         MP_LIKELY(w->ms == __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED)))
       return w->ms;
-  } else if (MP_LIKELY(__atomic_load_n(&rt_clk.tk_state, __ATOMIC_RELAXED) ==
-                       RT_TK_RUN) &&
-             MP_LIKELY(rt_clk_countdown-- != 0)) {
+  } else if (MP_LIKELY(rt_bg_running()) && MP_LIKELY(rt_clk_countdown-- != 0)) {
     return __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED);
   }
   return rt_now_ms_checked(tsc);
@@ -111,8 +109,10 @@ static inline uint32_t rt_stamp_ms(uint64_t tsc) {
 
 static inline uint32_t rt_now_ms(void) { return rt_stamp_ms(rt_stamp()); }
 MP_HIDDEN void rt_set_epoch(void);
-MP_HIDDEN void rt_clock_fork_child(void);
-/* Runs fn on a new raw thread (see rt_ticker.c); 0 if it cannot. */
+/* Makes the clock the background thread's pacer (rt_background.h). */
+MP_HIDDEN void rt_clock_init(void);
+/* Runs fn on a new raw thread (see rt_ticker.c); 0 if it cannot.  Only
+ * rt_background.c starts one. */
 MP_HIDDEN int rt_ticker_spawn(void (*fn)(void));
 
 MP_HIDDEN extern int rt_use_rdpid; /* TSC_AUX holds the CPU number */

@@ -1,5 +1,5 @@
 /* rt_ticker.c - the runtime's one background thread: it runs a function
- * (rt_clock.c's clock loop) with every signal blocked, on its own small
+ * (rt_background.c's loop) with every signal blocked, on its own small
  * stack and its own thread pointer.
  *
  * It is started with a raw clone, not pthread_create: it can be started from
