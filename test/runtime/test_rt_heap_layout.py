@@ -29,6 +29,14 @@ them once, each refill of the thread cache (16 slots) in ascending order,
 so fewer than 1/8 of the new blocks sit below the one before them (77 of
 1024; handed out in the order they were freed, 521).
 
+Each class's slots start at an offset of their own past the region's 4 GiB
+boundary (test_classes_are_staggered, progs/class_offsets.c): blocks of the
+192-, 384- and 1152-byte classes, less their 32-byte lead, sit at a
+non-zero multiple of 64 bytes modulo their class size, the same for every
+block of a class and different between the classes; with
+stagger_classes=0 (test_stagger_classes_off) at 0, on the boundary's grid.
+(Blocks aligned beyond 64 bytes keep their alignment: test_rt_malloc.)
+
 Central free lists hold batches of up to 16 slots, listed in one of them
 (test_freed_slots_come_back_once): 96 blocks of the 4 KiB class (its
 thread caches refill 8 slots at a time, so none is left unused) freed by a
@@ -273,6 +281,33 @@ class HeapLayout(harness.ProfTest):
         descents, reused, dup = map(int, words[1::2])
         self.assertEqual((reused, dup), (1024, 0))
         self.assertLess(descents, 1024 // 8, r.stdout.decode())
+
+    def class_phases(self, options):
+        """{class size: set of (address - lead) mod class size} of
+        progs/class_offsets.c's blocks."""
+        exe = harness.compile_program(self.scratch, rt_common.prog("class_offsets.c"),
+                                      out="class_offsets", opt="-O1")
+        r, _ = harness.run_program(self.scratch, exe, env={"MEMPROF_OPTIONS": options})
+        phases = {}
+        for line in r.stdout.decode().splitlines():
+            size, *addrs = map(int, line.split())
+            cls = {150: 192, 350: 384, 1100: 1152}[size]
+            lead = 32 if size + 32 <= cls else 0
+            phases[cls] = {(a - lead) % cls for a in addrs}
+        return phases
+
+    def test_classes_are_staggered(self):
+        phases = self.class_phases("")
+        for cls, got in phases.items():
+            with self.subTest(cls=cls):
+                self.assertEqual(len(got), 1, got)
+                self.assertNotIn(0, got)
+                self.assertEqual({p % 64 for p in got}, {0})
+        self.assertEqual(len(set.union(*phases.values())), 3, phases)
+
+    def test_stagger_classes_off(self):
+        self.assertEqual(self.class_phases("stagger_classes=0"),
+                         {192: {0}, 384: {0}, 1152: {0}})
 
     def populated_ahead(self, options):
         src = self.scratch.write("pages.c", PROG)
