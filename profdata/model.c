@@ -332,6 +332,7 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
     a->stack = stack;
     a->input = p->input;
     a->has_rep = 0;
+    a->in_library = 0;
     a->mib = *mib;
     a->mib.AccessHistogram = 0;
     a->hist = NULL;
@@ -412,7 +413,9 @@ void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
     mp_record_get(dst, r->guid);
     for (size_t j = 0; j < r->n_allocs; j++) {
       const mp_alloc_site *a = mp_alloc_of(r, j);
-      mp_add_alloc_site(dst, r->guid, smap[a->stack], &a->mib, a->hist);
+      uint32_t rec, idx;
+      mp_add_alloc_site_at(dst, r->guid, smap[a->stack], &a->mib, a->hist, &rec, &idx);
+      mp_alloc_of(&dst->records[rec], idx)->in_library |= a->in_library;
     }
     for (size_t j = 0; j < r->n_calls; j++)
       mp_add_call_site(dst, r->guid, smap[r->calls[j].stack],

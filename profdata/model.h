@@ -65,6 +65,10 @@ typedef struct mp_alloc_site {
    * the earlier inputs; mib holds the last input's own. */
   uint32_t input, has_rep;
   mp_mib_rep rep;
+  /* Allocated inside a library without debug information (raw inputs
+   * only: the leaf PC fell in no given binary), so the leaf frame is a
+   * call of that library, not an allocation call (report_verdict.c). */
+  uint8_t in_library;
 } mp_alloc_site;
 
 typedef struct mp_call_site {

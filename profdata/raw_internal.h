@@ -40,6 +40,9 @@ typedef struct raw_stack {
   uint32_t state;           /* RAW_STACK_* */
   uint32_t ent;             /* its entry in the reader's stack cache, when
                                LIVE (raw_build.c) */
+  uint32_t in_library;      /* its leaf PC is in no given binary: the block
+                               was allocated inside a library (printf's
+                               buffer), called from the first frame kept */
 } raw_stack;
 
 enum { RAW_STACK_NEW, RAW_STACK_LIVE, RAW_STACK_DROPPED };

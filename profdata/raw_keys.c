@@ -136,7 +136,10 @@ stack_key_as(raw_file *f, raw_stack *s, uint32_t *key, const int pairs) {
     uint64_t off = pc - lo;
     if (off >= span) {
       const seg_ref *sg = find_segment(f, s->dump, pc);
-      if (!sg) continue;
+      if (!sg) {
+        s->in_library |= i == 0;
+        continue;
+      }
       lo = sg->start + 1;
       span = sg->end - sg->start;
       mod = (uint32_t)sg->module;

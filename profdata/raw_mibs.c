@@ -33,22 +33,25 @@ static const uint64_t *read_hist(raw_mib_ctx *x, uint32_t version,
 /* The first MIB of a context adds its alloc sites (the functions the
  * entry lists) and remembers where they are; later ones merge in place. */
 static void add_alloc(mp_profile *p, stack_ent *e, const mp_mib *mib,
-                      const uint64_t *hist) {
+                      const uint64_t *hist, uint32_t in_library) {
   uint32_t *ref = sc_refs(e);
-  if (e->n_refs) {
+  if (!e->n_refs) {
+    const uint64_t *guid = sc_guids(e);
+    for (uint32_t i = 0; i < e->n_sites; i++)
+      mp_add_alloc_site_at(p, guid[i], e->model_stack, mib, hist, &ref[2 * i],
+                           &ref[2 * i + 1]);
+    e->n_refs = e->n_sites;
+  } else {
     for (uint32_t i = 0; i < e->n_refs; i++)
       mp_merge_alloc_at(p, ref[2 * i], ref[2 * i + 1], mib, hist);
-    return;
   }
-  const uint64_t *guid = sc_guids(e);
-  for (uint32_t i = 0; i < e->n_sites; i++)
-    mp_add_alloc_site_at(p, guid[i], e->model_stack, mib, hist, &ref[2 * i],
-                         &ref[2 * i + 1]);
-  e->n_refs = e->n_sites;
+  if (__builtin_expect(in_library != 0, 0))
+    for (uint32_t i = 0; i < e->n_refs; i++)
+      mp_alloc_of(&p->records[ref[2 * i]], ref[2 * i + 1])->in_library = 1;
 }
 
 static void add_mib(raw_mib_ctx *x, uint32_t version,
-                    const unsigned char *entry, stack_ent *e) {
+                    const unsigned char *entry, stack_ent *e, uint32_t in_library) {
   mp_mib mib;
   if (version == 3) { /* no histogram fields: they stay 0 */
     memset(&mib, 0, sizeof mib);
@@ -59,7 +62,7 @@ static void add_mib(raw_mib_ctx *x, uint32_t version,
   mib.AccessHistogram = 0;
   const uint64_t *hist = read_hist(x, version, entry + 8 + MP_MIB_SIZE_V4,
                                    mib.AccessHistogramSize);
-  add_alloc(x->p, e, &mib, hist);
+  add_alloc(x->p, e, &mib, hist, in_library);
 }
 
 /* MIBs go in batches: the entries of a batch are fetched, then through
@@ -72,12 +75,14 @@ static void add_dump(raw_mib_ctx *x, const raw_file *f, const raw_dump *d) {
   const unsigned char *e = d->mibs;
   const unsigned char *entry[BATCH];
   stack_ent *ent[BATCH];
+  uint32_t lib[BATCH];
   for (uint64_t i = 0; i < d->n_mibs;) {
     size_t m = 0;
     for (; m < BATCH && i < d->n_mibs; i++, e += raw_mib_entry_size(d->version, e)) {
       const raw_stack *s = &f->stacks[d->mib_stack[i]];
       if (s->state != RAW_STACK_LIVE) continue;
       entry[m] = e;
+      lib[m] = s->in_library;
       ent[m] = sc_ent(x->cache, s->ent);
       raw_prefetch_span(ent[m], sizeof(stack_ent) + 8); /* and its first refs */
       m++;
@@ -88,7 +93,7 @@ static void add_dump(raw_mib_ctx *x, const raw_file *f, const raw_dump *d) {
       raw_prefetch_span(mp_alloc_of(&x->p->records[ref[0]], ref[1]),
                     sizeof(mp_alloc_site));
     }
-    for (size_t j = 0; j < m; j++) add_mib(x, d->version, entry[j], ent[j]);
+    for (size_t j = 0; j < m; j++) add_mib(x, d->version, entry[j], ent[j], lib[j]);
   }
 }
 

@@ -36,7 +36,7 @@ static void collect_contexts(rpt *r) {
       if (seen[a->stack] || p->stacks[a->stack].len == 0) continue;
       seen[a->stack] = 1;
       MP_VEC_RESERVE(r->ctx, cap, r->n_ctx + 1);
-      r->ctx[r->n_ctx++] = (rpt_ctx){a->stack, 0, &a->mib, RPT_NONE, 0};
+      r->ctx[r->n_ctx++] = (rpt_ctx){a->stack, 0, &a->mib, RPT_NONE, a->in_library, 0};
     }
   free(seen);
 }

@@ -111,7 +111,8 @@ static void summary(rpt *r, mp_buf *o) {
                    "contexts, which only LTO's cloning uses)\n");
   if (s->site_unmatched)
     mp_buf_printf(o, "  %" PRIu64 " allocation call%s (%s) clang cannot match: the "
-                     "profiled build merged code there (line 0 or column 0)\n",
+                     "profiled build merged code there (line 0 or column 0), or the "
+                     "block was allocated inside a library called there\n",
                   s->site_unmatched, s->site_unmatched == 1 ? "" : "s",
                   human_bytes(s->bytes_unmatched, b, sizeof b));
 }

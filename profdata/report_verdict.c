@@ -298,7 +298,8 @@ static int profile_has_columns(const mp_profile *p) {
 
 static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
                         size_t n) {
-  if (!matchable(r->p, r->ctx[site->first].stack, s->has_columns)) {
+  if (r->ctx[site->first].in_library ||
+      !matchable(r->p, r->ctx[site->first].stack, s->has_columns)) {
     site->attr = RPT_UNMATCHED;
     return;
   }

@@ -28,7 +28,7 @@ step "2. run it: writes memprof.profraw.<pid>" "./hotcold && ls memprof.profraw.
 step "3. merge: symbolize with libdw, write the indexed profile clang reads" \
   "$TOOL merge memprof.profraw.* --profiled-binary=hotcold -o hotcold.memprofdata"
 step "4. report: where the memory goes, and the verdicts clang will give (same thresholds as step 5)" \
-  "$TOOL report hotcold.memprofdata --memprof-ave-lifetime-cold-threshold=1"
+  "$TOOL report memprof.profraw.* --profiled-binary=hotcold --memprof-ave-lifetime-cold-threshold=1"
 step "5. rebuild with the profile; clang marks the allocation contexts" \
   "clang++-22 -O2 -gmlt -fdebug-info-for-profiling -fmemory-profile-use=hotcold.memprofdata -mllvm -memprof-ave-lifetime-cold-threshold=1 -S -emit-llvm $SRC -o hotcold.ll && grep -oE '\"memprof\"=\"[a-z]+\"|!\"(cold|notcold|hot)\"' hotcold.ll | sort | uniq -c"
 step "6. build the optimized program" \

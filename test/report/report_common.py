@@ -19,10 +19,11 @@ MERGED = os.path.join(HERE, "progs", "merged.cc")
 HOTCOLD = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
 
 # The programs' printf allocates its stdout buffer inside libc; unwound by
-# the tables, that context's leaf frame is the printf call, which the
-# report counts as an allocation call but clang does not mark (see
-# docs/memprof-profdata.md, "report"). The verdict checks compare with
-# clang on the program's own allocations, walked by frame pointers.
+# the tables, that context's leaf frame is the printf call, which clang
+# does not mark, and which the report can tell apart only when it reads
+# the raw profile (docs/memprof-profdata.md, "report"; install/test_demo
+# checks it).  These tests report on indexed files, so their programs are
+# walked by frame pointers.
 FP_ONLY = {"MEMPROF_OPTIONS": "unwind_tables=0"}
 
 
