@@ -205,25 +205,32 @@ static inline __attribute__((always_inline)) int record_trace(walk *w, frame *f,
 }
 
 /* Unwinds from f by the tables' rules while they are not frame-pointer
- * frames; 1 when one is (f is then its state), 0 when the walk ends.  Out
- * of line and on copies, so that the fast loop keeps its state in
- * registers. */
+ * frames (and, with upto_exe, while f's PC is outside the main
+ * executable); 1 when the frame-pointer walk is to go on from f, 0 when
+ * the walk ends.  Out of line and on copies, so that the fast loop keeps
+ * its state in registers. */
 static __attribute__((noinline)) int walk_tables(walk *wp, frame *fp, uint32_t max,
-                                                 uintptr_t top) {
+                                                 uintptr_t top, int upto_exe) {
   walk w = *wp;
   frame f = *fp;
   int res = TF_NEXT;
-  while (res == TF_NEXT && w.n < max) {
-    uint64_t *row = rt_unwind_trace(f.pc);
-    uint64_t e = __atomic_load_n(&row[0], __ATOMIC_RELAXED);
-    if (rt_unwind_names(e, f.pc))
-      res = follow_trace(&w, &f, row, e, max, top);
-    else
-      res = record_trace(&w, &f, row, max, top);
+  if (upto_exe) {
+    /* a few library frames a walk: the rule cache, without traces */
+    while (res == TF_NEXT && w.n < max && !rt_unwind_in_exe(f.pc))
+      res = table_frame(&w, &f, rt_unwind_rule_of(rt_unwind_word(f.pc), f.pc), top);
+  } else {
+    while (res == TF_NEXT && w.n < max) {
+      uint64_t *row = rt_unwind_trace(f.pc);
+      uint64_t e = __atomic_load_n(&row[0], __ATOMIC_RELAXED);
+      if (rt_unwind_names(e, f.pc))
+        res = follow_trace(&w, &f, row, e, max, top);
+      else
+        res = record_trace(&w, &f, row, max, top);
+    }
   }
   *wp = w;
   *fp = f;
-  return res == TF_FP;
+  return res != TF_END;
 }
 
 /* Follows the caller's frames from fp (see the file comment). */
@@ -239,15 +246,20 @@ static inline __attribute__((always_inline)) void walk_frames(walk *w, uintptr_t
   uintptr_t cur = fp, next = ((uintptr_t *)fp)[0];
   int tables = __atomic_load_n(&rt_unwind_on, __ATOMIC_RELAXED);
   while (w->n < max) {
+    /* unwind_tables=1: past the program's first frame, frame pointers */
+    if (tables == 1 && rt_unwind_in_exe(ret))
+      tables = 0;
     if (tables && !rt_unwind_fp_cached(ret)) {
       frame f = {ret, cur, next};
       walk copy = *w;
-      int more = walk_tables(&copy, &f, max, top);
+      int more = walk_tables(&copy, &f, max, top, tables == 1);
       *w = copy;
       if (!more)
         break;
       cur = f.cur;
       next = f.next;
+      if (tables == 1)
+        tables = 0; /* at the program's first frame: frame pointers on */
     }
     if (!fp_record_ok(cur, next, top))
       break;

@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 
 #include "rt_core.h"
 #include "rt_unwind.h"
@@ -146,10 +147,37 @@ rt_cfa_rule rt_unwind_eval(uintptr_t pc) {
   return evaluate(pc, &cacheable);
 }
 
+uintptr_t rt_unwind_exe_lo, rt_unwind_exe_hi;
+
+/* The main executable's loaded range: dl_iterate_phdr names it first. */
+static int exe_range(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  (void)arg;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+    if (a < lo)
+      lo = a;
+    if (a + ph->p_memsz > hi)
+      hi = a + ph->p_memsz;
+  }
+  if (lo < hi) {
+    rt_unwind_exe_lo = lo;
+    rt_unwind_exe_hi = hi;
+  }
+  return 1;
+}
+
 void rt_unwind_init(void) {
   find_object_fn f = (find_object_fn)dlsym(RTLD_DEFAULT, "_dl_find_object");
   __atomic_store_n(&find_object, f, __ATOMIC_RELEASE);
-  __atomic_store_n(&rt_unwind_on, f && rt_flags.unwind_tables, __ATOMIC_RELEASE);
+  dl_iterate_phdr(exe_range, NULL);
+  int mode = rt_flags.unwind_tables;
+  __atomic_store_n(&rt_unwind_on, f ? (mode < 0 ? 0 : mode > 2 ? 2 : mode) : 0,
+                   __ATOMIC_RELEASE);
 }
 
 typedef int (*dlclose_fn)(void *);

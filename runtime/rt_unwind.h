@@ -64,9 +64,17 @@ MP_HIDDEN rt_cfa_rule rt_cfi_rule(const rt_cfi_module *m, uintptr_t pc);
 #define RT_TRACE_LEN 16
 MP_HIDDEN extern uint64_t rt_unwind_cache[1u << RT_UNWIND_SETS_LOG][2];
 MP_HIDDEN extern uint64_t rt_unwind_traces[1u << RT_TRACE_ROWS_LOG][RT_TRACE_LEN];
-/* Nonzero when the walk should consult the tables (the unwind_tables
- * option, and a glibc that can find a PC's module without locks). */
+/* How the walk consults the tables (the unwind_tables option, when glibc
+ * can find a PC's module without locks): 0 never, 1 for the frames below
+ * the program's first frame in the main executable (libraries called by
+ * the program: past that frame the walk follows frame pointers alone), 2
+ * for every frame without a frame pointer. */
 MP_HIDDEN extern int rt_unwind_on;
+/* The main executable's loaded range (rt_unwind_init). */
+MP_HIDDEN extern uintptr_t rt_unwind_exe_lo, rt_unwind_exe_hi;
+static inline int rt_unwind_in_exe(uintptr_t pc) {
+  return pc - rt_unwind_exe_lo < rt_unwind_exe_hi - rt_unwind_exe_lo;
+}
 
 static inline uint64_t rt_unwind_hash(uintptr_t pc, unsigned bits) {
   return (pc ^ (pc >> bits)) & ((1u << bits) - 1);

@@ -136,7 +136,9 @@ class GroundTruth(harness.ProfTest):
         return parse_truth(r.stderr.decode())
 
     def test_equal_to_libgcc_unwinder(self):
-        got, main = self.run_truth("malloc_context_size=100")
+        # unwind_tables=2: every frame without a frame pointer, the callbacks
+        # through qsort and call_once included
+        got, main = self.run_truth("malloc_context_size=100:unwind_tables=2")
         self.assertEqual(set(got), {"qsort", "call_once", "thread"})
         for name in ("qsort", "call_once"):
             with self.subTest(callback=name):
@@ -158,10 +160,21 @@ class GroundTruth(harness.ProfTest):
         bt, ours = got["qsort"]
         self.assertNotEqual(ours[1:], bt[1:])
 
+    def test_default_follows_frame_pointers_past_the_program(self):
+        # unwind_tables=1 (the default): the tables serve only the library
+        # frames below the program's first frame; the comparator is the
+        # program's, so from there the walk is the frame-pointer walk
+        fp, fp_main = self.run_truth("malloc_context_size=100:unwind_tables=0")
+        got, main = self.run_truth("malloc_context_size=100")
+        full, _ = self.run_truth("malloc_context_size=100:unwind_tables=2")
+        # the same frames (addresses move between runs: compared by count)
+        self.assertEqual(len(got["qsort"][1]), len(fp["qsort"][1]))
+        self.assertLess(len(got["qsort"][1]), len(full["qsort"][1]))
+
     def test_context_size_bounds_the_walk(self):
         for size in (1, 2, 5):
             with self.subTest(malloc_context_size=size):
-                got, _ = self.run_truth(f"malloc_context_size={size}")
+                got, _ = self.run_truth(f"malloc_context_size={size}:unwind_tables=2")
                 bt, ours = got["qsort"]
                 self.assertEqual(len(ours), size)
                 self.assertEqual(ours[1:], bt[1:size])
@@ -324,9 +337,9 @@ class PreloadedTools(harness.ProfTest):
     """The shared runtime under programs built without frame pointers:
     nothing crashes, every profile reads back, and stacks go deep."""
 
-    def run_preloaded(self, cmd):
+    def run_preloaded(self, cmd, opts=""):
         env = dict(os.environ, LD_PRELOAD=harness.find_built("libmemprof.so"),
-                   MEMPROF_OPTIONS=f"log_path={self.scratch.path('p')}")
+                   MEMPROF_OPTIONS=f"log_path={self.scratch.path('p')}{opts}")
         r = subprocess.run(cmd, cwd=self.scratch.dir, env=env, timeout=300,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace")[-2000:])
@@ -344,7 +357,8 @@ class PreloadedTools(harness.ProfTest):
              "import json, threading\n"
              "def work(): json.dumps({str(i): list(range(i)) for i in range(300)})\n"
              "ts = [threading.Thread(target=work) for _ in range(4)]\n"
-             "[t.start() for t in ts]; [t.join() for t in ts]\n"])
+             "[t.start() for t in ts]; [t.join() for t in ts]\n"],
+            ":unwind_tables=2")
         self.assertGreaterEqual(depth, 20)
 
     def test_gcc(self):
