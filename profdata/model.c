@@ -431,7 +431,11 @@ void mp_profile_reindex(mp_profile *p) {
   mp_map_free(&p->site_index);
   mp_map_init(&p->record_index, 1);
   mp_map_init(&p->site_index, 1);
+  size_t sites = 0;
+  for (size_t i = 0; i < p->n_records; i++)
+    sites += p->records[i].n_allocs + p->records[i].n_calls;
   mp_map_reserve(&p->record_index, p->n_records);
+  mp_map_reserve(&p->site_index, sites);
   for (size_t i = 0; i < p->n_records; i++) {
     mp_record *r = &p->records[i];
     uint64_t h = mp_mix64(r->guid), key;
