@@ -120,10 +120,11 @@ static inline void mp_mib_rep_put(mp_mib *m, const mp_mib_rep *r) {
 #undef MIB_FIELD
 }
 
-/* 1 if `a` comes after `b` in tag order, field by field. */
-static inline int mp_mib_rep_after(const mp_mib_rep *a, const mp_mib_rep *b) {
+/* 1 if MIB m's representative fields come after r's in tag order, field
+ * by field (without copying them out first: a merge asks at every site). */
+static inline int mp_mib_after_rep(const mp_mib *m, const mp_mib_rep *r) {
 #define MIB_FIELD(Tag, Name, CType, Merge)                                     \
-  MP_REP_IF_##Merge(if (a->Name != b->Name) return a->Name > b->Name;)
+  MP_REP_IF_##Merge(if (m->Name != r->Name) return m->Name > r->Name;)
 #include "MIBDef.inc"
 #undef MIB_FIELD
   return 0;
@@ -134,7 +135,7 @@ static inline int mp_mib_rep_after(const mp_mib_rep *a, const mp_mib_rep *b) {
  * order inputs come in: statistics as mp_mib_merge, the comparison-based
  * counters only summed (timestamps and CPUs of different processes say
  * nothing about each other), LAST and KEEP fields taken from `n` for the
- * caller to choose among (mp_mib_rep_after). */
+ * caller to choose among (mp_mib_after_rep). */
 static inline void mp_mib_merge_across(mp_mib *e, const mp_mib *n) {
   mp_mib_rep r;
   mp_mib_merge_stats(e, n);

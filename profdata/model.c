@@ -261,12 +261,12 @@ void mp_profile_begin_input(mp_profile *p) { p->input++; }
 
 /* The site's representative fields so far: the earlier inputs' or the
  * last input's, whichever come after in tag order. */
-void mp_site_settle_rep(mp_alloc_site *a) {
-  mp_mib_rep last;
-  mp_mib_rep_get(&last, &a->mib);
-  if (!a->has_rep || mp_mib_rep_after(&last, &a->rep)) a->rep = last;
+static inline void settle_rep(mp_alloc_site *a) {
+  if (!a->has_rep || mp_mib_after_rep(&a->mib, &a->rep)) mp_mib_rep_get(&a->rep, &a->mib);
   a->has_rep = 1;
 }
+
+void mp_site_settle_rep(mp_alloc_site *a) { settle_rep(a); }
 
 /* Merge one more MIB (and its histogram) into an existing site: by
  * LLVM's rules within an input, by mp_mib_merge_across from another. */
@@ -279,7 +279,7 @@ static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mp_mib *mib,
   if (a->input == p->input) {
     mp_mib_merge(&a->mib, mib);
   } else {
-    mp_site_settle_rep(a);
+    settle_rep(a);
     mp_mib_merge_across(&a->mib, mib);
     a->input = p->input;
   }
