@@ -48,15 +48,11 @@
 
 #include "rt_core.h"
 #include "rt_lock.h"
+#include "rt_size_class.h"
 
-#define SMALL_CLASSES 16 /* 64 .. 1024 step 64 */
-#define STEPS_LOG2 3      /* then 8 classes per doubling, to 128 KiB */
-#define NCLASS (SMALL_CLASSES + 7 * (1 << STEPS_LOG2))
-#define MAX_CLASS_SIZE 131072u
 #define REGION_SHIFT 32
 #define REGION_SIZE (1ULL << REGION_SHIFT)
 #define MAX_USER_SIZE (1ULL << 40)
-#define TC_MAX 32
 #define NO_SLOT 0xFFFFFFFFu
 
 /* 4 bytes per slot, plus 8 for a block that fills its slot: the only
@@ -124,14 +120,6 @@ typedef struct tcache {
 } tcache;
 _Static_assert(NCLASS <= 128, "one bit of tcache.held per class");
 
-static uint32_t class_size[NCLASS];
-/* ceil(2^64 / class size) (exactly 2^64 / size for powers of two):
- * offset / size as one multiply (a division was
- * the most expensive instruction of free).  Exact for offsets below 2^32:
- * the rounding adds less than 2^-32 to a quotient whose fraction is at
- * most 1 - 2^-17. */
-static uint64_t class_recip[NCLASS];
-static uint32_t tc_cap[NCLASS];
 static uint32_t *state_of_class[NCLASS];
 static block_meta *xmeta_of_class[NCLASS]; /* blocks that fill their slot */
 static central centrals[NCLASS];
@@ -174,46 +162,6 @@ static void count_event(int is_free, uint64_t size) {
 }
 
 
-/* ---- size classes ------------------------------------------------------
- * Eight per doubling above 1 KiB (12.5% apart): programs often ask for a
- * power of two plus a small header (sqlite: 4096 + 66-byte pages, 1032-byte
- * buffers), which four per doubling rounded up by a quarter; with eight,
- * sqlite speedtest1 peaks 3.5 MiB (7.5%) lower, in 855 fewer page faults
- * (its time did not change: +1.7 ms paired, faster in 14 of 30). */
-
-static void init_classes(void) {
-  for (int c = 0; c < SMALL_CLASSES; c++)
-    class_size[c] = 64u * (c + 1);
-  int c = SMALL_CLASSES;
-  for (uint32_t base = 1024; base < MAX_CLASS_SIZE; base *= 2)
-    for (uint32_t q = 1; q <= 1u << STEPS_LOG2; q++)
-      class_size[c++] = base + (base >> STEPS_LOG2) * q;
-  for (c = 0; c < NCLASS; c++) {
-    class_recip[c] = UINT64_MAX / class_size[c] + 1;
-    uint32_t cap = 65536 / class_size[c];
-    tc_cap[c] = cap > TC_MAX ? TC_MAX : cap < 2 ? 2 : cap;
-  }
-}
-
-/* Smallest class holding n bytes (n <= MAX_CLASS_SIZE). */
-static inline int class_for(uint64_t n) {
-  if (n <= 1024)
-    return n ? (int)((n + 63) / 64) - 1 : 0;
-  uint64_t m = n - 1;
-  int hb = 63 - __builtin_clzll(m);
-  int q = (int)(m >> (hb - STEPS_LOG2)) - (1 << STEPS_LOG2);
-  return SMALL_CLASSES + ((hb - 10) << STEPS_LOG2) + q;
-}
-
-static int class_for_aligned(uint64_t n, size_t align) {
-  if (n > MAX_CLASS_SIZE)
-    return -1;
-  for (int c = class_for(n); c < NCLASS; c++)
-    if ((class_size[c] & (align - 1)) == 0)
-      return c;
-  return -1;
-}
-
 /* LEAD_BIT for a block of n bytes, alignment align, in class c (see the
  * file comment): 0 when the lead would not fit or would break alignment. */
 static inline uint32_t lead_bit(int c, uint64_t n, size_t align) {
@@ -232,7 +180,7 @@ static uintptr_t region_start[NCLASS]; /* slot 0 of each class */
 
 /* Where class c's slots start past its region's boundary: c * STAGGER,
  * down to a multiple of the largest power of two that divides the class
- * size, which is the largest alignment its slots give (class_for_aligned). */
+ * size, which is the largest alignment its slots give (rt_class_for_aligned). */
 static uint64_t stagger_of(int c) {
   uint64_t grain = class_size[c] & -class_size[c];
   return (uint64_t)c * STAGGER & ~(grain - 1);
@@ -261,7 +209,7 @@ static void heap_init(void) {
   mp_init_core(); /* the options, which set the layout */
   rt_mutex_lock(&init_mu);
   if (!heap_ready) {
-    init_classes();
+    rt_size_classes_init();
     uintptr_t base = (uintptr_t)rt_mmap_anon((NCLASS + 1) * REGION_SIZE, 1);
     uint64_t meta_total = 0;
     for (int c = 0; c < NCLASS; c++)
@@ -815,8 +763,8 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     rt_stack_unwind(caller, &cap);
   uint32_t ts = rt_stamp_ms(stamp), cpu = rt_cpu();
   uintptr_t p;
-  int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? class_for(size) : -1)
-                      : class_for_aligned(size, align);
+  int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1)
+                      : rt_class_for_aligned(size, align);
   uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
   if (s != NO_SLOT) {
     uint32_t *w = &state_of_class[c][s];
