@@ -19,9 +19,9 @@ MP_HIDDEN extern __thread int rt_nonblocking __attribute__((tls_model("initial-e
  * handler that interrupted its own thread inside the runtime; deadlock is
  * ruled out by three rules: code that holds a lock never blocks on a MIB
  * stripe; a handler never takes a lock its own thread holds (each lock's
- * owner knows: rt_heap.c's busy flag and class bits, rt_ialloc.c,
+ * owner knows: the heap's busy flag and class bits (rt_heap_priv.h), rt_ialloc.c,
  * rt_large.c); and a thread that holds a lock only tries the heap's
- * central locks (rt_heap.c's lock_central): two handlers, each waiting for
+ * central locks (rt_heap_central.c's lock_central): two handlers, each waiting for
  * the class lock the other's interrupted code held, deadlocked.  The
  * ialloc and large-block locks still block; a cycle through them needs a
  * handler's large malloc or histogram while another thread's handler
@@ -147,7 +147,7 @@ MP_HIDDEN void rt_heap_thread_start(void);
 MP_HIDDEN void rt_heap_fork_prepare(void);
 MP_HIDDEN void rt_heap_fork_parent(void);
 MP_HIDDEN void rt_heap_fork_child(void);
-/* The ticker's share of populating (see rt_heap.c): called at every tick. */
+/* The ticker's share of populating (see rt_heap_populate.c): called at every tick. */
 MP_HIDDEN void rt_heap_prefault(void);
 typedef struct rt_heap_stats {
   uint64_t allocated, freed, frees, mallocs, bytes_live, heap_mapped, large_mapped;

@@ -1,7 +1,7 @@
 /* rt_size_class.h - the allocator's size classes (rt_size_class.c): 16
  * classes of 64 .. 1024 bytes in steps of 64, then eight per doubling (each
  * 12.5% above the last) up to 128 KiB.  Every class size is a multiple of
- * 64, so a slot is a run of whole 64-byte shadow cells (rt_heap.c). */
+ * 64, so a slot is a run of whole 64-byte shadow cells (rt_heap_priv.h). */
 #ifndef MEMPROF_RT_SIZE_CLASS_H
 #define MEMPROF_RT_SIZE_CLASS_H
 
