@@ -179,7 +179,7 @@ void *hc_cold_alloc(size_t n, size_t align) {
   void *p = mphc_mallocx(n ? n : 1, flags);
   if (p) {
     __atomic_fetch_add(&activity, 1, __ATOMIC_RELAXED);
-    hc_idle_start();
+    hc_idle_start(hc_cold_activity, hc_cold_idle_now);
   }
   return p;
 }

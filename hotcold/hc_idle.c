@@ -16,6 +16,10 @@
 
 static int started;
 static unsigned long rounds;
+/* The arena's side (hc_cold.c), handed over at start: the thread reads
+ * its activity clock and tells it to go idle. */
+static unsigned long (*activity_of)(void);
+static void (*go_idle)(void);
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -25,18 +29,18 @@ static void sleep_ms(int ms) {
 
 static void *idle_main(void *arg) {
   (void)arg;
-  unsigned long seen = hc_cold_activity();
+  unsigned long seen = activity_of();
   int acted = 0;
   for (;;) {
     sleep_ms(hc_opt.idle_ms);
-    unsigned long now = hc_cold_activity();
+    unsigned long now = activity_of();
     if (now != seen) {
       seen = now;
       acted = 0;
       continue;
     }
     if (!acted) {
-      hc_cold_idle_now();
+      go_idle();
       acted = 1;
       __atomic_fetch_add(&rounds, 1, __ATOMIC_RELAXED);
     }
@@ -46,13 +50,15 @@ static void *idle_main(void *arg) {
 
 static void after_fork_child(void) { started = 0; }
 
-void hc_idle_start(void) {
+void hc_idle_start(unsigned long (*activity)(void), void (*idle)(void)) {
   if (HC_LIKELY(__atomic_load_n(&started, __ATOMIC_RELAXED)) || hc_opt.idle_ms <= 0)
     return;
   int expect = 0;
   if (!__atomic_compare_exchange_n(&started, &expect, 1, 0, __ATOMIC_ACQ_REL,
                                    __ATOMIC_RELAXED))
     return;
+  activity_of = activity;
+  go_idle = idle;
   static int atfork_registered;
   if (!atfork_registered) {
     atfork_registered = 1;

@@ -100,8 +100,10 @@ unsigned long hc_cold_activity(void);
 void hc_cold_idle_now(void);
 
 /* ---- the idle thread (hc_idle.c) ---------------------------------------- */
-/* Start the thread once (no-op when idle_ms is 0 or it runs already). */
-void hc_idle_start(void);
+/* Start the thread once (no-op when idle_ms is 0 or it runs already): it
+ * watches `activity` (the arena's clock of cold allocations and frees) and
+ * calls `idle` once per idle spell. */
+void hc_idle_start(unsigned long (*activity)(void), void (*idle)(void));
 /* How many times the thread found the arena idle and acted. */
 unsigned long hc_idle_rounds(void);
 

@@ -1,10 +1,9 @@
 /* instrprof_model.c - the instrumentation profile (instrprof.h): functions
  * found by name, their records by hash, LLVM's counter merge
- * (InstrProfRecord::merge and ::scale) and the warnings llvm-profdata
- * prints for records that disagree.  Value sites merge in
- * instrprof_values.c.
+ * (InstrProfRecord::merge and ::scale).  Value sites merge in
+ * instrprof_values.c; the warnings llvm-profdata prints for records that
+ * disagree are instrprof_warn.c's.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,28 +12,6 @@
 #include "instrprof_priv.h"
 
 #define NONE UINT32_MAX
-
-/* LLVM's instrprof_error codes that merging can raise, with their text
- * and whether llvm-profdata adds its "same binary" hint. */
-static const struct {
-  const char *msg;
-  int hint;
-} ERRS[] = {
-    [MP_IERR_COUNT_MISMATCH] =
-        {"function basic block count change detected (counter mismatch)", 1},
-    [MP_IERR_OVERFLOW] = {"counter overflow", 0},
-    [MP_IERR_SITE_MISMATCH] =
-        {"function value site count change detected (counter mismatch)", 1},
-    [MP_IERR_BITMAP_MISMATCH] =
-        {"function bitmap size change detected (bitmap size mismatch)", 0},
-};
-
-static void default_warn(const char *msg) { fprintf(stderr, "%s\n", msg); }
-static mp_instr_warn_fn warn_fn = default_warn;
-
-void mp_instr_set_warn_handler(mp_instr_warn_fn fn) {
-  warn_fn = fn ? fn : default_warn;
-}
 
 mp_instr *mp_instr_new(void) {
   mp_instr *ip = mp_xcalloc(1, sizeof *ip);
@@ -134,46 +111,6 @@ static mp_irecord *append_record(mp_instr *ip, uint32_t fid, mp_irecord *r) {
   f->last = id;
   memset(r, 0, sizeof *r);
   return d;
-}
-
-/* ---- LLVM's counter arithmetic ------------------------------------------ */
-
-uint64_t mp_sat_mul(uint64_t x, uint64_t y, int *overflow) {
-  uint64_t r;
-  if (__builtin_mul_overflow(x, y, &r)) {
-    *overflow = 1;
-    return UINT64_MAX;
-  }
-  return r;
-}
-
-uint64_t mp_sat_mul_add(uint64_t x, uint64_t y, uint64_t a, int *overflow) {
-  int o = 0;
-  uint64_t p = mp_sat_mul(x, y, &o), r;
-  if (o || __builtin_add_overflow(p, a, &r)) {
-    *overflow = 1;
-    return UINT64_MAX;
-  }
-  return r;
-}
-
-/* One record's warnings: LLVM reports only the first per record, and its
- * hint only the first time a code is seen. */
-void mp_iwarn(mp_iwarn_ctx *w, int code) {
-  if (w->reported) return;
-  w->reported = 1;
-  char line[1200];
-  snprintf(line, sizeof line, "%s%s%.*s%s%s", w->src ? w->src : "",
-           w->src ? ": " : "", (int)w->name_len, w->name,
-           w->name_len ? ": " : "", ERRS[code].msg);
-  warn_fn(line);
-  uint32_t bit = 1u << code;
-  if (!(w->ip->hinted & bit)) {
-    w->ip->hinted |= bit;
-    if (ERRS[code].hint)
-      warn_fn("Make sure that all profile data to be merged is generated "
-              "from the same binary.");
-  }
 }
 
 static int pseudo_kind(const mp_irecord *r) {

@@ -19,8 +19,25 @@ enum {
 
 /* x * y and x * y + a, saturating at UINT64_MAX; *overflow set when they
  * saturate (llvm/Support/MathExtras.h). */
-uint64_t mp_sat_mul(uint64_t x, uint64_t y, int *overflow);
-uint64_t mp_sat_mul_add(uint64_t x, uint64_t y, uint64_t a, int *overflow);
+static inline uint64_t mp_sat_mul(uint64_t x, uint64_t y, int *overflow) {
+  uint64_t r;
+  if (__builtin_mul_overflow(x, y, &r)) {
+    *overflow = 1;
+    return UINT64_MAX;
+  }
+  return r;
+}
+
+static inline uint64_t mp_sat_mul_add(uint64_t x, uint64_t y, uint64_t a,
+                                      int *overflow) {
+  int o = 0;
+  uint64_t p = mp_sat_mul(x, y, &o), r;
+  if (o || __builtin_add_overflow(p, a, &r)) {
+    *overflow = 1;
+    return UINT64_MAX;
+  }
+  return r;
+}
 
 typedef struct mp_iwarn_ctx {
   mp_instr *ip;
@@ -30,7 +47,8 @@ typedef struct mp_iwarn_ctx {
   int reported;
 } mp_iwarn_ctx;
 
-/* Report error `code` for the record being added ("FILE: FUNC: text"). */
+/* Report error `code` for the record being added ("FILE: FUNC: text";
+ * instrprof_warn.c). */
 void mp_iwarn(mp_iwarn_ctx *w, int code);
 
 /* Value sites (instrprof_values.c). */
