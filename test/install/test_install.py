@@ -15,6 +15,19 @@ def norm(arg):
 
 
 class InstallTest(harness.ProfTest):
+    def test_products_at_the_top_of_the_build_folder(self):
+        """The build contract: the products are reachable at build/NAME."""
+        for name, built in (("libmemprof.a", "runtime"), ("libmemprof.so", "runtime"),
+                            ("memprof-profdata", "profdata"),
+                            ("libmemprof-hotcold.a", "hotcold"),
+                            ("libmemprof-hotcold.so", "hotcold")):
+            top = os.path.join(harness.BUILD, name)
+            self.assertTrue(os.path.isfile(top), top)
+            self.assertTrue(os.path.samefile(top, os.path.join(harness.BUILD, built, name)))
+        r = harness.run([os.path.join(harness.BUILD, "memprof-profdata"), "--version"],
+                        check=False)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_install_layout_and_pkg_config(self):
         prefix = self.scratch.path("prefix")
         harness.run(["cmake", "--install", harness.BUILD, "--prefix", prefix])
