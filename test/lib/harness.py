@@ -71,6 +71,27 @@ class Scratch:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def prog_path(test_file, name):
+    """Path of test program `name` in the progs/ folder next to the test
+    file `test_file` (pass __file__): each test folder keeps its C/C++
+    programs there as files of their own, which compile on their own
+    (test/schema/test_progs_compile.py)."""
+    return os.path.join(os.path.dirname(os.path.abspath(test_file)), "progs", name)
+
+
+def prog_text(test_file, name):
+    """The text of progs/`name` next to `test_file` (see prog_path)."""
+    with open(prog_path(test_file, name)) as f:
+        return f.read()
+
+
+def marker_lines(text):
+    """Map each `// @name` marker of a C/C++ source to its line number
+    (1-based), for tests that check absolute source lines."""
+    return {m.group(1): no for no, line in enumerate(text.splitlines(), 1)
+            for m in [re.search(r"//\s*@(\w+)", line)] if m}
+
+
 def compile_program(scratch, src, out="prog", runtime="ours", llvm=22,
                     cflags=(), ldflags=(), opt="-O0"):
     """Compile `src` (a path) with clang-<llvm> -fmemory-profile and link it.

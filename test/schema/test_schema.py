@@ -2,7 +2,7 @@
 
 Compares tag, name and C type with the installed LLVM 22 and 19
 MIBEntryDef.inc, and the packed offsets our compiler computes for mp_mib
-with offsets derived from LLVM's field widths.
+(progs/mib_offsets.c) with offsets derived from LLVM's field widths.
 """
 import os
 import re
@@ -36,18 +36,7 @@ class SchemaTest(harness.ProfTest):
                              [WIDTH[ty] for _, _, ty in theirs])
 
     def test_packed_offsets(self):
-        src = self.scratch.write("offsets.c", r'''
-#include <stdio.h>
-#include <stddef.h>
-#include "memprof_format.h"
-int main(void) {
-#define MIB_FIELD(Tag, Name, CType, Merge) \
-  printf("%d %s %zu %zu\n", Tag, #Name, offsetof(mp_mib, Name), sizeof(((mp_mib *)0)->Name));
-#include "MIBDef.inc"
-#undef MIB_FIELD
-  printf("sizes %zu %zu %zu\n", sizeof(mp_raw_header), sizeof(mp_raw_segment), sizeof(mp_mib));
-  return 0;
-}''')
+        src = harness.prog_path(__file__, "mib_offsets.c")
         exe = self.scratch.path("offsets")
         harness.run(["cc", "-std=c11", "-I", os.path.join(harness.ROOT, "include"), src, "-o", exe])
         lines = harness.run([exe]).stdout.split("\n")
