@@ -6,47 +6,17 @@ Expected values are tuples (AllocCount, TotalSize, TotalAccessCount) or
 (AllocCount, TotalSize, TotalAccessCount, histogram); None means the site
 must be absent from the profile.
 """
-import os
-
 import harness
-
-PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
 
 
 def prog(name):
     """Path of a C test program in test/runtime/progs/."""
-    return os.path.join(PROGS, name)
+    return harness.prog_path(__file__, name)
+
 
 # Our runtime under clang 19, writing raw v4 (what LLVM 19's tools read).
 CLANG19_RAW_V4 = {"llvm": 19, "env": {"MEMPROF_OPTIONS": "raw_version=4"}}
 CALLBACKS = ["-mllvm", "-memprof-use-callbacks"]
-
-# C helpers of the tests that watch the ticker work for the program:
-# churn_1ms() allocates small blocks for 1 ms of wall time (the ticker
-# sleeps below 256 timestamps a ms, and needs its tick), thread_faults()
-# is the calling thread's own minor fault count.
-PACED_C = r"""
-#define _GNU_SOURCE
-#include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
-
-static void churn_1ms(void) {
-  struct timespec a, b;
-  clock_gettime(CLOCK_MONOTONIC, &a);
-  do {
-    char *volatile p = malloc(16);
-    free(p);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  } while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 1000000L);
-}
-
-static long thread_faults(void) {
-  struct rusage u;
-  getrusage(RUSAGE_THREAD, &u);
-  return u.ru_minflt;
-}
-"""
 
 
 def assert_sites(test, sites, marks, expected):
@@ -71,18 +41,18 @@ def assert_sites(test, sites, marks, expected):
 
 
 class MarkedProgram(harness.ProfTest):
-    """Subclasses set PROG (source text), SRC_NAME, EXPECTED (marker ->
+    """Subclasses set PROG (a program in progs/), EXPECTED (marker ->
     expected tuple) and LLVM22 (markers whose value differs with LLVM 22's
     runtime)."""
     PROG = ""
-    SRC_NAME = "prog.c"
     EXPECTED = {}
     LLVM22 = {}
 
     def setUp(self):
         super().setUp()
-        self.src = self.scratch.write(self.SRC_NAME, self.PROG)
-        self.marks = harness.marked_sites(self.PROG)
+        self.src = prog(self.PROG)
+        with open(self.src) as f:
+            self.marks = harness.marked_sites(f.read())
 
     def check_run(self, runtime="ours", **kw):
         """Profile the program once (kw as harness.profile_sites) and check

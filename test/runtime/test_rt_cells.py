@@ -10,49 +10,15 @@ runtime lets neighbouring blocks share cells (spec 3.4): the same program
 linked with it reports 64 accesses for the first 32-byte block (its 24 plus
 its neighbour's 40), so it is not used as a reference here.  Alignment requests above 32 bytes must still be honoured.
 """
+import re
+
+import harness
 import rt_common
 
-SIZES = [8, 24, 32, 40, 56, 64, 72, 96, 120, 128, 200]
-
-PROG_HEAD = r"""
-#include <stdint.h>
-#include <stdlib.h>
-
-__attribute__((noinline)) static void st(volatile int *p, int n, int k) {
-  for (int r = 0; r < k; r++)
-    for (int i = 0; i < n; i++)
-      p[i] = i;
-}
-
-int main(void) {
-  int bad = 0;
-"""
-
-PROG_PAIR = r"""
-  {
-    int *a = malloc(%(n)d); // @a%(n)d
-    int *b = malloc(%(n)d); // @b%(n)d
-    st(a, %(ints)d, 3);
-    st(b, %(ints)d, 5);
-    free(a);
-    free(b);
-  }
-"""
-
-PROG_TAIL = r"""
-  void *al;
-  bad |= posix_memalign(&al, 64, 24); // @aligned64
-  bad |= ((uintptr_t)al & 63) != 0;
-  st(al, 6, 2);
-  free(al);
-  return bad;
-}
-"""
-
-
-def build_prog():
-    body = "".join(PROG_PAIR % {"n": n, "ints": n // 4} for n in SIZES)
-    return PROG_HEAD + body + PROG_TAIL
+PROG = "neighbour_cells.c"
+# The sizes of the pairs, from the program's @aN markers.
+SIZES = [int(n) for n in re.findall(r"// @a(\d+)",
+                                    harness.prog_text(__file__, PROG))]
 
 
 def expected():
@@ -65,7 +31,7 @@ def expected():
 
 
 class NeighbourCells(rt_common.MarkedProgram):
-    PROG = build_prog()
+    PROG = PROG
     EXPECTED = expected()
 
     def test_ours(self):

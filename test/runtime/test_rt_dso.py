@@ -19,46 +19,10 @@ import os
 import harness
 import rt_common
 
-LIB = r"""
-#include <stdlib.h>
-char *NAME(int n) {
-  char *p = malloc(n); // @alloc
-  for (int i = 0; i < n; i++)
-    p[i] = 1;
-  return p;
-}
-"""
 
-MAIN = r"""
-#include <stdlib.h>
-char *alloc_a(int);
-char *alloc_b(int);
-int main(void) {
-  for (int i = 0; i < 3; i++)
-    free(alloc_a(40));
-  char *live = alloc_b(100);
-  char *m = malloc(24); // @main_malloc
-  m[0] = 1;
-  free(m);
-  return live[99] == 1 ? 0 : 1;
-}
-"""
-
-DLOPEN_MAIN = r"""
-#include <dlfcn.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-  void *h = dlopen(argv[1], RTLD_NOW);
-  if (!h)
-    return 2;
-  char *(*alloc)(int) = (char *(*)(int))dlsym(h, "alloc_c");
-  for (int i = 0; i < 2; i++)
-    free(alloc(72));
-  char *live = alloc(200);
-  return live[0] == 1 ? 0 : 1; /* the library stays loaded: its segment
-                                   is in the exit dump */
-}
-"""
+# progs/: the library (its function named by -DNAME=), the program linked
+# with two of them, the program that dlopens one.
+LIB, MAIN, DLOPEN_MAIN = "dso_alloc.c", "dso_main.c", "dso_dlopen.c"
 
 # What a program with the static runtime needs for dlopen'ed instrumented
 # code (without it dlopen fails: undefined __memprof_shadow_...).
@@ -74,17 +38,16 @@ class ProfiledDsos(harness.ProfTest):
     def build_libs(self, names, llvm=22):
         libs = {}
         for name in names:
-            src = self.scratch.write(f"{name}.c", LIB.replace("NAME", name))
             so = self.scratch.path(f"lib{name}.so")
             harness.run([f"clang-{llvm}", "-shared", "-fPIC", "-O0", *harness.PROFILE_FLAGS,
-                         src, "-o", so])
+                         f"-DNAME={name}", harness.prog_path(__file__, LIB), "-o", so])
             libs[name] = so
         return libs
 
     def check_dsos(self, raw, libs, expected):
         (prof,) = harness.read_raw(raw)
         ids = [seg[3].hex() for seg in prof["segments"]]
-        marks = harness.marked_sites(LIB.replace("NAME", "x"))
+        marks = harness.marked_sites(harness.prog_text(__file__, LIB))
         for name, want in expected.items():
             with self.subTest(dso=name):
                 self.assertEqual(ids.count(harness.gnu_build_id(libs[name])), 1)
@@ -97,14 +60,15 @@ class ProfiledDsos(harness.ProfTest):
 
     def run_main(self, libs, ldflags, env=None):
         exe = harness.compile_program(
-            self.scratch, self.scratch.write("main.c", MAIN), runtime="shadow",
+            self.scratch, harness.prog_path(__file__, MAIN), runtime="shadow",
             ldflags=[f"-L{self.scratch.dir}", "-lalloc_a", "-lalloc_b",
                      f"-Wl,-rpath,{self.scratch.dir}", *ldflags])
         _, raws = harness.run_program(self.scratch, exe, env=env)
         self.assertEqual(len(raws), 1)
         self.check_dsos(raws[0], libs, EXPECTED)
         sites = harness.llvm_show_raw(raws[0], exe)
-        rt_common.assert_sites(self, sites, harness.marked_sites(MAIN),
+        rt_common.assert_sites(self, sites,
+                               harness.marked_sites(harness.prog_text(__file__, MAIN)),
                                {"main_malloc": (1, 24, 1)})
         return exe
 
@@ -124,7 +88,8 @@ class ProfiledDsos(harness.ProfTest):
 
     def dlopen_run(self, runtime):
         libs = self.build_libs(["alloc_c"])
-        exe = harness.compile_program(self.scratch, self.scratch.write("dl.c", DLOPEN_MAIN),
+        exe = harness.compile_program(self.scratch,
+                                      harness.prog_path(__file__, DLOPEN_MAIN),
                                       out="dl", runtime=runtime,
                                       ldflags=[EXPORT_ABI, "-ldl"])
         _, raws = harness.run_program(self.scratch, exe, [libs["alloc_c"]])

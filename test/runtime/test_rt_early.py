@@ -13,51 +13,10 @@ import os
 
 import harness
 
-PROG = r"""
-#include <pthread.h>
-#include <stdlib.h>
 
-extern "C" char *make_early(void) {
-  char *p = (char *)malloc(48); // @ctor_malloc
-  for (int i = 0; i < 48; i++)
-    p[i] = 1;
-  return p;
-}
-
-extern "C" int *make_tls(void) {
-  int *q = new int[6]; // @tls_new
-  for (int i = 0; i < 6; i++)
-    q[i] = i;
-  return q;
-}
-
-struct Early {
-  char *p;
-  Early() : p(make_early()) {}
-};
-
-struct Tls {
-  int *q;
-  Tls() : q(make_tls()) {}
-  ~Tls() { delete[] q; }
-};
-
-thread_local Tls tls;
-static Early early;
-static int first_use = tls.q[0]; // initialises main's tls before main
-
-static void *worker(void *) { return tls.q; }
-
-int main() {
-  pthread_t t;
-  pthread_create(&t, 0, worker, 0);
-  pthread_join(t, 0);
-  free(early.p);
-  return first_use;
-}
-"""
-
-INIT = ["__cxx_global_var_init.2", "_GLOBAL__sub_I_early.cpp"]
+PROG = "before_main.cpp"  # in progs/
+# The translation unit's static-init function is named after its file.
+INIT = ["__cxx_global_var_init.2", f"_GLOBAL__sub_I_{PROG}"]
 TLS_INIT = ["make_tls", "_ZN3TlsC2Ev", "__cxx_global_var_init", "__tls_init"]
 
 # Every context, leaf first -> (AllocCount, TotalSize, TotalAccessCount).
@@ -67,8 +26,7 @@ TLS_INIT = ["make_tls", "_ZN3TlsC2Ev", "__cxx_global_var_init", "__tls_init"]
 # of q[0]), one for the worker (6 stores), each built by the thread_local's
 # initialiser called from __tls_init.
 EXPECTED = {
-    ("make_early", "_ZN5EarlyC2Ev", "__cxx_global_var_init.1",
-     "_GLOBAL__sub_I_early.cpp"): (1, 48, 48),
+    ("make_early", "_ZN5EarlyC2Ev", "__cxx_global_var_init.1", INIT[1]): (1, 48, 48),
     tuple(TLS_INIT + INIT): (1, 24, 6 + 1),
     tuple(TLS_INIT + ["_ZL6workerPv"]): (1, 24, 6),
 }
@@ -89,9 +47,9 @@ LIBC_CONTEXTS = {
 
 class BeforeMain(harness.ProfTest):
     def check(self, runtime="ours", ldflags=()):
-        src = self.scratch.write("early.cpp", PROG)
-        marks = harness.marked_sites(PROG)
-        exe = harness.compile_program(self.scratch, src, runtime=runtime,
+        marks = harness.marked_sites(harness.prog_text(__file__, PROG))
+        exe = harness.compile_program(self.scratch, harness.prog_path(__file__, PROG),
+                                      runtime=runtime,
                                       ldflags=["-lpthread", *ldflags])
         _, raws = harness.run_program(self.scratch, exe)
         self.assertEqual(len(raws), 1)

@@ -1,6 +1,6 @@
 """test_rt_heap_layout.py - rt_heap.c's page and free-list handling.
 
-Populating ahead: a class that has handed out 2 MiB of slots keeps the next
+Populating ahead (progs/populate_ahead.c): a class that has handed out 2 MiB of slots keeps the next
 256 KiB of slots (and their shadow) populated by madvise, so the program
 does not fault page by page.  mincore() shows which pages are resident: the
 slots just past the highest block handed out must be (the ticker thread
@@ -14,7 +14,7 @@ Without the populating step the first check fails: nothing ever touched
 those pages.
 
 The ticker populates the windows that are not needed at once
-(test_prefault_is_not_the_programs): a thread that allocates 3 MiB more of
+(test_prefault_is_not_the_programs, progs/prefault.c): a thread that allocates 3 MiB more of
 one class, pausing every 16 KiB for 1 ms of small allocations (so that the
 ticker keeps up, and stays awake: it sleeps below 256 timestamps a ms),
 takes at most a tenth of the minor faults of those pages itself (its own
@@ -38,7 +38,7 @@ stagger_classes=0 (test_stagger_classes_off) at 0, on the boundary's grid.
 (Blocks aligned beyond 64 bytes keep their alignment: test_rt_malloc.)
 
 Central free lists hold batches of up to 16 slots, listed in one of them
-(test_freed_slots_come_back_once): 96 blocks of the 4 KiB class (its
+(test_freed_slots_come_back_once, progs/central_batches.c): 96 blocks of the 4 KiB class (its
 thread caches refill 8 slots at a time, so none is left unused) freed by a
 thread that then exits (its cache drains 8 at a time, then flushes the
 rest as one batch) must all come back, once each, to 96 allocations of
@@ -49,226 +49,22 @@ freeing them (a use-after-free bug) must not make the allocator hand out
 memory outside the class or the same block twice.  The second program
 overwrites the link word of 256 freed blocks with an index past every slot,
 then allocates 256 blocks again: each must be a distinct live block of the
-requested size (malloc_usable_size is 0 for memory that is not a block).
+requested size (malloc_usable_size is 0 for memory that is not a block):
+progs/overwritten_links.c.
 """
 import harness
 import rt_common
 
-PROG = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-extern uintptr_t __memprof_shadow_memory_dynamic_address;
-
-static int resident(uintptr_t a) {
-  unsigned char v = 0;
-  if (mincore((void *)(a & ~(uintptr_t)4095), 4096, &v))
-    return -1;
-  return v & 1;
-}
-
-static uintptr_t shadow(uintptr_t a) {
-  return __memprof_shadow_memory_dynamic_address + ((a & ~(uintptr_t)63) >> 3);
-}
-
-/* Resident, or becomes so within 2 s (the ticker's share). */
-static int resident_soon(uintptr_t a) {
-  for (int i = 0; i < 2000; i++) {
-    if (resident(a) == 1)
-      return 1;
-    usleep(1000);
-  }
-  return resident(a);
-}
-
-enum { N = 4096 }; /* 4 MiB: past the 2 MiB from which a class is populated */
-static char *big[N];
-
-int main(void) {
-  uintptr_t hi = 0;
-  for (int i = 0; i < N; i++) { /* 1000 bytes: the 1 KiB class */
-    big[i] = malloc(1000);
-    if ((uintptr_t)big[i] > hi)
-      hi = (uintptr_t)big[i];
-  }
-  char *few[4];
-  uintptr_t few_hi = 0;
-  for (int i = 0; i < 4; i++) { /* 600 bytes: the 640-byte class */
-    few[i] = malloc(600);
-    if ((uintptr_t)few[i] > few_hi)
-      few_hi = (uintptr_t)few[i];
-  }
-  enum { M = 512 }; /* 4200 bytes: the 4608-byte class, 2.25 MiB */
-  static char *pages[M];
-  uintptr_t pages_hi = 0;
-  for (int i = 0; i < M; i++) {
-    pages[i] = malloc(4200);
-    if ((uintptr_t)pages[i] > pages_hi)
-      pages_hi = (uintptr_t)pages[i];
-  }
-  printf("slots_ahead_128k %d\n", resident_soon(hi + (128 << 10)));
-  printf("pages_ahead_128k %d\n", resident_soon(pages_hi + (128 << 10)));
-  printf("shadow_ahead_128k %d\n", resident_soon(shadow(hi + (128 << 10))));
-  printf("slots_ahead_2m %d\n", resident(hi + (2 << 20)));
-  printf("shadow_ahead_2m %d\n", resident(shadow(hi + (2 << 20))));
-  printf("few_ahead_16k %d\n", resident(few_hi + (16 << 10)));
-  for (int i = 0; i < N; i++)
-    free(big[i]);
-  for (int i = 0; i < 4; i++)
-    free(few[i]);
-  for (int i = 0; i < M; i++)
-    free(pages[i]);
-  return 0;
-}
-"""
-
-
-UAF_PROG = r"""
-#include <malloc.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-enum { N = 256, SZ = 40 }; /* the 64-byte class, no lead: link = first word */
-static char *a[N], *b[N];
-
-static int cmp(const void *x, const void *y) {
-  uintptr_t p = *(uintptr_t *)x, q = *(uintptr_t *)y;
-  return p < q ? -1 : p > q;
-}
-
-int main(void) {
-  for (int i = 0; i < N; i++)
-    a[i] = malloc(SZ);
-  for (int i = 0; i < N; i++)
-    free(a[i]);
-  uint32_t bad = 0xFFFFFFF0u;
-  for (int i = 0; i < N; i++) /* the bug */
-    memcpy(a[i], &bad, sizeof bad);
-  int wrong = 0;
-  for (int i = 0; i < N; i++) {
-    b[i] = malloc(SZ);
-    memset(b[i], 0x5a, SZ);
-    wrong += malloc_usable_size(b[i]) != SZ;
-  }
-  qsort(b, N, sizeof b[0], cmp);
-  int dup = 0;
-  for (int i = 1; i < N; i++)
-    dup += b[i] == b[i - 1];
-  printf("wrong %d dup %d\n", wrong, dup);
-  return 0;
-}
-"""
-
-# Successive allocations of never-used slots come in address order, one
-# slot apart, as from glibc's top chunk (programs walk their data in the
-# order they built it; a descending order cost jsoncpp ~100 ms).  Three
-# sizes of three classes interleaved, 1000 of each: each size's blocks must
-# ascend slot after slot (slots of 128, 64 and 192 bytes).
-ORDER_PROG = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-enum { N = 1000 };
-static char *a[N], *b[N], *c[N];
-
-static int steps(char **v, intptr_t slot) {
-  int bad = 0;
-  for (int i = 1; i < N; i++)
-    bad += v[i] - v[i - 1] != slot;
-  return bad;
-}
-
-int main(void) {
-  for (int i = 0; i < N; i++) {
-    a[i] = malloc(88);
-    b[i] = malloc(40);
-    c[i] = malloc(150);
-  }
-  printf("%d %d %d\n", steps(a, 128), steps(b, 64), steps(c, 192));
-  return 0;
-}
-"""
-
-
-# 3 MiB past the 2 MiB from which the 1 KiB class is populated: the main
-# thread's own minor faults meanwhile, and the pages of slots it took.
-PREFAULT_PROG = r"""
-#define _GNU_SOURCE
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
-
-enum { WARM = 2048 + 512, MORE = 3072, PACE = 16 }; /* blocks of the 1 KiB class */
-static char *keep[WARM + MORE];
-
-int main(void) {
-  for (int i = 0; i < WARM; i++) {
-    keep[i] = malloc(1000);
-    if (i % PACE == 0)
-      churn_1ms();
-  }
-  long before = thread_faults();
-  for (int i = WARM; i < WARM + MORE; i++) {
-    keep[i] = malloc(1000);
-    if (i % PACE == 0)
-      churn_1ms();
-  }
-  long faults = thread_faults() - before;
-  printf("%ld %d\n", faults, MORE / 4);
-  for (int i = 0; i < WARM + MORE; i++)
-    free(keep[i]);
-  return 0;
-}
-"""
-
-
-REUSE_PROG = r"""
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-enum { N = 96, SZ = 4000 }; /* the 4 KiB class: thread caches of 16 */
-static char *freed[N];
-
-static void *churn(void *arg) {
-  (void)arg;
-  for (int i = 0; i < N; i++)
-    freed[i] = malloc(SZ);
-  for (int i = 0; i < N; i++)
-    free(freed[i]);
-  return NULL;
-}
-
-int main(void) {
-  pthread_t t;
-  pthread_create(&t, NULL, churn, NULL);
-  pthread_join(t, NULL);
-  char *got[N];
-  int reused = 0, dup = 0;
-  for (int i = 0; i < N; i++) {
-    got[i] = malloc(SZ);
-    for (int j = 0; j < N; j++)
-      reused += got[i] == freed[j];
-    for (int j = 0; j < i; j++)
-      dup += got[i] == got[j];
-  }
-  printf("reused %d dup %d\n", reused, dup);
-  return 0;
-}
-"""
-
 
 class HeapLayout(harness.ProfTest):
     def test_fresh_slots_in_address_order(self):
-        src = self.scratch.write("order.c", ORDER_PROG)
-        exe = harness.compile_program(self.scratch, src, out="order", opt="-O1")
+        # Successive allocations of never-used slots come in address order, one
+        # slot apart, as from glibc's top chunk (programs walk their data in the
+        # order they built it; a descending order cost jsoncpp ~100 ms).  Three
+        # sizes of three classes interleaved, 1000 of each: each size's blocks must
+        # ascend slot after slot (slots of 128, 64 and 192 bytes).
+        exe = harness.compile_program(self.scratch, rt_common.prog("fresh_order.c"),
+                                      out="order", opt="-O1")
         r, _ = harness.run_program(self.scratch, exe)
         self.assertEqual(r.stdout.decode().split(), ["0", "0", "0"])
 
@@ -310,8 +106,8 @@ class HeapLayout(harness.ProfTest):
                          {192: {0}, 384: {0}, 1152: {0}})
 
     def populated_ahead(self, options):
-        src = self.scratch.write("pages.c", PROG)
-        exe = harness.compile_program(self.scratch, src, opt="-O1")
+        exe = harness.compile_program(self.scratch, rt_common.prog("populate_ahead.c"),
+                                      opt="-O1")
         r, _ = harness.run_program(self.scratch, exe, env={"MEMPROF_OPTIONS": options})
         return dict(line.split() for line in r.stdout.decode().splitlines())
 
@@ -332,8 +128,10 @@ class HeapLayout(harness.ProfTest):
         })
 
     def test_prefault_is_not_the_programs(self):
-        src = self.scratch.write("prefault.c", rt_common.PACED_C + PREFAULT_PROG)
-        exe = harness.compile_program(self.scratch, src, out="prefault", opt="-O1")
+        # 3 MiB past the 2 MiB from which the 1 KiB class is populated: the main
+        # thread's own minor faults meanwhile, and the pages of slots it took.
+        exe = harness.compile_program(self.scratch, rt_common.prog("prefault.c"),
+                                      out="prefault", opt="-O1")
         r, _ = harness.run_program(self.scratch, exe,
                                    env={"MEMPROF_OPTIONS": "background_thread=1"})
         faults, pages = map(int, r.stdout.decode().split())
@@ -341,15 +139,15 @@ class HeapLayout(harness.ProfTest):
         self.assertLess(faults, pages // 10, r.stdout.decode())
 
     def test_freed_slots_come_back_once(self):
-        src = self.scratch.write("reuse.c", REUSE_PROG)
-        exe = harness.compile_program(self.scratch, src, out="reuse", opt="-O1",
+        exe = harness.compile_program(self.scratch, rt_common.prog("central_batches.c"),
+                                      out="reuse", opt="-O1",
                                       ldflags=["-lpthread"])
         r, _ = harness.run_program(self.scratch, exe)
         self.assertEqual(r.stdout.decode().split(), ["reused", "96", "dup", "0"])
 
     def test_overwritten_free_links_do_not_escape(self):
-        src = self.scratch.write("uaf.c", UAF_PROG)
-        exe = harness.compile_program(self.scratch, src, out="uaf", opt="-O1")
+        exe = harness.compile_program(self.scratch, rt_common.prog("overwritten_links.c"),
+                                      out="uaf", opt="-O1")
         r, _ = harness.run_program(self.scratch, exe)
         self.assertEqual(r.stdout.decode().split(), ["wrong", "0", "dup", "0"])
 

@@ -5,102 +5,13 @@ strdup/strndup, free_sized/free_aligned_sized and a large block live at
 exit: each site's AllocCount, TotalSize and TotalAccessCount must equal what
 the program does to the block (int stores/loads count 1 each; library
 functions count ceil(bytes/8)).  The same program linked with LLVM 22's
-runtime gives the same numbers except where marked.  A second program checks
+runtime gives the same numbers except where marked (progs/malloc_family.c,
+progs/realloc_growth.c).  A third program (progs/malloc_semantics.c) checks
 the API semantics (errno, alignment rules, overflow) against our runtime.
 """
 import harness
 import rt_common
 
-PROG = r"""
-#include <errno.h>
-#include <malloc.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* glibc 2.36 does not declare them yet (C23). */
-void free_sized(void *p, size_t n);
-void free_aligned_sized(void *p, size_t a, size_t n);
-
-__attribute__((noinline)) static void st(volatile int *p, int n, int k) {
-  for (int r = 0; r < k; r++)
-    for (int i = 0; i < n; i++)
-      p[i] = i;
-}
-__attribute__((noinline)) static int ld(volatile int *p, int n) {
-  int s = 0;
-  for (int i = 0; i < n; i++)
-    s += p[i];
-  return s;
-}
-__attribute__((noinline)) static void fill(volatile char *p, const char *s) {
-  do
-    *p++ = *s;
-  while (*s++);
-}
-
-int main(void) {
-  int *a = malloc(40); // @malloc
-  st(a, 10, 3);
-  ld(a, 10);
-  free(a);
-  int *b = calloc(10, 4); // @calloc
-  ld(b, 10);
-  ld(b, 10);
-  free(b);
-  int *c = malloc(24); // @chain0
-  st(c, 6, 1);
-  c = realloc(c, 72); // @chain1
-  st(c, 18, 1);
-  c = realloc(c, 8); // @chain2
-  ld(c, 2);
-  free(c);
-  int *r0 = realloc(NULL, 40); // @realloc_null
-  st(r0, 10, 2);
-  free(r0);
-  int *ra = reallocarray(NULL, 5, 8); // @reallocarray
-  st(ra, 10, 1);
-  free(ra);
-  int *e = memalign(64, 40); // @memalign
-  st(e, 10, 2);
-  free(e);
-  int *f = aligned_alloc(8, 200); // @aligned_alloc
-  st(f, 50, 1);
-  free(f);
-  void *g;
-  if (posix_memalign(&g, 256, 104)) // @posix_memalign
-    return 2;
-  st(g, 26, 1);
-  free(g);
-  int *h = valloc(104); // @valloc
-  st(h, 26, 1);
-  free(h);
-  int *i = pvalloc(10); // @pvalloc
-  st(i, 1, 1);
-  free(i);
-  char *src = malloc(24); // @dup_src
-  fill(src, "0123456789abcdefghijklm");
-  char *d = strdup(src); // @strdup
-  if (strlen(d) != 23)
-    return 3;
-  char *n = strndup(src, 10); // @strndup
-  ld((int *)n, 1);
-  free(n);
-  free(d);
-  free(src);
-  int *fs = malloc(48); // @free_sized
-  st(fs, 12, 1);
-  free_sized(fs, 48);
-  int *fa = aligned_alloc(64, 128); // @free_aligned_sized
-  st(fa, 18, 1);
-  free_aligned_sized(fa, 64, 128);
-  int *big = malloc(1 << 20); // @big_live
-  st(big, 2, 3);
-  int *small = malloc(40); // @small_live
-  st(small, 10, 1);
-  return 0;
-}
-"""
 
 # marker -> (AllocCount, TotalSize, TotalAccessCount), from the program text.
 EXPECTED = {
@@ -134,7 +45,7 @@ LLVM22_MISSING = {"big_live", "strndup"}
 
 
 class MallocFamily(rt_common.ThreeRuntimes):
-    PROG = PROG
+    PROG = "malloc_family.c"
     EXPECTED = EXPECTED
     LLVM22 = {name: None for name in LLVM22_MISSING}
 
@@ -147,33 +58,6 @@ class MallocFamily(rt_common.ThreeRuntimes):
         r, raws = harness.run_program(self.scratch, exe)
         self.assertEqual(len(raws), 1)
 
-
-GROW = r"""
-#include <malloc.h>
-#include <stdlib.h>
-
-int main(void) {
-  int *p = 0;
-  for (int i = 0; i < 100; i++) {
-    p = realloc(p, 8 * (i + 1)); // @grow
-    p[2 * i] = i;
-  }
-  long sum = 0;
-  for (int i = 0; i < 100; i++)
-    sum += p[2 * i];
-  free(p);
-  int *z = calloc(1 << 18, 4); // @big_calloc
-  z[0] = 1;
-  z[(1 << 18) - 1] = 2;
-  int *y = realloc(z, 3 << 20); // @big_realloc
-  sum += y[(1 << 18) - 1] + y[1] + y[0];
-  y[(3 << 18) - 1] = 3;
-  free(y);
-  int *al = memalign(4096, 1 << 20); // @big_memalign_live
-  al[5] = 1;
-  return sum == 4950 + 2 + 0 + 1 ? 0 : 1;
-}
-"""
 
 GROW_EXPECTED = {
     # 100 blocks of 8, 16, ... 800 bytes; one store into each (the copies
@@ -188,8 +72,7 @@ GROW_EXPECTED = {
 class ReallocGrowth(rt_common.MarkedProgram):
     """A realloc chain merged into one site, and secondary-sized blocks:
     calloc zeroing, realloc preserving data, a live aligned 1 MiB block."""
-    PROG = GROW
-    SRC_NAME = "grow.c"
+    PROG = "realloc_growth.c"
     EXPECTED = GROW_EXPECTED
     # LLVM 22 reads one shadow cell past a block's end (spec 3.5): the
     # page-aligned 1 MiB block ends on a 64-byte boundary and the cell
@@ -204,88 +87,6 @@ class ReallocGrowth(rt_common.MarkedProgram):
     def test_llvm22_reference(self):
         self.check_run("llvm")
 
-
-SEMANTICS = r"""
-#include <errno.h>
-#include <malloc.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-void cfree(void *p); /* removed from glibc's headers */
-
-static int aligned(void *p, size_t a) { return ((uintptr_t)p & (a - 1)) == 0; }
-
-int main(void) {
-  void *p;
-  errno = 0;
-  printf("calloc_overflow %d %d\n", calloc(SIZE_MAX / 2, 3) == NULL, errno == ENOMEM);
-  errno = 0;
-  printf("reallocarray_overflow %d %d\n", reallocarray(NULL, SIZE_MAX, 2) == NULL,
-         errno == ENOMEM);
-  errno = 0;
-  printf("malloc_huge %d %d\n", malloc(SIZE_MAX - 4096) == NULL, errno == ENOMEM);
-  errno = 0;
-  printf("aligned_alloc_bad %d %d\n", aligned_alloc(24, 48) == NULL, errno == EINVAL);
-  p = aligned_alloc(4096, 100);
-  printf("aligned_alloc_4096 %d %zu\n", aligned(p, 4096), malloc_usable_size(p));
-  free(p);
-  p = (void *)1;
-  errno = 0;
-  int rc = posix_memalign(&p, 12, 8);
-  printf("posix_memalign_bad %d %d %d\n", rc == EINVAL, p == (void *)1, errno == 0);
-  rc = posix_memalign(&p, 4, 8);
-  printf("posix_memalign_small %d\n", rc == EINVAL);
-  rc = posix_memalign(&p, 1 << 16, 8);
-  printf("posix_memalign_64k %d %d\n", rc, aligned(p, 1 << 16));
-  free(p);
-  rc = posix_memalign(&p, 64, SIZE_MAX - 4096);
-  printf("posix_memalign_huge %d\n", rc == ENOMEM);
-  p = memalign(48, 10);
-  printf("memalign_round_up %d\n", aligned(p, 64));
-  free(p);
-  p = valloc(1);
-  printf("valloc %d\n", aligned(p, 4096));
-  free(p);
-  p = pvalloc(1);
-  printf("pvalloc %d %zu\n", aligned(p, 4096), malloc_usable_size(p));
-  free(p);
-  p = pvalloc(0);
-  printf("pvalloc0 %zu\n", malloc_usable_size(p));
-  free(p);
-  p = malloc(0);
-  printf("malloc0 %d\n", p != NULL);
-  free(p);
-  char *s = malloc(8);
-  strcpy(s, "abc");
-  s = realloc(s, 4000);
-  printf("realloc_grow %s %zu\n", s, malloc_usable_size(s));
-  s = realloc(s, 2);
-  printf("realloc_shrink %c%c %zu\n", s[0], s[1], malloc_usable_size(s));
-  printf("realloc_zero %d\n", realloc(s, 0) == NULL);
-  int *z = calloc(1000, 4);
-  int zero = 1;
-  for (int i = 0; i < 1000; i++) zero &= z[i] == 0;
-  printf("calloc_zero %d\n", zero);
-  free(z);
-  printf("usable_null %zu\n", malloc_usable_size(NULL));
-  struct mallinfo mi = mallinfo();
-  struct mallinfo2 mi2 = mallinfo2();
-  printf("mallinfo %d %zu\n", mi.arena, mi2.uordblks);
-  printf("mallopt %d %d\n", mallopt(M_MMAP_THRESHOLD, 1 << 20), mallopt(12345, 1));
-  printf("malloc_trim %d\n", malloc_trim(0));
-  char *d = strndup("hello world", 5);
-  printf("strndup %s %zu\n", d, malloc_usable_size(d));
-  free(d);
-  d = strdup("");
-  printf("strdup_empty %d %zu\n", d[0], malloc_usable_size(d));
-  free(d);
-  free(NULL);
-  cfree(malloc(3));
-  return 0;
-}
-"""
 
 SEMANTICS_OUT = """\
 calloc_overflow 1 1
@@ -317,8 +118,8 @@ strdup_empty 0 1
 
 class MallocSemantics(harness.ProfTest):
     def test_api_semantics(self):
-        src = self.scratch.write("sem.c", SEMANTICS)
-        exe = harness.compile_program(self.scratch, src, out="sem",
+        exe = harness.compile_program(self.scratch, rt_common.prog("malloc_semantics.c"),
+                                      out="sem",
                                       cflags=["-Wno-deprecated-declarations"])
         r, _ = harness.run_program(self.scratch, exe)
         self.assertEqual(r.stdout.decode(), SEMANTICS_OUT)

@@ -6,45 +6,13 @@
    inline mode for the whole malloc family;
  - threads: blocks allocated on one thread and freed on another, blocks
    allocated by main and written/freed by a thread.
-Each is checked against LLVM 22's runtime too where it agrees.
+Each is checked against LLVM 22's runtime too where it agrees.  The programs:
+progs/histogram.c, progs/malloc_family.c, progs/cross_thread.c.
 """
 import harness
 import rt_common
 import test_rt_malloc
 
-HIST = r"""
-#include <stdlib.h>
-#include <string.h>
-static void *(*volatile p_memset)(void *, int, size_t) = memset;
-__attribute__((noinline)) static void st(volatile int *p, int i, int k) {
-  for (int r = 0; r < k; r++)
-    p[i] = r;
-}
-int main(void) {
-  int *p = malloc(40); // @hist40
-  st(p, 0, 300);
-  st(p, 2, 7);
-  st(p, 6, 1);
-  st(p, 8, 2);
-  st(p, 9, 4);
-  free(p);
-  char *q = malloc(104); // @hist104
-  for (int i = 0; i < 104; i++)
-    q[i] = (char)i;
-  st((int *)q, 25, 250);
-  free(q);
-  int *live = malloc(24); // @hist_live
-  st(live, 1, 9);
-  st(live, 5, 3);
-  char *m = malloc(104); // @hist_memset_libc
-  p_memset(m, 1, 104);
-  free(m);
-  char *n = malloc(104); // @hist_memset_intrinsic
-  memset(n, 1, 104);
-  free(n);
-  return 0;
-}
-"""
 
 # marker -> (TotalSize, histogram); TotalAccessCount = sum(histogram).
 HIST_EXPECTED = {
@@ -70,45 +38,6 @@ LLVM22_HIST_DIFF = {
     "hist_memset_intrinsic": (104, [0, 0, 0, 0, 8] + [0] * 7 + [1], 9),
 }
 
-THREADS = r"""
-#include <pthread.h>
-#include <stdlib.h>
-__attribute__((noinline)) static void st(volatile int *p, int n, int k) {
-  for (int r = 0; r < k; r++)
-    for (int i = 0; i < n; i++)
-      p[i] = i;
-}
-static int *from_thread[4];
-static int *from_main[4];
-static void *worker(void *arg) {
-  long t = (long)arg;
-  int *mine = malloc(40); // @thread_alloc
-  st(mine, 10, 2);
-  from_thread[t] = mine;
-  st(from_main[t], 18, 1);
-  free(from_main[t]);
-  int *local = malloc(104); // @thread_local
-  st(local, 26, 1);
-  free(local);
-  return 0;
-}
-int main(void) {
-  pthread_t th[4];
-  for (long t = 0; t < 4; t++) {
-    from_main[t] = malloc(72); // @main_alloc
-    st(from_main[t], 18, 2);
-  }
-  for (long t = 0; t < 4; t++)
-    pthread_create(&th[t], 0, worker, (void *)t);
-  for (int t = 0; t < 4; t++)
-    pthread_join(th[t], 0);
-  for (int t = 0; t < 4; t++) {
-    st(from_thread[t], 10, 1);
-    free(from_thread[t]);
-  }
-  return 0;
-}
-"""
 
 # marker -> (AllocCount, TotalSize, TotalAccessCount), 4 threads.
 THREADS_EXPECTED = {
@@ -128,8 +57,7 @@ def hist_sites(size_hist):
 
 
 class Histogram(rt_common.MarkedProgram):
-    PROG = HIST
-    SRC_NAME = "hist.c"
+    PROG = "histogram.c"
     EXPECTED = hist_sites(HIST_EXPECTED)
     LLVM22 = hist_sites(LLVM22_HIST_DIFF)
 
@@ -149,7 +77,7 @@ class Histogram(rt_common.MarkedProgram):
 class Callbacks(rt_common.MarkedProgram):
     """-memprof-use-callbacks: the malloc-family program of test_rt_malloc
     gives exactly the inline numbers."""
-    PROG = test_rt_malloc.PROG
+    PROG = test_rt_malloc.MallocFamily.PROG
     EXPECTED = test_rt_malloc.MallocFamily.EXPECTED
     LLVM22 = test_rt_malloc.MallocFamily.LLVM22
 
@@ -161,8 +89,7 @@ class Callbacks(rt_common.MarkedProgram):
 
 
 class Threads(rt_common.MarkedProgram):
-    PROG = THREADS
-    SRC_NAME = "threads.c"
+    PROG = "cross_thread.c"
     EXPECTED = THREADS_EXPECTED
 
     def test_ours(self):
