@@ -1,6 +1,7 @@
 """Runtime core: explicit dumps, profile reset, text formats, output naming
 and options.  Every expected count is derived from the program text
-(-O0: one instrumented access per source-level load/store of heap data)."""
+(-O0: one instrumented access per source-level load/store of heap data):
+progs/dump_and_reset.c and progs/reset_truncates.c."""
 import glob
 import os
 import re
@@ -8,31 +9,14 @@ import re
 import harness
 from harness import read_raw
 
-DUMP_SRC = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <sanitizer/memprof_interface.h>
-int main(int argc, char **argv) {
-  char *freed = malloc(100);
-  for (int i = 0; i < 100; i++) freed[i] = 1;   /* 100 stores */
-  free(freed);
-  char *live = malloc(40);
-  for (int i = 0; i < 10; i++) live[i] = 2;     /* 10 stores before dump */
-  __memprof_profile_dump();
-  for (int i = 0; i < 5; i++) live[i] = 3;      /* 5 more before exit */
-  if (argc > 2) {
-    rename(argv[1], argv[2]);
-    __memprof_profile_reset();
-  }
-  return 0;
-}
-"""
-
-
+DUMP = "dump_and_reset.c"  # in progs/
 
 class DumpTest(harness.ProfTest):
-    def build(self, src=DUMP_SRC, **kw):
-        return harness.compile_program(self.scratch, self.scratch.write("p.c", src), **kw)
+    def build(self, name=DUMP, defines=()):
+        """progs/`name` built with -D`defines`; self.marks: its sites."""
+        self.marks = harness.marked_sites(harness.prog_text(__file__, name))
+        return harness.compile_program(self.scratch, harness.prog_path(__file__, name),
+                                       cflags=[f"-D{d}" for d in defines])
 
     def test_explicit_dump_then_exit_dump(self):
         exe = self.build()
@@ -54,10 +38,10 @@ class DumpTest(harness.ProfTest):
         self.assertEqual(dumps[0]["stacks"][lid], dumps[1]["stacks"][lid])
         # llvm-profdata merges both dumps of the live block.
         sites = harness.llvm_show_raw(profs[0], exe)
-        live = harness.site_by_line(sites, "main", 4)
+        live = harness.site_by_line(sites, *self.marks["live"])
         self.assertEqual(live["mib"]["AllocCount"], 2)
         self.assertEqual(live["mib"]["TotalAccessCount"], 25)
-        freed = harness.site_by_line(sites, "main", 1)
+        freed = harness.site_by_line(sites, *self.marks["freed"])
         self.assertEqual(freed["mib"]["TotalAccessCount"], 100)
         self.assertEqual(freed["mib"]["TotalSize"], 100)
 
@@ -78,26 +62,7 @@ class DumpTest(harness.ProfTest):
         self.assertEqual(harness.mibs_by_size(second[0])[40]["TotalAccessCount"], 15)
 
     def test_reset_without_rename_truncates(self):
-        src = r"""
-#include <stdlib.h>
-#include <sanitizer/memprof_interface.h>
-int main(void) {
-  char *a = malloc(100);
-  for (int i = 0; i < 100; i++) a[i] = 1;   /* 100 */
-  free(a);
-  char *live = malloc(40);
-  for (int i = 0; i < 10; i++) live[i] = 2; /* 10 */
-  __memprof_profile_dump();
-  __memprof_profile_reset();                /* the next write truncates */
-  char *b = malloc(200);
-  for (int i = 0; i < 20; i++) b[i] = 3;    /* 20 */
-  free(b);
-  for (int i = 0; i < 5; i++) live[i] = 4;  /* 5 more */
-  __memprof_profile_dump();
-  return 0;
-}
-"""
-        exe = self.build(src)
+        exe = self.build("reset_truncates.c")
         _, profs = harness.run_program(self.scratch, exe)
         self.assertEqual(len(profs), 1)
         # The first dump was truncated away: the second explicit dump and
@@ -106,7 +71,7 @@ int main(void) {
                  for d in read_raw(profs[0])]
         self.assertEqual(dumps, [{200: 20, 40: 15}, {40: 15}])
         sites = harness.llvm_show_raw(profs[0], exe)
-        live = harness.site_by_line(sites, "main", 4)
+        live = harness.site_by_line(sites, *self.marks["live"])
         self.assertEqual((live["mib"]["AllocCount"], live["mib"]["TotalAccessCount"]),
                          (2, 30))
 
@@ -137,7 +102,7 @@ int main(void) {
             self.assertRegex(out, rf"Stack for id {sid}:\n    #0 0x[0-9a-f]{{12}} in malloc "
                                   rf"(\(\S+\+0x[0-9a-f]+\)|\S+/rt_malloc\.c:\d+:\d+)\n"
                                   rf"    #1 0x[0-9a-f]{{12}} in main "
-                                  rf"(\S+/p\.c:\d+:\d+|\(\S+\+0x[0-9a-f]+\))\n")
+                                  rf"(\S+/{re.escape(DUMP)}:\d+:\d+|\(\S+\+0x[0-9a-f]+\))\n")
 
     def test_terse_format(self):
         exe = self.build()
@@ -165,10 +130,7 @@ int main(void) {
         self.assertEqual(err.count("MemProfiler"), 2)
 
     def test_default_options_and_env_precedence(self):
-        src = DUMP_SRC.replace(
-            "int main(", 'const char *__memprof_default_options(void) {\n'
-            '  return "print_text=1:log_path=stdout";\n}\nint main(')
-        exe = self.build(src)
+        exe = self.build(defines=['DEFAULT_OPTIONS="print_text=1:log_path=stdout"'])
         r, profs = harness.run_program(self.scratch, exe)
         self.assertEqual(profs, [])
         self.assertEqual(r.stdout.decode().count("Recorded MIBs"), 2)
@@ -190,8 +152,7 @@ int main(void) {
         self.assertEqual(len(read_raw(files[0])), 2)
 
     def test_unwritable_output_keeps_exit_code(self):
-        src = DUMP_SRC.replace("return 0;\n}", "return 7;\n}")
-        exe = self.build(src)
+        exe = self.build(defines=["EXIT_CODE=7"])
         r, _ = harness.run_program(self.scratch, exe, check=False,
                                    env={"MEMPROF_OPTIONS": "log_path=/dev/null/x/y"})
         self.assertEqual(r.returncode, 7)
@@ -202,7 +163,7 @@ int main(void) {
         # LLVM's runtime dies with status 1; ours lets the program finish,
         # then exits 1 instead of 0, its stdout flushed.  Both dumps (the
         # explicit one and the exit one) fail; one message.
-        exe = self.build(DUMP_SRC.replace("return 0;", 'printf("done\\n");\n  return 0;'))
+        exe = self.build(defines=["PRINT_DONE"])  # prints "done" before it returns
         for opts in ("log_path=/proc/self/mem", "log_path=/dev/null/x/y"):
             r, _ = harness.run_program(self.scratch, exe, check=False,
                                        env={"MEMPROF_OPTIONS": opts})

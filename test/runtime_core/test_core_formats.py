@@ -1,56 +1,17 @@
 """Runtime core: raw profile versions 3/4/5 (read back by llvm-profdata 22
 and, for 3/4, by llvm-profdata 19 on clang-19 binaries), histogram mode
 (u8 granule counters, saturation, v5 u16 encoding, region padding), and
-agreement with LLVM's own runtime where LLVM's counts are exact."""
+agreement with LLVM's own runtime where LLVM's counts are exact.  The
+programs: progs/basic_sites.c and progs/histogram_sizes.c."""
 import os
 
 import harness
 from harness import read_raw
 
-BASIC_SRC = r"""
-#include <stdlib.h>
-#include <string.h>
-int main(void) {
-  int *a = malloc(40);
-  for (int i = 0; i < 10; i++) a[i] = i;
-  int s = 0;
-  for (int i = 0; i < 10; i++) s += a[i];
-  free(a);
-  char *x = malloc(10);
-  memset(x, 0, 10);
-  free(x);
-  char *live = malloc(1000);
-  for (int i = 0; i < 1000; i += 8) live[i] = 1;
-  return s == 45 ? 0 : 1;
-}
-"""
-# line offsets from `int main`: a=1 (20 accesses), x=6 (2), live=9 (125)
-BASIC_EXPECT = {1: (40, 20), 6: (10, 2), 9: (1000, 125)}
-
-HIST_SRC = r"""
-#include <stdlib.h>
-#include <string.h>
-int main(void) {
-  char *p = malloc(100);
-  for (int i = 0; i < 100; i++) p[i] = 1;
-  for (int i = 0; i < 300; i++) p[8] += 1;
-  memset(p, 0, 100);
-  free(p);
-  for (int k = 0; k < 100; k++) {
-    char *q = malloc(20);
-    for (int i = 0; i < 300; i++) q[0] = 1;
-    free(q);
-  }
-  for (int k = 0; k < 2; k++) {
-    char *r = malloc(4000);
-    for (int i = 0; i < 500; i++) r[i * 8] = 1;
-    free(r);
-  }
-  char *live = malloc(3000);
-  for (int i = 0; i < 100; i++) live[i * 8] = 1;
-  return 0;
-}
-"""
+BASIC = "basic_sites.c"  # in progs/
+# marker -> (TotalSize, TotalAccessCount)
+BASIC_EXPECT = {"a": (40, 20), "x": (10, 2), "live": (1000, 125)}
+HIST = "histogram_sizes.c"
 
 
 def encode_v5(c):
@@ -61,16 +22,16 @@ def encode_v5(c):
     return (e << 12) | m
 
 
-
 class FormatTest(harness.ProfTest):
     def check_basic(self, sites):
-        for off, (size, count) in BASIC_EXPECT.items():
-            s = harness.site_by_line(sites, "main", off)
+        marks = harness.marked_sites(harness.prog_text(__file__, BASIC))
+        for name, (size, count) in BASIC_EXPECT.items():
+            s = harness.site_by_line(sites, *marks[name])
             self.assertEqual((s["mib"]["TotalSize"], s["mib"]["TotalAccessCount"]),
-                             (size, count), f"line offset {off}")
+                             (size, count), f"@{name}")
 
     def test_v5_default_and_llvm_agreement(self):
-        src = self.scratch.write("b.c", BASIC_SRC)
+        src = harness.prog_path(__file__, BASIC)
         exe = harness.compile_program(self.scratch, src)
         _, profs = harness.run_program(self.scratch, exe)
         (d,) = read_raw(profs[0])
@@ -86,7 +47,7 @@ class FormatTest(harness.ProfTest):
         # the first malloc) gives the same counts as the static archive.
         so = harness.find_built("libmemprof.so")
         libdir = os.path.dirname(so)
-        src = self.scratch.write("b.c", BASIC_SRC)
+        src = harness.prog_path(__file__, BASIC)
         exe = harness.compile_program(
             self.scratch, src, runtime="shadow",
             ldflags=[f"-L{libdir}", "-lmemprof", f"-Wl,-rpath,{libdir}"])
@@ -94,7 +55,7 @@ class FormatTest(harness.ProfTest):
         self.check_basic(harness.llvm_show_raw(profs[0], exe))
 
     def test_v3_v4_with_llvm19(self):
-        src = self.scratch.write("b.c", BASIC_SRC)
+        src = harness.prog_path(__file__, BASIC)
         exe = harness.compile_program(self.scratch, src, llvm=19)
         for v, mib_bytes in ((3, 140), (4, 152)):
             _, profs = harness.run_program(self.scratch, exe,
@@ -109,7 +70,7 @@ class FormatTest(harness.ProfTest):
             os.unlink(profs[-1])
 
     def test_histogram_v5_and_v4(self):
-        src = self.scratch.write("h.c", HIST_SRC)
+        src = harness.prog_path(__file__, HIST)
         exe = harness.compile_program(self.scratch, src,
                                       cflags=["-mllvm", "-memprof-histogram"])
         want100 = [9, 255] + [9] * 10 + [5]  # memset adds 1 per granule (our fix)
@@ -131,7 +92,8 @@ class FormatTest(harness.ProfTest):
             self.assertEqual(by[4000]["hist"], [2] * 500)
             self.assertEqual(by[3000]["hist"], [1] * 100 + [0] * 275)
             sites = harness.llvm_show_raw(profs[-1], exe)
-            self.assertEqual(harness.site_by_line(sites, "main", 1)["mib"]
+            marks = harness.marked_sites(harness.prog_text(__file__, HIST))
+            self.assertEqual(harness.site_by_line(sites, *marks["p"])["mib"]
                              ["AccessHistogramSize"], 13)
             os.unlink(profs[-1])
 
