@@ -288,39 +288,31 @@ class IndexedVsLLVM(unittest.TestCase):
                 self.assertIn(msg, r.stderr)
 
 
-PROGRAM = r"""#include <cstdio>
-__attribute__((noinline)) char *alloc(unsigned long n) {
-  return new char[n];
-}
-int main(int argc, char **argv) {
-  char *a = alloc(10);
-  char *b = alloc(20 + argc);
-  printf("%p %p\n", (void *)a, (void *)b);
-  return 0;
-}
-"""
+PROGRAM = "cold_context.cc"  # in progs/
 
 
 def program_yaml():
-    """alloc (decl line 2) calls new at line 3; main (decl line 5) calls
-    alloc at lines 6 (cold context) and 7 (not cold).  Columns are all 0, so
-    clang matches on lines only."""
+    """alloc calls new at @new; main calls alloc at @cold (cold context)
+    and @warm (not cold); line offsets from the markers.  Columns are all
+    0, so clang matches on lines only."""
+    marks = harness.marked_sites(harness.prog_text(__file__, PROGRAM))
     a, m = llvm_guid("_Z5allocm"), llvm_guid("main")
-    leaf = (a, 1, 0, False)
+    cold_line, warm_line = marks["cold"][1], marks["warm"][1]
+    leaf = (a, marks["new"][1], 0, False)
     cold = "{ AllocCount: 1, TotalSize: 10, TotalLifetime: 500000, TotalLifetimeAccessDensity: 0 }"
     warm = "{ AllocCount: 1, TotalSize: 21, TotalLifetime: 1, TotalLifetimeAccessDensity: 900000 }"
     return "\n".join([
         "---", "HeapProfileRecords:",
         f"  - GUID: {a:#x}", "    AllocSites:",
         "      - Callstack:", f"          - {frame_yaml(leaf)}",
-        f"          - {frame_yaml((m, 1, 0, False))}",
+        f"          - {frame_yaml((m, cold_line, 0, False))}",
         f"        MemInfoBlock: {cold}",
         "      - Callstack:", f"          - {frame_yaml(leaf)}",
-        f"          - {frame_yaml((m, 2, 0, False))}",
+        f"          - {frame_yaml((m, warm_line, 0, False))}",
         f"        MemInfoBlock: {warm}",
         f"  - GUID: {m:#x}", "    CallSites:",
-        "      - Frames:", f"          - {frame_yaml((m, 1, 0, False))}",
-        "      - Frames:", f"          - {frame_yaml((m, 2, 0, False))}",
+        "      - Frames:", f"          - {frame_yaml((m, cold_line, 0, False))}",
+        "      - Frames:", f"          - {frame_yaml((m, warm_line, 0, False))}",
     ]) + "\n"
 
 
@@ -328,7 +320,7 @@ class ClangReadsOurFiles(unittest.TestCase):
     def test_f_ir_identical(self):
         s = Scratch("indexed-clang")
         try:
-            src = s.write("p.cc", PROGRAM)
+            src = harness.prog_path(__file__, PROGRAM)
             yml = s.write("p.yaml", program_yaml())
             for llvm, mv, iv in ((22, 3, 13), (22, 4, 12), (22, 2, 11),
                                  (19, 3, 12), (19, 2, 12)):

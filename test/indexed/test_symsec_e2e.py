@@ -9,7 +9,7 @@ Asserts:
    byte-identical to llvm-profdata's;
  - the trailer, CRC-32 and every table of the section parse as documented;
    every frame of the v3 frame array has an entry; the allocation frame of
-   obj_alloc names _Z9obj_allocm at m.cc line 5 with its column, and the
+   obj_alloc names _Z9obj_allocm at its line (marker @new) with its column, and the
    callers short_path/long_path/main have their source lines;
  - sibling paths share their directory nodes (no duplicate nodes);
  - the same program's section read back by memprof-profdata
@@ -23,20 +23,8 @@ import zlib
 import harness
 from harness import run, Scratch
 
-PROGRAM = r"""#include <cstdio>
-#include <unistd.h>
 
-__attribute__((noinline)) char *obj_alloc(unsigned long n) {
-  return new char[n];
-}
-void short_path() { for (int i = 0; i < 50; i++) { char *p = obj_alloc(128); p[0] = 1; delete[] p; } }
-void long_path() { char *p = obj_alloc(65536); usleep(20000); p[1] = 2; delete[] p; }
-int main() {
-  short_path();
-  long_path();
-  return 0;
-}
-"""
+PROGRAM = "symbolized_paths.cc"  # in progs/
 
 
 def parse_symsec(data):
@@ -94,7 +82,7 @@ class SymbolizedSection(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.s = Scratch("symsec")
-        src = cls.s.write("m.cc", PROGRAM)
+        src = harness.prog_path(__file__, PROGRAM)
         exe = harness.compile_program(cls.s, src, runtime="llvm")
         _, raws = harness.run_program(cls.s, exe)
         cls.raw, cls.exe = raws[0], exe
@@ -133,15 +121,21 @@ class SymbolizedSection(unittest.TestCase):
             self.assertEqual(guid, harness.llvm_guid(name))
             self.assertEqual(col, c)
             by.setdefault(name, []).append((os.path.basename(path), line, lo))
-        self.assertEqual(by["_Z9obj_allocm"], [("m.cc", 5, 1)])
-        self.assertEqual(sorted(by["_Z10short_pathv"]), [("m.cc", 7, 0)])
-        self.assertEqual(sorted(by["_Z9long_pathv"]), [("m.cc", 8, 0)])
-        self.assertEqual(sorted(by["main"]), [("m.cc", 10, 1), ("m.cc", 11, 2)])
+        text = harness.prog_text(__file__, PROGRAM)
+        line, site = harness.marker_lines(text), harness.marked_sites(text)
+        # (file, line, line offset); short_path and long_path are one line.
+        self.assertEqual(by["_Z9obj_allocm"], [(PROGRAM, line["new"], site["new"][1])])
+        self.assertEqual(sorted(by["_Z10short_pathv"]), [(PROGRAM, line["short"], 0)])
+        self.assertEqual(sorted(by["_Z9long_pathv"]), [(PROGRAM, line["long"], 0)])
+        self.assertEqual(sorted(by["main"]),
+                         [(PROGRAM, line["call_short"], site["call_short"][1]),
+                          (PROGRAM, line["call_long"], site["call_long"][1])])
 
     def test_our_reader_uses_section(self):
         out = harness.memprof_profdata("show", "--symbolized", self.ours).stdout
         self.assertIn("_Z9obj_allocm", out)
-        self.assertRegex(out, r"_Z9obj_allocm \S*m\.cc:5:\d+")
+        line = harness.marker_lines(harness.prog_text(__file__, PROGRAM))["new"]
+        self.assertRegex(out, rf"_Z9obj_allocm \S*{PROGRAM}:{line}:\d+")
 
 
 if __name__ == "__main__":

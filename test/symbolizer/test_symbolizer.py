@@ -30,112 +30,13 @@ import subprocess
 
 import harness
 
-C_HDR = r'''
-/* inl.h */
-extern volatile int sink;
-static inline __attribute__((always_inline)) void *hdr_leaf(unsigned long n) {
-  sink += (int)n;
-  return __builtin_malloc(n);
-}
-'''
-
-C_SRC = r'''
-#include <stdlib.h>
-#include "inl.h"
-volatile int sink;
-static inline __attribute__((always_inline)) void *leaf(size_t n) {
-  sink++;
-  return malloc(n);
-}
-static inline __attribute__((always_inline)) void *mid(size_t n) {
-  void *p = leaf(n + 1);
-  sink += 2;
-  void *q = hdr_leaf(n);
-  free(q);
-  return p;
-}
-static inline __attribute__((always_inline)) void *top(size_t n) {
-  void *p = mid(n * 2);
-  for (int i = 0; i < (int)n; i++) { if (sink & 1) sink++; else free(malloc(i)); }
-  return p;
-}
-static __attribute__((noinline)) void *stat_fn(size_t n) { return top(n) ; }
-void *ext_fn(size_t n) { return stat_fn(n) ; }
-int main(int argc, char **argv) {
-  (void)argv;
-  void *p = ext_fn(argc);
-  free(p);
-  free(top(3));
-  free(mid(5));
-  return 0;
-}
-'''
-
-CXX_HDR = r'''
-// tpl.h: COMDAT functions emitted in both translation units.
-#include <cstdlib>
-#include <vector>
-namespace outer { namespace inner {
-template <typename T> struct Box {
-  T *make(unsigned n) { return static_cast<T *>(std::malloc(n * sizeof(T))); }
-  static T *make_static(unsigned n) { Box b; return b.make(n + 1); }
-};
-template <int N> __attribute__((noinline)) void *grow(std::vector<int> &v) {
-  for (int i = 0; i < N; i++) v.push_back(i);
-  return Box<char>::make_static(N);
-}
-inline __attribute__((always_inline)) void *shared_inl(unsigned n) {
-  return Box<long>().make(n);
-}
-} }
-void *other_tu(unsigned n);
-'''
-
-CXX_SRC = r'''
-#include "tpl.h"
-namespace {
-__attribute__((noinline)) void *anon_fn(unsigned n) {
-  auto lam = [n](unsigned k) { return outer::inner::shared_inl(n + k); };
-  return lam(2);
-}
-}
-struct Widget {
-  virtual ~Widget() {}
-  virtual void *alloc(unsigned n) { return outer::inner::Box<Widget *>::make_static(n); }
-};
-static void *file_static(unsigned n) { return anon_fn(n); }
-int main(int argc, char **) {
-  std::vector<int> v;
-  Widget *w = new Widget;
-  void *a = outer::inner::grow<3>(v);
-  void *b = file_static(argc);
-  void *c = w->alloc(argc);
-  void *d = other_tu(argc);
-  std::free(a); std::free(b); std::free(c); std::free(d);
-  delete w;
-  return 0;
-}
-'''
-
-CXX_SRC2 = r'''
-#include "tpl.h"
-void *other_tu(unsigned n) {
-  std::vector<int> v;
-  void *p = outer::inner::grow<3>(v);
-  std::free(p);
-  return outer::inner::shared_inl(n);
-}
-'''
-
-SO_SRC = r'''
-#include "tpl.h"
-extern "C" __attribute__((visibility("default"))) void *so_entry(unsigned n) {
-  std::vector<int> v;
-  void *p = outer::inner::grow<7>(v);
-  std::free(p);
-  return outer::inner::shared_inl(n);
-}
-'''
+# The programs, in progs/ (copied into the scratch folder to be built there):
+# C with always_inline chains over two files, C++ over two translation units
+# sharing COMDAT functions, and a shared library.
+HEADERS = ["inline_chains.h", "cxx_linkage.h"]
+C_SRCS = ["inline_chains.c"]
+CXX_SRCS = ["cxx_linkage.cc", "cxx_linkage_other.cc"]
+SO_SRCS = ["cxx_linkage_so.cc"]
 
 DEBUG_FLAVOURS = {
     "g5": ["-g"],
@@ -254,8 +155,7 @@ class SymbolizerTest(harness.ProfTest):
         prints equal those we derive from the raw PCs with our frames."""
         inlined = 0
         for opt in ("-O0", "-O2"):
-            for name, srcs in (("c", [("a.c", C_SRC)]),
-                               ("cxx", [("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)])):
+            for name, srcs in (("c", C_SRCS), ("cxx", CXX_SRCS)):
                 with self.subTest(opt=opt, lang=name):
                     cc = "clang-22" if name == "c" else "clang++-22"
                     exe = self.build(srcs, cc, [opt, *harness.PROFILE_FLAGS],
@@ -287,13 +187,19 @@ class SymbolizerTest(harness.ProfTest):
         self.assertGreaterEqual(max(len(f) for f in got.values()), 2)
         return got
 
+    def copy_progs(self, names):
+        """Copy progs/`names` into the scratch folder; returns their paths."""
+        paths = [self.scratch.path(n) for n in names]
+        for name, path in zip(names, paths):
+            shutil.copyfile(harness.prog_path(__file__, name), path)
+        return paths
+
     def build(self, srcs, cc, flags, out, link=(), relative=False):
-        """Compile in the scratch folder; relative=True names the sources
-        relatively (with -fdebug-compilation-dir=. no path is absolute)."""
-        hdrs = {"inl.h": C_HDR, "tpl.h": CXX_HDR}
-        for name, text in hdrs.items():
-            self.scratch.write(name, text)
-        paths = [self.scratch.write(n, t) for n, t in srcs]
+        """Compile progs/`srcs` in the scratch folder; relative=True names
+        the sources relatively (with -fdebug-compilation-dir=. no path is
+        absolute)."""
+        self.copy_progs(HEADERS)
+        paths = self.copy_progs(srcs)
         if relative:
             paths = [os.path.basename(p) for p in paths]
         exe = self.scratch.path(out)
@@ -313,10 +219,10 @@ class SymbolizerTest(harness.ProfTest):
 
     def test_c_inline_chains_match_llvm(self):
         """C: always_inline 3 deep, a header inlinee (call_file != file)."""
-        self.matrix([("a.c", C_SRC)], "c")
+        self.matrix(C_SRCS, "c")
 
     def test_c_non_pie_matches_llvm(self):
-        exe = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g", "-no-pie"],
+        exe = self.build(C_SRCS, "clang-22", ["-O2", "-g", "-no-pie"],
                          "nopie")
         self.assert_same_as_llvm(exe)
         info = self.info(exe)
@@ -324,7 +230,7 @@ class SymbolizerTest(harness.ProfTest):
 
     def test_cxx_linkage_names_match_llvm(self):
         """C++: namespaces, templates, lambdas, COMDAT in two TUs."""
-        self.matrix([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "c++")
+        self.matrix(CXX_SRCS, "c++")
         got = ours(self.scratch.path("prog-22-O0g5"),
                    text_addresses(self.scratch.path("prog-22-O0g5")))
         names = {f[0] for fr in got.values() for f in fr}
@@ -342,7 +248,7 @@ class SymbolizerTest(harness.ProfTest):
         for ld in ("bfd", "lld"):
             for dwarf in ("-gdwarf-5", "-gdwarf-4"):
                 with self.subTest(ld=ld, dwarf=dwarf):
-                    exe = self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)],
+                    exe = self.build(CXX_SRCS,
                                      "clang++-22",
                                      ["-O2", "-g", dwarf, "-ffunction-sections",
                                       f"-fuse-ld={ld}", "-Wl,--gc-sections"],
@@ -354,7 +260,7 @@ class SymbolizerTest(harness.ProfTest):
         for llvm in (22, 19):
             for opt in ("-O0", "-O2"):
                 with self.subTest(llvm=llvm, opt=opt):
-                    so = self.build([("so.cc", SO_SRC)], f"clang++-{llvm}",
+                    so = self.build(SO_SRCS, f"clang++-{llvm}",
                                     [opt, "-g", "-fPIC", "-shared"],
                                     f"lib{llvm}{opt}.so")
                     self.assert_same_as_llvm(so)
@@ -364,11 +270,12 @@ class SymbolizerTest(harness.ProfTest):
         relative comp dir to relative paths, libdw does not; we follow LLVM.
         Paths are compared after normpath: for a DWARF 5 file whose
         directory entry is spelled like entry 0 we cannot tell the two
-        apart and print "./inl.h" where LLVM prints "././inl.h"."""
+        apart and print "./inline_chains.h" where LLVM prints
+        "././inline_chains.h"."""
         for llvm in (22, 19):
             for dwarf in ("-gdwarf-5", "-gdwarf-4"):
                 with self.subTest(llvm=llvm, dwarf=dwarf):
-                    exe = self.build([("a.c", C_SRC)], f"clang-{llvm}",
+                    exe = self.build(C_SRCS, f"clang-{llvm}",
                                      ["-O2", "-g", dwarf, "-fdebug-compilation-dir=."],
                                      f"rel{llvm}{dwarf}", relative=True)
                     got = self.assert_same_as_llvm(exe, normalize_paths=True)
@@ -385,8 +292,7 @@ class SymbolizerTest(harness.ProfTest):
         for llvm in (22, 19):
             for opt in ("-O0", "-O2"):
                 for dwarf in ("-gdwarf-5", "-gdwarf-4"):
-                    for lang, srcs in (("c", [("a.c", C_SRC)]),
-                                       ("c++", [("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)])):
+                    for lang, srcs in (("c", C_SRCS), ("c++", CXX_SRCS)):
                         with self.subTest(llvm=llvm, opt=opt, dwarf=dwarf, lang=lang):
                             cc = f"clang-{llvm}" if lang == "c" else f"clang++-{llvm}"
                             out = f"split-{lang}-{llvm}{opt}{dwarf}"
@@ -402,10 +308,10 @@ class SymbolizerTest(harness.ProfTest):
         """A .dwo that is gone: its unit's code gets no frames (LLVM's
         symbolizer has no function name for it either), the other unit's
         code keeps its frames, and the module says which file is missing."""
-        exe = self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "clang++-22",
+        exe = self.build(CXX_SRCS, "clang++-22",
                          ["-O2", "-g", "-gsplit-dwarf"], "splitmiss")
         full = ours(exe, text_addresses(exe))
-        gone = self.scratch.path("splitmiss-o.dwo")
+        gone = self.scratch.path("splitmiss-" + CXX_SRCS[1].replace(".cc", ".dwo"))
         os.rename(gone, gone + ".away")
         got = ours(exe, text_addresses(exe))
         lost = [a for a in got if full[a] and not got[a]]
@@ -426,7 +332,7 @@ class SymbolizerTest(harness.ProfTest):
             self.skipTest("dwz is not installed (scripts/setup.sh installs it)")
         exes = []
         for opt in ("-O0", "-O2"):
-            exes.append(self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "clang++-22",
+            exes.append(self.build(CXX_SRCS, "clang++-22",
                                    [opt, "-g", "-gdwarf-4"], f"dwz{opt}"))
         want = {}
         for exe in exes:
@@ -483,8 +389,8 @@ class SymbolizerTest(harness.ProfTest):
         return bid, execs
 
     def test_module_facts_match_readelf(self):
-        exe = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g"], "pie")
-        so = self.build([("so.cc", SO_SRC)], "clang++-22",
+        exe = self.build(C_SRCS, "clang-22", ["-O2", "-g"], "pie")
+        so = self.build(SO_SRCS, "clang++-22",
                         ["-O2", "-g", "-fPIC", "-shared"], "lib.so")
         for b in (exe, so):
             info = self.info(b)
@@ -518,7 +424,7 @@ class SymbolizerTest(harness.ProfTest):
         into a copy): frames equal LLVM's, also from a separate debug file
         that objcopy compressed with zstd.  A zstd section that does not
         decompress is refused with a message naming the file."""
-        exe = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g", "-gz=zlib"],
+        exe = self.build(C_SRCS, "clang-22", ["-O2", "-g", "-gz=zlib"],
                          "zlib")
         self.assert_same_as_llvm(exe)
         def debug_info_at(path):  # the file's bytes, .debug_info's offset
@@ -529,13 +435,13 @@ class SymbolizerTest(harness.ProfTest):
                                        r"([0-9a-f]+)", out).group(1), 16)
 
         ELFCOMPRESS_ZSTD = 2
-        exe = self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "clang++-22",
+        exe = self.build(CXX_SRCS, "clang++-22",
                          ["-O2", "-g", "-gz=zstd"], "zstd")
         data, off = debug_info_at(exe)
         self.assertEqual(struct.unpack_from("<I", data, off)[0], ELFCOMPRESS_ZSTD)
         self.assert_same_as_llvm(exe)
 
-        plain = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g"], "zstddbg")
+        plain = self.build(C_SRCS, "clang-22", ["-O2", "-g"], "zstddbg")
         stripped, dbg = self.split(plain, debuglink=False)
         harness.run(["objcopy", "--compress-debug-sections=zstd", dbg])
         dbg_data, dbg_off = debug_info_at(dbg)
@@ -556,18 +462,18 @@ class SymbolizerTest(harness.ProfTest):
                       r.stderr)
 
     def test_no_debug_info_gives_no_frames(self):
-        exe = self.build([("a.c", C_SRC)], "clang-22", ["-O2"], "nodebug")
+        exe = self.build(C_SRCS, "clang-22", ["-O2"], "nodebug")
         self.assertEqual(self.info(exe)["has_debug_info"], 0)
         got = ours(exe, text_addresses(exe))
         self.assertEqual({len(f) for f in got.values()}, {0})
 
     def test_code_without_dwarf_gives_no_frames(self):
         """One TU with -g, one without: only the first is symbolized."""
-        self.scratch.write("inl.h", C_HDR)
+        self.copy_progs(HEADERS)
         nodbg = self.scratch.write("nd.c", "__attribute__((noinline)) int nd(int x)"
                                    " { return x * 3 + 1; }\n")
         harness.run(["clang-22", "-O2", "-c", nodbg, "-o", self.scratch.path("nd.o")])
-        exe = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g"], "mixed",
+        exe = self.build(C_SRCS, "clang-22", ["-O2", "-g"], "mixed",
                          link=[self.scratch.path("nd.o")])
         got = self.assert_same_as_llvm(exe)
         nm = harness.run(["nm", exe]).stdout
@@ -587,7 +493,7 @@ class SymbolizerTest(harness.ProfTest):
         return stripped, dbg
 
     def test_debuglink_locations(self):
-        exe = self.build([("m.cc", CXX_SRC), ("o.cc", CXX_SRC2)], "clang++-22",
+        exe = self.build(CXX_SRCS, "clang++-22",
                          ["-O2", "-g"], "prog")
         stripped, dbg = self.split(exe)
         self.assertEqual(self.info(stripped)["debug_file"], dbg)
@@ -608,14 +514,14 @@ class SymbolizerTest(harness.ProfTest):
         self.assert_same_as_llvm(stripped, [root], truth_binary=exe)
 
     def test_debuglink_crc_mismatch_is_ignored(self):
-        exe = self.build([("a.c", C_SRC)], "clang-22", ["-O2", "-g"], "prog")
+        exe = self.build(C_SRCS, "clang-22", ["-O2", "-g"], "prog")
         stripped, dbg = self.split(exe)
         with open(dbg, "ab") as f:
             f.write(b"\0")
         self.assertEqual(self.info(stripped)["has_debug_info"], 0)
 
     def test_build_id_directory(self):
-        exe = self.build([("a.c", C_SRC)], "clang-19", ["-O2", "-g"], "prog")
+        exe = self.build(C_SRCS, "clang-19", ["-O2", "-g"], "prog")
         stripped, dbg = self.split(exe, debuglink=False)
         bid = self.info(stripped)["build_id"]
         self.assertEqual(self.info(stripped)["has_debug_info"], 0)
