@@ -35,6 +35,10 @@ typedef struct mp_timeline {
   uint64_t pid;
   uint64_t interval_ms; /* between censuses; 0 when none were taken */
   uint64_t end_ms;      /* when the file was written */
+  /* Added after the first version of this header (fields only): */
+  uint64_t raw_bytes;   /* size of the raw profile it was written with; 0 unknown */
+  size_t raw_bytes_at;  /* file offset of that field, for messages */
+  uint64_t top_n;       /* the most contexts a census lists */
 
   /* Live-at-peak (DHAT's t-gmax): the moment the live heap was largest. */
   uint64_t peak_t_ms;
@@ -65,6 +69,12 @@ int mp_timeline_read(const char *path, mp_timeline *out, mp_err *err);
 /* The timeline file that belongs beside a raw profile: "<raw path>.timeline".
  * Returns a malloc'd path (the caller frees it). */
 char *mp_timeline_path_for(const char *raw_path);
+
+/* Refuses (-1, *err naming `name` and the offset of RawBytes) a timeline
+ * written for a raw profile of another size than raw_size; 0 if it matches
+ * or its RawBytes is 0 (unknown). */
+int mp_timeline_match(const mp_timeline *t, const char *name, uint64_t raw_size,
+                      mp_err *err);
 
 void mp_timeline_free(mp_timeline *t);
 
