@@ -270,10 +270,18 @@ MP_HIDDEN void rt_mib_lock_all(void);
 MP_HIDDEN int rt_mib_trylock_all(void);
 MP_HIDDEN void rt_mib_unlock_all(void);
 MP_HIDDEN void rt_mib_reset_locks(void);
+/* A context's live heap for the timeline (rt_timeline.c): now, and at the
+ * last declared peak when epoch is the current peak epoch. */
+typedef struct rt_tl_ctx {
+  uint64_t bytes, blocks;
+  uint64_t peak_bytes, peak_blocks;
+  uint64_t epoch;
+} rt_tl_ctx;
 typedef struct rt_mib_entry {
   mp_mib mib;
   uint64_t *hist; /* rt_ialloc'd, AccessHistogramSize entries */
   uint32_t present;
+  rt_tl_ctx tl; /* last: beside the depot node's head, read at intern */
 } rt_mib_entry;
 /* The entry of a stack ref, kept with its depot node (ref 0: stacks that
  * could not be captured or stored). */
@@ -297,6 +305,25 @@ MP_HIDDEN void rt_mib_add_all_live(void); /* locks held */
 /* Recording gate: on after init, off after the exit dump. */
 MP_HIDDEN extern int rt_recording;
 
+/* ---- timeline (rt_timeline.c) ------------------------------------------- */
+/* Live heap per context, the peak and the censuses of timeline=1 or
+ * peak_snapshot=1; rt_tl_on is 0 otherwise and the hooks cost one load. */
+MP_HIDDEN extern int rt_tl_on;
+MP_HIDDEN void rt_timeline_init(void); /* after the flags */
+/* A block of `size` bytes of stack ref `stack` allocated (is_free 0) or
+ * freed; stamp is rt_stamp()'s, ms its rt_stamp_ms (0: not read yet). */
+MP_HIDDEN void rt_tl_event(int is_free, uint64_t size, uint32_t stack, uint64_t stamp,
+                           uint32_t ms);
+static inline void rt_tl_count(int is_free, uint64_t size, uint32_t stack,
+                               uint64_t stamp, uint32_t ms) {
+  if (MP_UNLIKELY(__atomic_load_n(&rt_tl_on, __ATOMIC_RELAXED)))
+    rt_tl_event(is_free, size, stack, stamp, ms);
+}
+/* Writes "<raw path>.timeline" for the raw profile at raw_path, which has
+ * raw_bytes bytes now. */
+MP_HIDDEN void rt_timeline_write(const char *raw_path, uint64_t raw_bytes);
+MP_HIDDEN void rt_timeline_fork_child(void);
+
 /* ---- dump, output, text (rt_dump.c, rt_output.c, rt_text.c) -------------- */
 /* Write one profile now.  `from_signal`: only trylock, never block. */
 MP_HIDDEN int rt_dump(int from_signal);
@@ -307,6 +334,9 @@ MP_HIDDEN void rt_output_init(void);
 MP_HIDDEN int rt_output_write(const void *buf, size_t n);
 MP_HIDDEN void rt_output_reset(void);
 MP_HIDDEN const char *rt_output_path(void);
+/* When profiles go to a file: its path into path[cap] and its size now;
+ * 0 (nothing written) when they go to a stream or no file is open. */
+MP_HIDDEN int rt_output_file(char *path, size_t cap, uint64_t *size);
 /* A profile could not be written where asked: the exit status becomes 1
  * if the program's is 0 (rt_output.c); the check runs after the exit dump. */
 MP_HIDDEN void rt_output_note_failure(void);

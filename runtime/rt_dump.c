@@ -228,6 +228,14 @@ static int write_text(rt_text *t) {
 
 /* ---- the dump ----------------------------------------------------------- */
 
+/* Beside the raw profile just written, when that went to a file. */
+static void write_timeline(void) {
+  char path[4096];
+  uint64_t size;
+  if (rt_output_file(path, sizeof path, &size))
+    rt_timeline_write(path, size);
+}
+
 static int lock_for_dump(int from_signal) {
   if (!from_signal) {
     rt_mutex_lock(&dump_mu);
@@ -269,6 +277,8 @@ int rt_dump(int from_signal) {
       r = write_raw(&segs);
     rt_mib_clear();
     rt_mib_unlock_all();
+    if (r == 0 && rt_tl_on)
+      write_timeline();
     if (rt_flags.print_text)
       r = write_text(&text); /* dump_mu still orders whole profiles */
     rt_mutex_unlock(&dump_mu);

@@ -71,6 +71,7 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     rt_stack_unwind(caller, &cap);
   uint32_t ts = rt_stamp_ms(stamp), cpu = rt_cpu();
   uintptr_t p;
+  uint32_t ref;
   int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1)
                       : rt_class_for_aligned(size, align);
   uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
@@ -82,18 +83,20 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     if (zero && (*w & DIRTY_BIT))
       rt_memset((void *)p, 0, size);
     block_meta *m = meta_of(c, s, lead | (uint32_t)size);
-    m->stack = rt_stack_intern(&cap);
+    m->stack = ref = rt_stack_intern(&cap);
     m->alloc_ts = ts;
     __atomic_store_n(w,
                      RT_LIVE_BIT | DIRTY_BIT | lead | pack_cpu(cpu) << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
   } else {
-    p = rt_large_alloc(size, align, rt_stack_intern(&cap), ts, cpu);
+    ref = rt_stack_intern(&cap);
+    p = rt_large_alloc(size, align, ref, ts, cpu);
     if (!p)
       return NULL;
   }
   count_event(0, size);
+  rt_tl_count(0, size, ref, stamp, ts);
   rt_malloc_hooks((void *)p, size);
   return (void *)p;
 }
@@ -125,6 +128,7 @@ void mp_free(void *ptr) {
     if (!retire(p, size, m->stack, m->alloc_ts, unpack_cpu(st), w, stamp))
       return;
     count_event(1, size);
+    rt_tl_count(1, size, m->stack, stamp, 0);
     slot_give(c, s);
     return;
   }
@@ -136,6 +140,7 @@ void mp_free(void *ptr) {
   if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live, stamp))
     return;
   count_event(1, b.size);
+  rt_tl_count(1, b.size, b.stack, stamp, 0);
   rt_large_release(p);
 }
 

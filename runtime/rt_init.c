@@ -30,6 +30,7 @@ void mp_init_core(void) {
   }
   init_running_here = 1;
   rt_flags_init();
+  rt_timeline_init();
   rt_shadow_init();
   rt_output_init();
   rt_signals_install();

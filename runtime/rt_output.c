@@ -176,6 +176,23 @@ const char *rt_output_path(void) {
   return p;
 }
 
+int rt_output_file(char *path, size_t cap, uint64_t *size) {
+  if (rt_nonblocking) {
+    if (!rt_mutex_trylock(&mu))
+      return 0;
+  } else {
+    rt_mutex_lock(&mu);
+  }
+  int ok = fd >= 0 && is_file && fd_pid == rt_getpid();
+  if (ok) {
+    long end = rt_syscall(SYS_lseek, fd, 0, 1 /* SEEK_CUR */);
+    ok = end >= 0 && rt_format(path, cap, "%s", full_path) + 1 < cap;
+    *size = ok ? (uint64_t)end : 0;
+  }
+  rt_mutex_unlock(&mu);
+  return ok;
+}
+
 void rt_output_note_failure(void) { failed = 1; }
 
 /* The program's buffered output is flushed first: _exit would drop it. */
