@@ -3,7 +3,7 @@
 #
 #   test/fuzz/run.sh TARGET|all [SECONDS] [libFuzzer args...]
 #
-# TARGET is raw, indexed, yaml, elf, options or instrprof.  The fuzzers come from
+# TARGET is raw, indexed, yaml, elf, options, instrprof or timeline.  The fuzzers come from
 # $MEMPROF_BUILD_DIR (default build-fuzz, configured with -DMEMPROF_FUZZ=ON
 # -DCMAKE_C_COMPILER=clang-22).  New inputs go to
 # $MEMPROF_BUILD_DIR/test/fuzz/work/TARGET (the checked-in corpus is only
@@ -17,7 +17,7 @@ secs=${2:-60}
 [ $# -ge 2 ] && shift 2 || shift $#
 
 if [ "$target" = all ]; then
-  for t in raw indexed yaml elf options instrprof; do "$0" "$t" "$secs" "$@"; done
+  for t in raw indexed yaml elf options instrprof timeline; do "$0" "$t" "$secs" "$@"; done
   exit 0
 fi
 
