@@ -30,9 +30,15 @@
  * finds another taking one (or a signal handler inside one) goes on.  The
  * file's last census is taken when it is written.  When
  * the buffer has grown by timeline_max_kb the interval doubles, so a long
- * run stays small. */
+ * run stays small.
+ *
+ * While the process has one thread (glibc's __libc_single_threaded), the
+ * counters change by plain read-modify-write instructions: one instruction
+ * cannot be split by a signal handler, and without other threads the lock
+ * prefix only costs time. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 
 #include "rt_core.h"
@@ -44,7 +50,7 @@ int rt_tl_on;
 
 /* The process's live heap and its peak. */
 static struct {
-  uint64_t bytes, blocks;
+  uint64_t bytes;
   uint64_t peak;  /* live bytes at the last declared peak */
   uint64_t epoch; /* peaks declared */
   uint32_t reach_ms; /* the last time the live bytes went above `peak` */
@@ -77,6 +83,21 @@ void rt_timeline_init(void) {
 
 /* ---- counting ------------------------------------------------------------- */
 
+static inline void cnt_add(uint64_t *p, uint64_t v) {
+  if (__libc_single_threaded)
+    __asm__ volatile("addq %1, %0" : "+m"(*p) : "r"(v));
+  else
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+/* *p += v; returns the value before. */
+static inline uint64_t cnt_fetch_add(uint64_t *p, uint64_t v) {
+  if (!__libc_single_threaded)
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  __asm__ volatile("xaddq %0, %1" : "+r"(v), "+m"(*p));
+  return v;
+}
+
 /* Before c changes: keep its values of the current peak epoch. */
 static inline void touch(rt_tl_ctx *c) {
   uint64_t e = __atomic_load_n(&g.epoch, __ATOMIC_ACQUIRE);
@@ -108,21 +129,19 @@ void rt_tl_event(int is_free, uint64_t size, uint32_t stack, uint64_t stamp, uin
   rt_tl_ctx *c = &rt_stack_entry(stack)->tl;
   if (!is_free) {
     touch(c);
-    __atomic_fetch_add(&c->bytes, size, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&c->blocks, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&g.blocks, 1, __ATOMIC_RELAXED);
-    uint64_t now = __atomic_add_fetch(&g.bytes, size, __ATOMIC_RELAXED);
+    cnt_add(&c->bytes, size);
+    cnt_add(&c->blocks, 1);
+    uint64_t now = cnt_fetch_add(&g.bytes, size) + size;
     if (now > __atomic_load_n(&g.peak, __ATOMIC_RELAXED))
       __atomic_store_n(&g.reach_ms, ms, __ATOMIC_RELAXED);
   } else {
     /* A block allocated before the counting started was never added. */
     if (MP_UNLIKELY(__atomic_load_n(&c->blocks, __ATOMIC_RELAXED) == 0))
       return;
-    __atomic_fetch_sub(&g.blocks, 1, __ATOMIC_RELAXED);
-    maybe_declare(__atomic_fetch_sub(&g.bytes, size, __ATOMIC_RELAXED));
+    maybe_declare(cnt_fetch_add(&g.bytes, -size));
     touch(c);
-    __atomic_fetch_sub(&c->bytes, size, __ATOMIC_RELAXED);
-    __atomic_fetch_sub(&c->blocks, 1, __ATOMIC_RELAXED);
+    cnt_add(&c->bytes, -size);
+    cnt_add(&c->blocks, (uint64_t)-1);
     if (!cs.interval)
       return;
     ms = rt_stamp_ms(stamp);
