@@ -30,7 +30,10 @@
  * finds another taking one (or a signal handler inside one) goes on.  The
  * file's last census is taken when it is written.  When
  * the buffer has grown by timeline_max_kb the interval doubles, so a long
- * run stays small.
+ * run stays small; and when a census took more than 1/CENSUS_SHARE of the
+ * interval (it reads every context, so a program with tens of thousands of
+ * them pays for it), so that censuses cost the program at most about that
+ * share of its time.
  *
  * While the process has one thread (glibc's __libc_single_threaded), the
  * counters change by plain read-modify-write instructions: one instruction
@@ -40,12 +43,14 @@
 #include <fcntl.h>
 #include <sys/single_threaded.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "rt_core.h"
 
 int rt_tl_on;
 
 #define TOP_MAX 256
+#define CENSUS_SHARE 32
 #define UV_MAX 10
 
 /* The process's live heap and its peak. */
@@ -264,11 +269,23 @@ static int census_trylock(void) {
 }
 static void census_unlock(void) { __atomic_store_n(&cs.busy, 0, __ATOMIC_RELEASE); }
 
+/* The thread's CPU time: a thread descheduled during a census (a loaded
+ * machine) must not make the census look expensive. */
+static uint64_t cpu_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static __attribute__((noinline)) void census(uint32_t ms) {
   if (!census_trylock())
     return;
   if (ms >= cs.next_ms) {
+    uint64_t t0 = cpu_ns();
     census_take(ms);
+    if ((cpu_ns() - t0) * CENSUS_SHARE > (uint64_t)cs.interval * 1000000u &&
+        cs.interval < (1u << 30))
+      cs.interval *= 2;
     __atomic_store_n(&cs.next_ms, ms + cs.interval, __ATOMIC_RELAXED);
   }
   census_unlock();
