@@ -1,7 +1,8 @@
 """test_timeline_runtime.py - the runtime's `.timeline` file (timeline=1,
 peak_snapshot=1; docs/timeline-format.md) against programs whose live heap
 is known: progs/phases.c (a peak reached by one block, then a smaller phase
-and leaks), single- and multi-threaded, and progs/race.c (threads freeing
+and leaks), single- and multi-threaded, progs/dumps.c (a second dump and a
+forked child), and progs/race.c (threads freeing
 at once right after the peak).  Contexts are told apart by their block
 sizes in the raw profile's MIBs; the raw profile itself must stay what
 llvm-profdata-22 reads."""
@@ -138,6 +139,32 @@ class Phases(_Base):
         r, raws = harness.run_program(self.s, self.exe, ["1", "1"])
         self.assertEqual([p for p in raws if p.endswith(".timeline")], [])
         self.assertEqual(len(raws), 1)
+
+
+class Dumps(_Base):
+    """progs/dumps.c: a second dump replaces the timeline (RawBytes follows
+    the raw file, which gets a second profile); a forked child writes its
+    own pair of files, its inherited blocks live at its exit too."""
+    prog = "dumps.c"
+
+    def test_redump_and_fork(self):
+        r, raws = harness.run_program(self.s, self.exe, [],
+                                      env={"MEMPROF_OPTIONS": "peak_snapshot=1"})
+        raws = sorted(p for p in raws if not p.endswith(".timeline"))
+        self.assertEqual(len(raws), 2, raws)
+        sizes = {}
+        for raw in raws:
+            profs = harness.read_raw(raw)
+            tl = tf.read(raw + ".timeline")
+            self.assertEqual(tl["raw_bytes"], os.path.getsize(raw))
+            self.assertEqual(int(raw.rsplit(".", 1)[1]), tl["pid"])
+            last = profs[-1]
+            ex = self.by_id(tl["exit"]["ctx"])
+            sizes[len(profs)] = sorted(
+                last["mibs"][sid]["MinSize"] for sid in ex
+                if sid in last["mibs"] and last["mibs"][sid]["MinSize"] in (1111, 2222, 3333))
+        # parent: two dumps, leaks 1111 and 2222; child: one, and 3333 too
+        self.assertEqual(sizes, {2: [1111, 2222], 1: [1111, 2222, 3333]})
 
 
 class Race(_Base):
