@@ -41,6 +41,8 @@ typedef enum opt_id {
   OPT_INSTR,
   OPT_SPARSE,
   OPT_NUM_THREADS,
+  OPT_TIMELINE,
+  OPT_NO_TIMELINE,
 } opt_id;
 
 typedef struct opt_def {
@@ -91,6 +93,8 @@ static const opt_def OPTS[] = {
     {"sparse", OPT_SPARSE, 0, IN_MERGE},
     {"num-threads", OPT_NUM_THREADS, 1, IN_MERGE}, /* llvm-profdata's; ours
                                                       chooses its own */
+    {"timeline", OPT_TIMELINE, 1, IN_SHOW | IN_REPORT},
+    {"no-timeline", OPT_NO_TIMELINE, 0, IN_SHOW | IN_REPORT},
 };
 
 const char *cli_cmd_name(cli_cmd cmd) {
@@ -150,6 +154,11 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "  --debug-dir=DIR            where to look for separate debug files\n"
         "  --symbolized               add \"# name file:line:column\" comments\n"
         "                             to frames that carry symbol information\n"
+        "  --timeline=FILE            the timeline of a raw input (live at\n"
+        "                             peak and at exit, as YAML comments); the k-th\n"
+        "                             goes with the k-th raw input; default:\n"
+        "                             <raw input>.timeline where it exists\n"
+        "  --no-timeline              read no timeline\n"
         "  -h, --help                 show this help\n",
         out);
   } else if (cmd == CLI_REPORT) {
@@ -170,6 +179,11 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             first) or accesses; folded sums it\n"
         "  --by=WHAT                  context (default), function or file\n"
         "  --base=OLD                 compare with an older profile\n"
+        "  --timeline=FILE            the timeline of a raw input (memory over\n"
+        "                             time, live at peak and at exit); the k-th\n"
+        "                             goes with the k-th raw input; default:\n"
+        "                             <raw input>.timeline where it exists\n"
+        "  --no-timeline              read no timeline\n"
         "  --profiled-binary=BIN      needed for raw inputs; repeatable\n"
         "  --debug-dir=DIR            where to look for separate debug files\n"
         "clang-22's -mllvm options of the same names (defaults as clang's):\n"
@@ -392,6 +406,11 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   case OPT_INSTR: return 0;
   case OPT_SPARSE: o->index.sparse = 1; return 0;
   case OPT_NUM_THREADS: return 0;
+  case OPT_TIMELINE:
+    if (!*v) return mp_fail(err, "empty file name for --timeline");
+    push(&o->timelines, &o->n_timelines, v);
+    return 0;
+  case OPT_NO_TIMELINE: o->no_timeline = 1; return 0;
   default: return apply_report(o, d, v, err);
   }
   return 0;
@@ -473,6 +492,8 @@ int cli_parse(int argc, char **argv, cli_opts *o, mp_err *err) {
   if (o->help || o->version) return 0;
   if (o->cmd == CLI_NONE) return mp_fail(err, "no command given");
   if (!o->n_inputs) return mp_fail(err, "no input files");
+  if (o->no_timeline && o->n_timelines)
+    return mp_fail(err, "--timeline and --no-timeline contradict each other");
   return 0;
 }
 
@@ -481,6 +502,7 @@ void cli_free(cli_opts *o) {
   free((void *)o->debug_dirs);
   free((void *)o->inputs);
   free((void *)o->w_inputs);
+  free((void *)o->timelines);
   free(o->w_weights);
   free(o->weights);
   memset(o, 0, sizeof *o);

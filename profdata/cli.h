@@ -38,6 +38,12 @@ typedef struct cli_opts {
   size_t n_w_inputs;
   mp_index_opts index; /* merge */
   int symbolized;      /* show */
+  /* show and report: --timeline files, the k-th for the k-th raw input
+   * (none given: "<raw input>.timeline" where one exists); --no-timeline
+   * reads none */
+  const char **timelines;
+  size_t n_timelines;
+  int no_timeline;
   int no_prefill;      /* --no-prefill: no mp_heap_prefill */
   rpt_opts report;     /* report */
 } cli_opts;

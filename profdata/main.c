@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "error.h"
@@ -23,6 +24,7 @@
 #include "raw.h"
 #include "report.h"
 #include "symbolizer.h"
+#include "timeline.h"
 #include "yaml_io.h"
 
 #ifndef MEMPROF_VERSION_STRING
@@ -80,6 +82,15 @@ static msym_ctx *open_binaries(const cli_opts *o) {
   return c;
 }
 
+/* A raw input's stack ids and their model stacks (mp_raw_stack_ids), for
+ * joining its timeline. */
+typedef struct raw_ids {
+  int raw;
+  uint64_t *ids;
+  uint32_t *stacks;
+  size_t n;
+} raw_ids;
+
 /* One input, opened and (for a raw profile) validated and keyed ahead of
  * being added to the profile. */
 typedef struct input {
@@ -90,6 +101,7 @@ typedef struct input {
   int opened;
   enum { IN_RAW, IN_INDEXED, IN_YAML, IN_INSTR_RAW } kind;
   mp_raw_file *prepared;
+  raw_ids *ids; /* where its stack ids go, or NULL: not wanted */
   int rc;
   mp_err err;
 } input;
@@ -186,6 +198,11 @@ static int add_input(mp_profile *p, input *in, mib_stage *m, int last,
                      const prep_job *prep) {
   if (in->rc == 0 && in->kind == IN_RAW) {
     int rc = mp_raw_add_stacks(in->raw, in->prepared, &in->err);
+    if (rc == 0 && in->ids) {
+      in->ids->raw = 1;
+      mp_raw_stack_ids(in->raw, in->prepared, &in->ids->ids, &in->ids->stacks,
+                       &in->ids->n);
+    }
     finish_mibs(m);
     int prep_busy =
         prep && !__atomic_load_n(&prep->finished, __ATOMIC_ACQUIRE);
@@ -212,8 +229,9 @@ static int add_input(mp_profile *p, input *in, mib_stage *m, int last,
  * input i are added on this one and the MIBs of input i-1 on a third (see
  * add_input and start_mibs for when); the parts take comparable time.
  * Each step takes the inputs in order, so the result is the same as
- * reading them one by one. */
-static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
+ * reading them one by one.  `ids` (NULL: not wanted) gets each raw
+ * input's stack ids, per input. */
+static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym, raw_ids *ids) {
   mp_profile *p = mp_profile_new();
   mp_raw_reader *raw = mp_raw_reader_new(p, sym);
   mp_raw_reader_expect(raw, o->n_inputs);
@@ -225,6 +243,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
     in[0].path = o->inputs[0];
     in[0].weight = o->weights[0];
     in[0].raw = raw;
+    in[0].ids = ids;
     prepare_input(&in[0]);
   }
   for (size_t i = 0; i < o->n_inputs && !failed; i++) {
@@ -237,6 +256,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym) {
       next->path = o->inputs[i + 1];
       next->weight = o->weights[i + 1];
       next->raw = raw;
+      next->ids = ids ? &ids[i + 1] : NULL;
       threaded = mp_helper_start(&t, prepare_thread, &job) == 0;
     }
     if (!threaded) close_input(&job.done);
@@ -276,36 +296,120 @@ static int run_merge(const cli_opts *o, const mp_profile *p) {
   return rc;
 }
 
-/* The instrumentation summary goes in as YAML comments after the document
- * marker ("---", which LLVM's reader wants first), so the output still
- * reads back as a memory profile. */
-static void add_instr_summary(const mp_profile *p, mp_buf *b) {
-  if (!p->instr || !p->instr->has_kind || b->len < 4 ||
-      memcmp(b->data, "---", 3))
-    return;
+/* `comments` go in after the document marker ("---", which LLVM's reader
+ * wants first), so the output still reads back as a memory profile. */
+static void insert_after_marker(mp_buf *b, const mp_buf *comments) {
+  if (b->len < 4 || memcmp(b->data, "---", 3)) return;
   mp_buf t = {0};
   mp_buf_put(&t, "---\n", 4);
-  mp_instr_summary_text(p->instr, &t);
+  mp_buf_put(&t, comments->data, comments->len);
   mp_buf_put(&t, b->data + 4, b->len - 4); /* after "---\n" or "--- " */
   mp_buf_free(b);
   *b = t;
 }
 
-static int run_show(const cli_opts *o, const mp_profile *p) {
+/* The instrumentation summary, as YAML comments. */
+static void add_instr_summary(const mp_profile *p, mp_buf *b) {
+  if (!p->instr || !p->instr->has_kind) return;
+  mp_buf t = {0};
+  mp_instr_summary_text(p->instr, &t);
+  insert_after_marker(b, &t);
+  mp_buf_free(&t);
+}
+
+static void warn(const char *what, const char *msg) {
+  fprintf(stderr, "%s: warning: %s: %s\n", tool, what, msg);
+}
+
+/* The timelines of the raw inputs joined to r (report_timeline.c): the
+ * k-th --timeline for the k-th raw input, or "<raw input>.timeline" where
+ * one exists.  One given explicitly that cannot be read, was written for
+ * another raw profile (its size or its stack ids differ) is an error
+ * (returns 1); one found beside its input is left out with a
+ * warning, so the raw profile still gets its report. */
+static int attach_timelines(const cli_opts *o, rpt *r, const raw_ids *ids) {
+  size_t n_raw = 0, k = 0;
+  for (size_t i = 0; i < o->n_inputs; i++) n_raw += ids[i].raw;
+  if (o->n_timelines && o->n_timelines != n_raw) {
+    char m[200];
+    snprintf(m, sizeof m,
+             "%zu --timeline file%s for %zu raw input%s (the k-th timeline "
+             "goes with the k-th raw input; indexed and YAML inputs have "
+             "none)",
+             o->n_timelines, o->n_timelines == 1 ? "" : "s", n_raw,
+             n_raw == 1 ? "" : "s");
+    return report(NULL, m);
+  }
+  for (size_t i = 0; i < o->n_inputs; i++) {
+    if (!ids[i].raw) continue;
+    int given = o->n_timelines > 0;
+    char *found = given ? NULL : mp_timeline_path_for(o->inputs[i]);
+    if (found && access(found, F_OK) != 0) {
+      free(found);
+      continue;
+    }
+    const char *path = given ? o->timelines[k++] : found;
+    rpt_tl_input in = {path, o->inputs[i], {0}, ids[i].ids, ids[i].stacks,
+                       ids[i].n};
+    mp_err e;
+    struct stat st;
+    int rc = mp_timeline_read(path, &in.tl, &e);
+    if (rc == 0 && stat(o->inputs[i], &st) == 0)
+      rc = mp_timeline_match(&in.tl, path, (uint64_t)st.st_size, &e);
+    if (rc == 0 && rpt_tl_add(r, &in, &e) != 0) {
+      mp_err_prefix(&e, path);
+      rc = -1;
+    }
+    if (rc != 0 && given) {
+      report(NULL, e.msg);
+      mp_timeline_free(&in.tl);
+      return 1;
+    }
+    if (rc != 0) {
+      warn(e.msg, "the report leaves the timeline out");
+      mp_timeline_free(&in.tl);
+    }
+    free(found);
+  }
+  return 0;
+}
+
+static int run_show(const cli_opts *o, const mp_profile *p, const raw_ids *ids) {
+  rpt *r = NULL;
+  if (ids) {
+    r = rpt_build(p, &o->report);
+    if (attach_timelines(o, r, ids) != 0) {
+      rpt_free(r);
+      return 1;
+    }
+  }
   mp_buf b = {0};
   mp_write_yaml(p, o->symbolized, &b);
   add_instr_summary(p, &b);
+  if (r && r->tl) {
+    mp_buf t = {0};
+    rpt_write_tl_summary(r, &t, "# ");
+    rpt_write_tl_text(r, &t, "# ");
+    insert_after_marker(&b, &t);
+    mp_buf_free(&t);
+  }
   int rc = write_output(o->out ? o->out : "-", &b);
   mp_buf_free(&b);
+  rpt_free(r);
   return rc;
 }
 
 static void note(const char *msg) { fprintf(stderr, "%s: note: %s\n", tool, msg); }
 
 /* The report of `p` (and of the --base profile) in the chosen format. */
-static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym) {
+static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
+                      const raw_ids *ids) {
   const rpt_opts *ro = &o->report;
   rpt *r = rpt_build(p, ro);
+  if (ids && attach_timelines(o, r, ids) != 0) {
+    rpt_free(r);
+    return 1;
+  }
   mp_profile *bp = NULL;
   rpt *base = NULL;
   if (ro->base) {
@@ -313,7 +417,7 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym) {
     const char *one[1] = {ro->base};
     bo.inputs = one;
     bo.n_inputs = 1;
-    bp = read_inputs(&bo, sym);
+    bp = read_inputs(&bo, sym, NULL);
     if (!bp) {
       rpt_free(r);
       return 1;
@@ -327,6 +431,9 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym) {
   else if (r->n_ctx && !r->has_names && !says)
     note("the profile has no function names (llvm-profdata's indexed files "
          "and YAML carry none): functions are shown by GUID");
+  if (ro->format == RPT_DHAT && r->tl && r->tl->n_proc > 1)
+    note("several processes' timelines: DHAT has one global peak, so tg, gb "
+         "and gbk are left 0; eb and ebk are summed over the processes");
   mp_buf b = {0};
   mp_err err;
   int rc = 0;
@@ -363,13 +470,21 @@ static int run(const cli_opts *o) {
   if (!o->no_prefill) prefill_heap(o);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
-  mp_profile *p = read_inputs(o, sym);
+  raw_ids *ids = o->cmd != CLI_MERGE && !o->no_timeline
+                     ? mp_xcalloc(o->n_inputs + 1, sizeof *ids)
+                     : NULL;
+  mp_profile *p = read_inputs(o, sym, ids);
   if (p) warn_missing_split(sym);
   int rc = 1;
   if (p)
     rc = o->cmd == CLI_MERGE  ? run_merge(o, p)
-         : o->cmd == CLI_SHOW ? run_show(o, p)
-                              : run_report(o, p, sym);
+         : o->cmd == CLI_SHOW ? run_show(o, p, ids)
+                              : run_report(o, p, sym, ids);
+  for (size_t i = 0; ids && i < o->n_inputs; i++) {
+    free(ids[i].ids);
+    free(ids[i].stacks);
+  }
+  free(ids);
   mp_profile_free(p);
   msym_free(sym);
   return rc;

@@ -13,6 +13,7 @@
 #define PROFDATA_RAW_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "model.h"
@@ -64,5 +65,14 @@ void mp_raw_add_mibs(mp_raw_reader *r, mp_raw_file *f);
 /* After mp_raw_add_stacks: whether an eighth or more of the file's stacks
  * were new to the reader. */
 int mp_raw_mostly_new(const mp_raw_file *f);
+
+/* After mp_raw_add_stacks: the model stack of every stack id the file's
+ * MIBs use, so that data keyed by the raw profile's stack ids (a
+ * timeline, timeline.h) can be joined to the profile's contexts.
+ * Fills malloc'd parallel arrays (*ids, *stacks) of *n entries; a stack
+ * with no symbolizable frame maps to MP_RAW_NO_FRAMES. */
+#define MP_RAW_NO_FRAMES UINT32_MAX
+void mp_raw_stack_ids(const mp_raw_reader *r, const mp_raw_file *f,
+                      uint64_t **ids, uint32_t **stacks, size_t *n);
 
 #endif

@@ -596,3 +596,19 @@ int raw_build_stacks(raw_file *f, mp_raw_reader *r, mp_err *err) {
   f->keys = NULL;
   return rc;
 }
+
+void mp_raw_stack_ids(const mp_raw_reader *r, const mp_raw_file *f,
+                      uint64_t **ids, uint32_t **stacks, size_t *n) {
+  *ids = mp_xmalloc((f->n_stacks + 1) * sizeof **ids);
+  *stacks = mp_xmalloc((f->n_stacks + 1) * sizeof **stacks);
+  size_t k = 0;
+  for (size_t i = 0; i < f->n_stacks; i++) {
+    const raw_stack *s = &f->stacks[i];
+    if (s->state == RAW_STACK_NEW) continue; /* no MIB uses it */
+    (*ids)[k] = s->id;
+    (*stacks)[k++] = s->state == RAW_STACK_LIVE
+                         ? sc_ent(&r->cache, s->ent)->model_stack
+                         : MP_RAW_NO_FRAMES;
+  }
+  *n = k;
+}

@@ -25,6 +25,7 @@
 #include "io.h"
 #include "hashmap.h"
 #include "model.h"
+#include "timeline.h"
 
 typedef enum rpt_format {
   RPT_TEXT,
@@ -135,6 +136,7 @@ typedef struct rpt {
   char **names;       /* demangled name per model string id (lazy) */
   char **guid_names;  /* "0x..." per frame without a name (lazy) */
   struct rpt *base;   /* --base, or NULL */
+  struct rpt_tl *tl;  /* the processes' timelines, or NULL */
 } rpt;
 
 /* Contexts, sites, verdicts and the summary of `p` (which must outlive
@@ -143,6 +145,71 @@ rpt *rpt_build(const mp_profile *p, const rpt_opts *o);
 /* Match every context of r with the same call stack in `base` (ours). */
 void rpt_attach_base(rpt *r, rpt *base);
 void rpt_free(rpt *r);
+
+/* ---- timelines (report_timeline.c) ---------------------------------- */
+
+/* Live bytes and blocks of one report context (RPT_TL_NO_FRAMES: of the
+ * stacks without a symbolizable frame, which have no context). */
+#define RPT_TL_NO_FRAMES UINT32_MAX
+typedef struct rpt_tl_val {
+  uint32_t ctx;
+  uint64_t bytes, blocks;
+} rpt_tl_val;
+
+/* One census joined: values summed per context, largest first. */
+typedef struct rpt_tl_census {
+  const mp_tl_census *c;
+  rpt_tl_val *v;
+  size_t n;
+} rpt_tl_census;
+
+/* One process: its timeline and what of it is joined to the contexts. */
+typedef struct rpt_tl_proc {
+  char *path;        /* the timeline file */
+  mp_timeline tl;
+  rpt_tl_val *at_peak; /* per context, largest first */
+  size_t n_at_peak;
+  rpt_tl_census *census; /* parallel to tl.census */
+  rpt_tl_val *at_exit; /* per context, largest first */
+  size_t n_at_exit;
+} rpt_tl_proc;
+
+/* Timelines of the merged processes: each keeps its own peak; live at
+ * exit is summed over them (docs/memprof-profdata.md). */
+typedef struct rpt_tl {
+  rpt_tl_proc *proc;
+  size_t n_proc;
+  rpt_tl_val *at_exit; /* summed per context, largest first */
+  size_t n_at_exit;
+  uint64_t exit_bytes, exit_blocks;
+} rpt_tl;
+
+/* What joins a timeline to the profile: the raw profile it belongs to and
+ * that profile's stack ids with their model stacks (mp_raw_stack_ids). */
+typedef struct rpt_tl_input {
+  const char *path, *raw;
+  mp_timeline tl; /* taken over by rpt_tl_add, also when it fails */
+  const uint64_t *ids;
+  const uint32_t *stacks; /* MP_RAW_NO_FRAMES: no symbolizable frame */
+  size_t n;
+} rpt_tl_input;
+
+/* Join one process's timeline to r's contexts.  Fails, leaving r as it
+ * was, when the timeline names a stack id the raw profile does not have
+ * (it belongs to another run). */
+int rpt_tl_add(rpt *r, rpt_tl_input *in, mp_err *err);
+void rpt_tl_free(rpt_tl *t);
+/* The contexts a graph of memory over time shows: the `max` with the
+ * most live bytes at any census of any process, largest first. */
+uint32_t *rpt_tl_graph_contexts(const rpt *r, size_t max, size_t *n);
+
+/* The timeline part of the text report (report_tl_out.c): the summary's
+ * lines (peaks, live at exit), and the tables of the contexts live at each
+ * peak and at exit; every line starts with `prefix`. */
+void rpt_write_tl_summary(rpt *r, mp_buf *out, const char *prefix);
+void rpt_write_tl_text(rpt *r, mp_buf *out, const char *prefix);
+/* The same data as a JSON member ("tl":{...},) for the HTML page. */
+void rpt_write_tl_json(rpt *r, mp_buf *out);
 
 /* ---- values ---------------------------------------------------------- */
 
@@ -191,6 +258,10 @@ uint32_t rpt_frame_column(const rpt *r, uint32_t frame);
 /* "file:line:col", or "?" when unknown, into buf. */
 const char *rpt_frame_loc(const rpt *r, uint32_t frame, char *buf, size_t n);
 
+/* The stack of a context, leaf first, one frame a line, each line starting
+ * with `prefix` (report_text.c). */
+void rpt_print_stack(rpt *r, mp_buf *out, uint32_t stack, const char *prefix);
+
 /* ---- formats -------------------------------------------------------- */
 
 void rpt_write_text(rpt *r, mp_buf *out);
@@ -229,5 +300,7 @@ uint32_t *rpt_frame_index(const rpt *r, uint32_t first, uint32_t *n);
 void rpt_json_str(mp_buf *out, const char *s);
 /* Decimal digits of v (the formats' hot loops print millions of them). */
 void rpt_put_u64(mp_buf *out, uint64_t v);
+/* "12 B", "1.50 KiB", ... into buf. */
+const char *rpt_human_bytes(uint64_t v, char *buf, size_t n);
 
 #endif

@@ -6,10 +6,16 @@
  * DHAT's time unit is instructions; here it is milliseconds ("ms", with
  * "Mms" for its per-million rates), tuth (its short-lived threshold) is
  * 1 ms, and te, the program's duration, is the latest timestamp of the
- * profile.  MemProf keeps nothing about the moment of the heap's peak, so
- * the at-t-gmax and at-end fields (gb, gbk, eb, ebk) are 0, and the
- * per-point maxima (mb, mbk) are the largest block (MaxSize, or the
- * average size when the profile lacks it), once.
+ * profile.  The per-point maxima (mb, mbk) are the largest block (MaxSize,
+ * or the average size when the profile lacks it), once.
+ *
+ * The raw profile keeps nothing about the moment of the heap's peak; its
+ * timeline does (report_timeline.c).  With one process's timeline, tg is
+ * its peak's time and gb/gbk each context's live bytes and blocks then;
+ * eb/ebk are the blocks live at exit (summed over the processes when
+ * several were merged), and te the latest end of a timeline.  Peaks of
+ * several processes are not one moment, so with more than one timeline
+ * tg, gb and gbk stay 0, as they do without a timeline (eb, ebk too).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -50,24 +56,62 @@ static void frame_table(rpt *r, mp_buf *out, const uint32_t *index) {
   mp_buf_printf(out, "]");
 }
 
+/* Per context: live bytes and blocks at the global peak (g) and at exit
+ * (e), from the timelines; all 0 without. */
+typedef struct live_at {
+  uint64_t gb, gbk, eb, ebk;
+} live_at;
+
+static live_at *live_values(const rpt *r, uint64_t *tg, uint64_t *pid) {
+  live_at *v = mp_xcalloc(r->n_ctx + 1, sizeof *v);
+  const rpt_tl *tl = r->tl;
+  if (!tl) return v;
+  for (size_t i = 0; i < tl->n_at_exit; i++)
+    if (tl->at_exit[i].ctx != RPT_TL_NO_FRAMES) {
+      v[tl->at_exit[i].ctx].eb = tl->at_exit[i].bytes;
+      v[tl->at_exit[i].ctx].ebk = tl->at_exit[i].blocks;
+    }
+  if (tl->n_proc != 1) return v;
+  const rpt_tl_proc *p = &tl->proc[0];
+  *tg = p->tl.peak_t_ms;
+  *pid = p->tl.pid;
+  for (size_t i = 0; i < p->n_at_peak; i++)
+    if (p->at_peak[i].ctx != RPT_TL_NO_FRAMES) {
+      v[p->at_peak[i].ctx].gb = p->at_peak[i].bytes;
+      v[p->at_peak[i].ctx].gbk = p->at_peak[i].blocks;
+    }
+  return v;
+}
+
+/* The profile's latest timestamp, or a timeline's end if later. */
+static uint64_t program_end(const rpt *r, uint64_t tg) {
+  uint64_t te = end_time(r);
+  for (size_t k = 0; r->tl && k < r->tl->n_proc; k++)
+    if (r->tl->proc[k].tl.end_ms > te) te = r->tl->proc[k].tl.end_ms;
+  return te > tg ? te : tg;
+}
+
 void rpt_write_dhat(rpt *r, mp_buf *out) {
   const mp_profile *p = r->p;
   uint32_t n;
   uint32_t *index = rpt_frame_index(r, 1, &n); /* 0 is [root] */
+  uint64_t tg = 0, pid = 0;
+  live_at *live = live_values(r, &tg, &pid);
   mp_buf_printf(out,
                 "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\","
                 "\"bklt\":true,\"bkacc\":%s,\"tu\":\"ms\",\"Mtu\":\"Mms\","
-                "\"tuth\":1,\"cmd\":\"memprof-profdata report\",\"pid\":0,"
-                "\"te\":%" PRIu64 ",\"tg\":0,\"pps\":[",
-                r->has_accesses ? "true" : "false", end_time(r));
+                "\"tuth\":1,\"cmd\":\"memprof-profdata report\",\"pid\":%" PRIu64 ","
+                "\"te\":%" PRIu64 ",\"tg\":%" PRIu64 ",\"pps\":[",
+                r->has_accesses ? "true" : "false", pid, program_end(r, tg), tg);
   for (size_t i = 0; i < r->n_ctx; i++) {
     const rpt_ctx *c = &r->ctx[i];
     const mp_mib *m = c->mib;
+    const live_at *l = &live[i];
     mp_buf_printf(out, "%s{\"tb\":%" PRIu64 ",\"tbk\":%" PRIu32 ",\"tl\":%" PRIu64
-                       ",\"mb\":%" PRIu64 ",\"mbk\":1,\"gb\":0,\"gbk\":0,\"eb\":0,"
-                       "\"ebk\":0",
+                       ",\"mb\":%" PRIu64 ",\"mbk\":1,\"gb\":%" PRIu64
+                       ",\"gbk\":%" PRIu64 ",\"eb\":%" PRIu64 ",\"ebk\":%" PRIu64,
                   i ? "," : "", m->TotalSize, m->AllocCount, m->TotalLifetime,
-                  max_block(r, c));
+                  max_block(r, c), l->gb, l->gbk, l->eb, l->ebk);
     if (r->has_accesses)
       mp_buf_printf(out, ",\"rb\":%" PRIu64 ",\"wb\":0", m->TotalAccessCount);
     mp_buf_printf(out, ",\"fs\":[");
@@ -81,5 +125,6 @@ void rpt_write_dhat(rpt *r, mp_buf *out) {
   mp_buf_printf(out, "],");
   frame_table(r, out, index);
   mp_buf_printf(out, "}\n");
+  free(live);
   free(index);
 }

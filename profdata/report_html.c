@@ -17,6 +17,9 @@
  *            contexts on top of some ranking
  *   base     with --base: each context's old bytes (-1: new) and the
  *            contexts that are gone
+ *   tl       with timelines: the series of the "memory over time" graph
+ *            and the contexts live at each peak and at exit
+ *            (report_tl_out.c)
  * The tree is built from the contexts sorted root first: a node's
  * contexts are then consecutive, so it is finished, and dropped if small,
  * when the walk leaves it.
@@ -411,6 +414,7 @@ void rpt_write_html(rpt *r, mp_buf *out) {
   pick_stacks(&g);
   mp_buf_put(out, report_page_head, report_page_head_len);
   mp_buf_printf(out, "{");
+  rpt_write_tl_json(r, out); /* "tl":{...}, when there are timelines */
   tree_json(&g);
   ctx_json(&g);
   summary_json(&g);

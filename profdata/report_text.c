@@ -19,18 +19,6 @@
 #define MAX_FRAMES_SHOWN 24
 #define NAME_COLUMN 60
 
-static const char *human_bytes(uint64_t v, char *buf, size_t n) {
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double x = (double)v;
-  int u = 0;
-  while (x >= 1024 && u < 4) x /= 1024, u++;
-  if (u == 0)
-    snprintf(buf, n, "%" PRIu64 " B", v);
-  else
-    snprintf(buf, n, "%.2f %s", x, units[u]);
-  return buf;
-}
-
 static const char *human_ms(double ms, char *buf, size_t n) {
   if (ms < 1000)
     snprintf(buf, n, "%.3g ms", ms);
@@ -47,7 +35,7 @@ static void verdict_line(mp_buf *o, const char *what, uint64_t bytes,
                          uint64_t ctx, uint64_t total) {
   char b[32];
   mp_buf_printf(o, "    %-22s %12s %6.1f%%  %" PRIu64 " context%s\n", what,
-                human_bytes(bytes, b, sizeof b), pct(bytes, total), ctx,
+                rpt_human_bytes(bytes, b, sizeof b), pct(bytes, total), ctx,
                 ctx == 1 ? "" : "s");
 }
 
@@ -60,7 +48,7 @@ static void summary(rpt *r, mp_buf *o) {
   mp_buf_printf(o, "  allocation calls       %" PRIu64 "\n", s->sites);
   mp_buf_printf(o, "  allocations            %" PRIu64 "\n", s->allocs);
   mp_buf_printf(o, "  bytes                  %s (%" PRIu64 ")\n",
-                human_bytes(s->bytes, b, sizeof b), s->bytes);
+                rpt_human_bytes(s->bytes, b, sizeof b), s->bytes);
   if (r->has_lifetime)
     mp_buf_printf(o, "  average lifetime       %s\n",
                   human_ms(s->allocs ? (double)s->lifetime / s->allocs : 0, l,
@@ -69,7 +57,7 @@ static void summary(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "  never accessed         %" PRIu64 " allocations, %s in %" PRIu64
                   " contexts\n",
                   s->never_accessed_allocs,
-                  human_bytes(s->never_accessed_bytes, b, sizeof b),
+                  rpt_human_bytes(s->never_accessed_bytes, b, sizeof b),
                   s->never_accessed_ctx);
   else
     mp_buf_printf(o, "  never accessed         unknown: the profile has no "
@@ -78,7 +66,8 @@ static void summary(rpt *r, mp_buf *o) {
   if (r->has_lifetime)
     mp_buf_printf(o, "  short-lived (< 1 ms)   %" PRIu64 " allocations, %s\n",
                   s->short_lived_allocs,
-                  human_bytes(s->short_lived_bytes, b, sizeof b));
+                  rpt_human_bytes(s->short_lived_bytes, b, sizeof b));
+  if (r->tl) rpt_write_tl_summary(r, o, "  ");
   mp_buf_printf(o, "\nclang-22's verdicts (cold: lifetime access density < %g "
                    "accesses/byte/s and average lifetime >= %u s; hot: density > "
                    "%u, %s)\n",
@@ -114,11 +103,11 @@ static void summary(rpt *r, mp_buf *o) {
                      "profiled build merged code there (line 0 or column 0), or the "
                      "block was allocated inside a library called there\n",
                   s->site_unmatched, s->site_unmatched == 1 ? "" : "s",
-                  human_bytes(s->bytes_unmatched, b, sizeof b));
+                  rpt_human_bytes(s->bytes_unmatched, b, sizeof b));
 }
 
 /* Leaf first; locations in a column after names of up to NAME_COLUMN. */
-static void print_stack(rpt *r, mp_buf *o, uint32_t stack) {
+void rpt_print_stack(rpt *r, mp_buf *o, uint32_t stack, const char *prefix) {
   const uint32_t *f = mp_stack_frames(r->p, stack);
   uint32_t n = r->p->stacks[stack].len;
   char loc[512], name[1024];
@@ -131,11 +120,12 @@ static void print_stack(rpt *r, mp_buf *o, uint32_t stack) {
   for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
     snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
              rpt_frame_name(r, f[k]));
-    mp_buf_printf(o, "      %-*s  %s\n", width, name,
+    mp_buf_printf(o, "%s      %-*s  %s\n", prefix, width, name,
                   rpt_frame_loc(r, f[k], loc, sizeof loc));
   }
   if (n > MAX_FRAMES_SHOWN)
-    mp_buf_printf(o, "      ... %u more frames\n", n - MAX_FRAMES_SHOWN);
+    mp_buf_printf(o, "%s      ... %u more frames\n", prefix,
+                  n - MAX_FRAMES_SHOWN);
 }
 
 static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,
@@ -164,12 +154,12 @@ static void top_contexts(rpt *r, mp_buf *o) {
     if (r->has_accesses)
       snprintf(acc, sizeof acc, "%" PRIu64, c->mib->TotalAccessCount);
     mp_buf_printf(o, "  %4zu %12s %5.1f%% %10" PRIu32 " %10s %10s %10.3g %10s  %s\n",
-                  i + 1, human_bytes(c->mib->TotalSize, b, sizeof b),
+                  i + 1, rpt_human_bytes(c->mib->TotalSize, b, sizeof b),
                   pct(c->mib->TotalSize, r->sum.bytes), c->mib->AllocCount,
-                  human_bytes((uint64_t)rpt_avg_size(c), a, sizeof a),
+                  rpt_human_bytes((uint64_t)rpt_avg_size(c), a, sizeof a),
                   r->has_lifetime ? human_ms(rpt_avg_lifetime_ms(c), l, sizeof l) : "-",
                   rpt_density(c), acc, verdict_of(r, c, v, sizeof v));
-    print_stack(r, o, c->stack);
+    rpt_print_stack(r, o, c->stack, "");
   }
   free(ord);
 }
@@ -187,9 +177,9 @@ static void top_groups(rpt *r, mp_buf *o) {
                 "allocs", "contexts", "cold bytes", r->opts.by == RPT_BY_FUNCTION ? "function" : "file");
   for (size_t i = 0; i < n; i++)
     mp_buf_printf(o, "  %4zu %12s %5.1f%% %10" PRIu64 " %9" PRIu64 " %12s  %s\n",
-                  i + 1, human_bytes(g[i].bytes, b, sizeof b),
+                  i + 1, rpt_human_bytes(g[i].bytes, b, sizeof b),
                   pct(g[i].bytes, r->sum.bytes), g[i].allocs, g[i].contexts,
-                  rpt_verdicts_known(r) ? human_bytes(g[i].bytes_cold, cb, sizeof cb) : "?",
+                  rpt_verdicts_known(r) ? rpt_human_bytes(g[i].bytes_cold, cb, sizeof cb) : "?",
                   g[i].name);
   free(g);
 }
@@ -225,19 +215,19 @@ static void diff(rpt *r, mp_buf *o) {
   int64_t total = (int64_t)r->sum.bytes - (int64_t)base->sum.bytes;
   mp_buf_printf(o, "\nCompared with the base (%s)\n", r->opts.base);
   mp_buf_printf(o, "  bytes                  %s -> %s (%s%s)\n",
-                human_bytes(base->sum.bytes, b0, sizeof b0),
-                human_bytes(r->sum.bytes, b1, sizeof b1), total < 0 ? "-" : "+",
-                human_bytes(total < 0 ? -(uint64_t)total : (uint64_t)total, d, sizeof d));
+                rpt_human_bytes(base->sum.bytes, b0, sizeof b0),
+                rpt_human_bytes(r->sum.bytes, b1, sizeof b1), total < 0 ? "-" : "+",
+                rpt_human_bytes(total < 0 ? -(uint64_t)total : (uint64_t)total, d, sizeof d));
   mp_buf_printf(o, "  allocations            %" PRIu64 " -> %" PRIu64 "\n",
                 base->sum.allocs, r->sum.allocs);
   mp_buf_printf(o, "  contexts               %" PRIu64 " -> %" PRIu64
                    ": %" PRIu64 " new, %" PRIu64 " gone (%s), %" PRIu64
                    " grew, %" PRIu64 " shrank\n",
                 base->sum.contexts, r->sum.contexts, added, gone,
-                human_bytes(gone_bytes, b0, sizeof b0), grew, shrank);
+                rpt_human_bytes(gone_bytes, b0, sizeof b0), grew, shrank);
   mp_buf_printf(o, "  cold bytes             %s -> %s\n",
-                human_bytes(base->sum.bytes_cold, b0, sizeof b0),
-                human_bytes(r->sum.bytes_cold, b1, sizeof b1));
+                rpt_human_bytes(base->sum.bytes_cold, b0, sizeof b0),
+                rpt_human_bytes(r->sum.bytes_cold, b1, sizeof b1));
   uint32_t *ord = mp_xmalloc((r->n_ctx + 1) * sizeof *ord);
   size_t n = 0;
   for (size_t i = 0; i < r->n_ctx; i++)
@@ -249,9 +239,9 @@ static void diff(rpt *r, mp_buf *o) {
     const rpt_ctx *c = &r->ctx[ord[i]];
     int64_t dl = delta_of(r, c);
     mp_buf_printf(o, "  %4zu %s%-12s %s\n", i + 1, dl < 0 ? "-" : "+",
-                  human_bytes(dl < 0 ? -(uint64_t)dl : (uint64_t)dl, d, sizeof d),
+                  rpt_human_bytes(dl < 0 ? -(uint64_t)dl : (uint64_t)dl, d, sizeof d),
                   c->base_match ? (dl < 0 ? "shrank" : "grew") : "new");
-    print_stack(r, o, c->stack);
+    rpt_print_stack(r, o, c->stack, "");
   }
   free(ord);
 }
@@ -259,6 +249,7 @@ static void diff(rpt *r, mp_buf *o) {
 void rpt_write_text(rpt *r, mp_buf *o) {
   if (!r->n_ctx) {
     mp_buf_printf(o, "The profile is empty: it has no allocation contexts.\n");
+    if (r->tl) rpt_write_tl_text(r, o, "");
     if (r->base) diff(r, o);
     return;
   }
@@ -271,5 +262,6 @@ void rpt_write_text(rpt *r, mp_buf *o) {
     top_contexts(r, o);
   else
     top_groups(r, o);
+  if (r->tl) rpt_write_tl_text(r, o, "");
   if (r->base) diff(r, o);
 }

@@ -57,11 +57,37 @@ static void test_instr_options(void) {
   cli_free(&o);
 }
 
+/* --timeline is repeatable and kept in order (the k-th goes with the
+ * k-th raw input), for show and report only; --no-timeline excludes it. */
+static void test_timeline_options(void) {
+  cli_opts o;
+  mp_err e;
+  CHECK(PARSE(&o, &e, "p", "report", "a.raw", "--timeline=a.tl", "b.raw",
+              "--timeline", "b.tl") == 0);
+  CHECK(o.n_timelines == 2 && !strcmp(o.timelines[0], "a.tl") &&
+        !strcmp(o.timelines[1], "b.tl") && o.n_inputs == 2 && !o.no_timeline);
+  cli_free(&o);
+  CHECK(PARSE(&o, &e, "p", "show", "--no-timeline", "a.raw") == 0);
+  CHECK(o.no_timeline && !o.n_timelines);
+  cli_free(&o);
+  expect_error("is not valid for merge",
+               PARSE(&o, &e, "p", "merge", "--timeline=a.tl", "a.raw"), &e);
+  cli_free(&o);
+  expect_error("contradict",
+               PARSE(&o, &e, "p", "report", "--timeline=a.tl", "--no-timeline",
+                     "a.raw"), &e);
+  cli_free(&o);
+  expect_error("empty file name for --timeline",
+               PARSE(&o, &e, "p", "report", "--timeline=", "a.raw"), &e);
+  cli_free(&o);
+}
+
 int main(void) {
   cli_opts o;
   mp_err e;
 
   test_instr_options();
+  test_timeline_options();
 
   CHECK(PARSE(&o, &e, "p", "merge", "a.raw", "--profiled-binary=bin",
               "--profiled-binary", "lib.so", "-o", "out", "b.raw") == 0);
