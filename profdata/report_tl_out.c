@@ -153,7 +153,7 @@ typedef struct point {
 static size_t points_of(const rpt_tl_proc *p, point *pt) {
   const mp_timeline *t = &p->tl;
   size_t n = 0, c = 0;
-  for (; c < t->n_census && p->census[c].c->t_ms < t->peak_t_ms; c++)
+  for (; c < t->n_census && p->census[c].c->t_ms <= t->peak_t_ms; c++)
     pt[n++] = (point){p->census[c].c->t_ms, p->census[c].c->live_bytes,
                       p->census[c].v, p->census[c].n};
   pt[n++] = (point){t->peak_t_ms, t->peak_bytes, p->at_peak, p->n_at_peak};

@@ -10,7 +10,9 @@ gb, gbk, eb and ebk per program point, two merged processes (a peak each,
 exit summed), and refusals of damaged and mismatched timelines (the file
 and offset named; explicit: an error, found beside: a warning and the
 report without it).  The HTML graph is checked in headless Chromium
-(skipped, visibly, without it)."""
+(skipped, visibly, without it).  End to end, the program run with
+MEMPROF_OPTIONS=timeline=1 gives the report its exact peak (hold_a's 4
+blocks and leak_c's 2: 41400 bytes) and leaks (leak_c's 1400 bytes)."""
 import json
 import os
 import re
@@ -250,6 +252,44 @@ class Timeline(harness.ProfTest):
         shot = self.scratch.path("shot.png")
         rc.chromium_run(["--screenshot=" + shot, "--window-size=1200,900", "file://" + page])
         self.assertGreater(os.path.getsize(shot), 10000)
+
+
+class EndToEnd(harness.ProfTest):
+    """progs/phases.c run with our runtime writing its timeline."""
+
+    def test_runtime_timeline_reported(self):
+        exe = harness.compile_program(self.scratch, PHASES, out="phases", opt="-O1")
+        env = dict(rc.FP_ONLY)
+        env["MEMPROF_OPTIONS"] += ":timeline=1:timeline_interval_ms=5"
+        _, raws = harness.run_program(self.scratch, exe, env=env)
+        raws = [r for r in raws if not r.endswith(".timeline")]
+        self.assertEqual(len(raws), 1)
+        self.assertTrue(os.path.exists(raws[0] + ".timeline"))
+        t = tf.read(raws[0] + ".timeline")
+        out = rc.report(raws[0], f"--profiled-binary={exe}").stdout
+        self.assertRegex(out, r"  peak live heap         40.43 KiB \(41400\) in 6 blocks at %d ms of %d ms\n"
+                         % (t["peak"]["t_ms"], t["end_ms"]))
+        self.assertIn("  live at exit           1.37 KiB (1400) in 2 blocks\n", out)
+        self.assertEqual(section(out, "Live at the peak"),
+                         [(40000, "96.6%", 4, "hold_a"), (1400, "3.4%", 2, "leak_c")])
+        self.assertEqual(section(out, "Live at exit"), [(1400, "100.0%", 2, "leak_c")])
+        d = json.loads(rc.report(raws[0], f"--profiled-binary={exe}", "--format=dhat").stdout)
+        got = {d["ftbl"][pp["fs"][0]].split(" ")[0]: (pp["gb"], pp["gbk"], pp["eb"], pp["ebk"])
+               for pp in d["pps"]}
+        self.assertEqual(got, {"hold_a": (40000, 4, 0, 0), "hold_b": (0, 0, 0, 0),
+                               "leak_c": (1400, 2, 1400, 2)})
+        self.assertEqual(d["tg"], t["peak"]["t_ms"])
+        if not rc.chromium():
+            self.skipTest("chromium is not installed (text and DHAT checked)")
+        page = self.scratch.path("report.html")
+        rc.report(raws[0], f"--profiled-binary={exe}", "--format=html", "-o", page)
+        r = rc.chromium_run(["--dump-dom", "file://" + page])
+        self.assertEqual(rc.console_lines(r.stderr), [])
+        graph = re.search(r'<svg[^>]*id="tlgraph0".*?</svg>', r.stdout, re.S).group(0)
+        titles = re.findall(r"<polygon[^>]*><title>([^<]*)</title>", graph)
+        self.assertEqual(titles[0].split(" ")[0], "hold_a")
+        self.assertEqual(titles[-1], "other contexts")
+        self.assertIn("peak 40.43 KiB at", graph)
 
 
 if __name__ == "__main__":
