@@ -85,6 +85,7 @@ static msym_ctx *open_binaries(const cli_opts *o) {
 /* A raw input's stack ids and their model stacks (mp_raw_stack_ids), for
  * joining its timeline. */
 typedef struct raw_ids {
+  int wanted; /* a timeline may go with the input */
   int raw;
   uint64_t *ids;
   uint32_t *stacks;
@@ -198,8 +199,8 @@ static int add_input(mp_profile *p, input *in, mib_stage *m, int last,
                      const prep_job *prep) {
   if (in->rc == 0 && in->kind == IN_RAW) {
     int rc = mp_raw_add_stacks(in->raw, in->prepared, &in->err);
-    if (rc == 0 && in->ids) {
-      in->ids->raw = 1;
+    if (rc == 0 && in->ids) in->ids->raw = 1;
+    if (rc == 0 && in->ids && in->ids->wanted) {
       mp_raw_stack_ids(in->raw, in->prepared, &in->ids->ids, &in->ids->stacks,
                        &in->ids->n);
     }
@@ -371,6 +372,7 @@ static int attach_timelines(const cli_opts *o, rpt *r, const raw_ids *ids) {
     }
     free(found);
   }
+  if (r->tl) r->tl->n_raw = n_raw;
   return 0;
 }
 
@@ -454,6 +456,27 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
   return rc;
 }
 
+/* Which inputs may have a timeline (every one when --timeline is given,
+ * else those with "<input>.timeline" beside them), or NULL: none.  Only
+ * those keep their stack ids: a merge of many raw files would otherwise
+ * hold every file's for nothing. */
+static raw_ids *timeline_inputs(const cli_opts *o) {
+  if (o->cmd == CLI_MERGE || o->no_timeline) return NULL;
+  raw_ids *ids = mp_xcalloc(o->n_inputs + 1, sizeof *ids);
+  int any = 0;
+  for (size_t i = 0; i < o->n_inputs; i++) {
+    char *t = o->n_timelines ? NULL : mp_timeline_path_for(o->inputs[i]);
+    ids[i].wanted = !t || access(t, F_OK) == 0;
+    any |= ids[i].wanted;
+    free(t);
+  }
+  if (!any) {
+    free(ids);
+    return NULL;
+  }
+  return ids;
+}
+
 /* Fault in the heap the run will need (heap.c), from its inputs' sizes. */
 static void prefill_heap(const cli_opts *o) {
   uint64_t sum = 0, largest = 0;
@@ -470,9 +493,7 @@ static int run(const cli_opts *o) {
   if (!o->no_prefill) prefill_heap(o);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
-  raw_ids *ids = o->cmd != CLI_MERGE && !o->no_timeline
-                     ? mp_xcalloc(o->n_inputs + 1, sizeof *ids)
-                     : NULL;
+  raw_ids *ids = timeline_inputs(o);
   mp_profile *p = read_inputs(o, sym, ids);
   if (p) warn_missing_split(sym);
   int rc = 1;

@@ -182,6 +182,7 @@ typedef struct rpt_tl {
   rpt_tl_val *at_exit; /* summed per context, largest first */
   size_t n_at_exit;
   uint64_t exit_bytes, exit_blocks;
+  size_t n_raw; /* raw inputs merged, with a timeline or not */
 } rpt_tl;
 
 /* What joins a timeline to the profile: the raw profile it belongs to and

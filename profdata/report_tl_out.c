@@ -53,6 +53,10 @@ void rpt_write_tl_summary(rpt *r, mp_buf *o, const char *prefix) {
                 "live at exit", rpt_human_bytes(tl->exit_bytes, b, sizeof b),
                 tl->exit_bytes, tl->exit_blocks,
                 tl->n_proc > 1 ? " (summed over the processes)" : "");
+  if (tl->n_raw > tl->n_proc)
+    mp_buf_printf(o, "%s%-22s %zu of the %zu raw inputs have one: the others' "
+                     "memory over time is unknown\n",
+                  prefix, "timelines", tl->n_proc, tl->n_raw);
 }
 
 /* One table of live contexts, top N (--top) of them. */
@@ -246,8 +250,8 @@ void rpt_write_tl_json(rpt *r, mp_buf *o) {
     if (k) mp_buf_u8(o, ',');
     proc_json(r, o, &nm, &tl->proc[k], g, n_g);
   }
-  mp_buf_printf(o, "],\"exit\":[%" PRIu64 ",%" PRIu64 "],\"atexit\":",
-                tl->exit_bytes, tl->exit_blocks);
+  mp_buf_printf(o, "],\"raw\":%zu,\"exit\":[%" PRIu64 ",%" PRIu64 "],\"atexit\":",
+                tl->n_raw, tl->exit_bytes, tl->exit_blocks);
   vals_json(r, o, &nm, tl->at_exit, tl->n_at_exit);
   mp_buf_u8(o, ',');
   names_json(r, o, &nm);

@@ -4,6 +4,7 @@ runtime, run once, its raw profile merged into an indexed file (with every
 MIB field, so access counts are there), and the ground truth read back with
 llvm-profdata-22; plus running `memprof-profdata report` and the external
 consumers (a test whose consumer is missing is skipped, visibly)."""
+import glob
 import os
 import shutil
 import subprocess
@@ -86,6 +87,29 @@ def chromium_run(args, timeout=120):
                               text=True, timeout=timeout)
     finally:
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def dh_view_js():
+    """valgrind's dh_view.js, or None."""
+    hits = glob.glob("/usr/libexec/valgrind/dh_view.js") + glob.glob("/usr/lib/*/valgrind/dh_view.js")
+    return hits[0] if hits else None
+
+
+def dh_view_page(scratch, data):
+    """A page that shows DHAT JSON `data` with dh_view.js as dh_view.html
+    does once a file is loaded; returns its path."""
+    return scratch.write("dh.html", f"""<!DOCTYPE html><html><head><meta charset="UTF-8">
+<script src="file://{dh_view_js()}"></script></head><body>
+<script id="d" type="application/json">{data}</script>
+<script>
+window.addEventListener("load", () => {{
+  onLoad();
+  gFilename = "report.json";
+  gData = JSON.parse(document.getElementById("d").textContent);
+  buildTree();
+  displayTree();
+}});
+</script></body></html>""")
 
 
 def console_lines(log):

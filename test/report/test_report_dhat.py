@@ -3,7 +3,6 @@ valgrind's dh_view.js checks (the lists are read from dh_view.js itself)
 and renders in dh_view.js under headless Chromium with the profile's
 totals and demangled frames.  Skipped, and shown as skipped, without
 valgrind's dh_view.js; the rendering also needs Chromium."""
-import glob
 import html
 import json
 import re
@@ -13,16 +12,11 @@ import harness
 import report_common as rc
 
 
-def dh_view_js():
-    hits = glob.glob("/usr/libexec/valgrind/dh_view.js") + glob.glob("/usr/lib/*/valgrind/dh_view.js")
-    return hits[0] if hits else None
-
-
-@unittest.skipUnless(dh_view_js(), "valgrind's dh_view.js is not installed")
+@unittest.skipUnless(rc.dh_view_js(), "valgrind's dh_view.js is not installed")
 class Dhat(rc.MultiTest):
     def test_dhat_fields(self):
         d = json.loads(rc.report(self.multi.indexed, "--format=dhat").stdout)
-        with open(dh_view_js()) as f:
+        with open(rc.dh_view_js()) as f:
             js = f.read()
         # the field lists dh_view.js checks, read from it: of the file
         # (`let fields = [...]`, checkFields(gData, ...)) and of each
@@ -48,19 +42,7 @@ class Dhat(rc.MultiTest):
     @unittest.skipUnless(rc.chromium(), "chromium is not installed")
     def test_dhat_renders_in_dh_view(self):
         data = rc.report(self.multi.indexed, "--format=dhat").stdout
-        js = dh_view_js()
-        page = self.scratch.write("dh.html", f"""<!DOCTYPE html><html><head><meta charset="UTF-8">
-<script src="file://{js}"></script></head><body>
-<script id="d" type="application/json">{data}</script>
-<script>
-window.addEventListener("load", () => {{
-  onLoad();
-  gFilename = "report.json";
-  gData = JSON.parse(document.getElementById("d").textContent);
-  buildTree();
-  displayTree();
-}});
-</script></body></html>""")
+        page = rc.dh_view_page(self.scratch, data)
         r = rc.chromium_run(["--dump-dom", "file://" + page])
         self.assertEqual(rc.console_lines(r.stderr), [])
         text = html.unescape(re.sub(r"<[^>]+>", "", r.stdout))

@@ -6,13 +6,14 @@ ids the raw profile gives each block size.  Checked exactly: the summary's
 peak and live-at-exit lines, the live-at-peak and live-at-exit tables
 (bytes, % and blocks per context, with the report's stacks), the YAML
 comments of `show` (which llvm-profdata-22 still reads), DHAT's tg, te,
-gb, gbk, eb and ebk per program point, two merged processes (a peak each,
+gb, gbk, eb and ebk per program point (and dh_view.js showing them), two merged processes (a peak each,
 exit summed), and refusals of damaged and mismatched timelines (the file
 and offset named; explicit: an error, found beside: a warning and the
 report without it).  The HTML graph is checked in headless Chromium
 (skipped, visibly, without it).  End to end, the program run with
 MEMPROF_OPTIONS=timeline=1 gives the report its exact peak (hold_a's 4
 blocks and leak_c's 2: 41400 bytes) and leaks (leak_c's 1400 bytes)."""
+import html
 import json
 import os
 import re
@@ -139,6 +140,18 @@ class Timeline(harness.ProfTest):
         self.assertEqual(got, {"hold_a": (40000, 4, 0, 0), "hold_b": (0, 0, 0, 0),
                                "leak_c": (1400, 2, 1400, 2)})
 
+    @unittest.skipUnless(rc.dh_view_js() and rc.chromium(),
+                         "valgrind's dh_view.js or chromium is not installed")
+    def test_dhat_in_dh_view(self):
+        page = rc.dh_view_page(self.scratch, self.report("--format=dhat").stdout)
+        r = rc.chromium_run(["--dump-dom", "file://" + page])
+        self.assertEqual(rc.console_lines(r.stderr), [])
+        text = html.unescape(re.sub(r"<[^>]+>", "", r.stdout))
+        self.assertRegex(text, r"t-gmax: 40 ms \(\d+\.\d+% of program duration\)")
+        self.assertIn("At t-gmax: 41,400 bytes (100%) in 6 blocks (100%)", text)
+        self.assertIn("At t-end:  1,400 bytes (100%) in 2 blocks (100%)", text)
+        self.assertIn("At t-gmax: 40,000 bytes (96.62%) in 4 blocks (66.67%)", text)
+
     def test_dhat_without_timeline_zero(self):
         d = json.loads(self.report("--format=dhat", "--no-timeline").stdout)
         self.assertEqual(d["tg"], 0)
@@ -166,6 +179,14 @@ class Timeline(harness.ProfTest):
         self.assertIn("several processes' timelines", r.stderr)
         leak = [pp for pp in d["pps"] if d["ftbl"][pp["fs"][0]].startswith("leak_c")][0]
         self.assertEqual((leak["gb"], leak["eb"], leak["ebk"]), (0, 2800, 4))
+
+    def test_one_of_two_inputs(self):
+        raw = self.scratch.path("alone.profraw")
+        shutil.copy(self.raw, raw)
+        out = self.report(raw).stdout
+        self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 40 ms of 250 ms\n", out)
+        self.assertIn("  timelines              1 of the 2 raw inputs have one: the others' memory "
+                      "over time is unknown\n", out)
 
     def test_timeline_count_must_match(self):
         r = self.report(f"--timeline={self.tl}", f"--timeline={self.tl}", check=False)
