@@ -260,7 +260,7 @@ uint32_t rpt_frame_column(const rpt *r, uint32_t frame);
 const char *rpt_frame_loc(const rpt *r, uint32_t frame, char *buf, size_t n);
 
 /* The stack of a context, leaf first, one frame a line, each line starting
- * with `prefix` (report_text.c). */
+ * with `prefix`. */
 void rpt_print_stack(rpt *r, mp_buf *out, uint32_t stack, const char *prefix);
 
 /* ---- formats -------------------------------------------------------- */

@@ -2,7 +2,8 @@
  * by the C++ ABI's __cxa_demangle (libstdc++), the name as it is when it
  * does not demangle (C functions), or the function GUID when the profile
  * has no names (llvm-profdata's indexed files and YAML); and the source
- * location the symbolizer found.
+ * location the symbolizer found.  And a stack as the text formats print
+ * it, a frame a line.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -69,4 +70,29 @@ const char *rpt_frame_loc(const rpt *r, uint32_t frame, char *buf, size_t n) {
     snprintf(buf, n, "+%" PRIu32 ":%" PRIu32, rpt_frame_line(r, frame),
              rpt_frame_column(r, frame));
   return buf;
+}
+
+#define MAX_FRAMES_SHOWN 24
+#define NAME_COLUMN 60
+
+/* Leaf first; locations in a column after names of up to NAME_COLUMN. */
+void rpt_print_stack(rpt *r, mp_buf *o, uint32_t stack, const char *prefix) {
+  const uint32_t *f = mp_stack_frames(r->p, stack);
+  uint32_t n = r->p->stacks[stack].len;
+  char loc[512], name[1024];
+  int width = 0;
+  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
+    int w = snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
+                     rpt_frame_name(r, f[k]));
+    if (w > width && w <= NAME_COLUMN) width = w;
+  }
+  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
+    snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
+             rpt_frame_name(r, f[k]));
+    mp_buf_printf(o, "%s      %-*s  %s\n", prefix, width, name,
+                  rpt_frame_loc(r, f[k], loc, sizeof loc));
+  }
+  if (n > MAX_FRAMES_SHOWN)
+    mp_buf_printf(o, "%s      ... %u more frames\n", prefix,
+                  n - MAX_FRAMES_SHOWN);
 }

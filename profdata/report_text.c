@@ -16,9 +16,6 @@
 
 #include "report.h"
 
-#define MAX_FRAMES_SHOWN 24
-#define NAME_COLUMN 60
-
 static const char *human_ms(double ms, char *buf, size_t n) {
   if (ms < 1000)
     snprintf(buf, n, "%.3g ms", ms);
@@ -104,28 +101,6 @@ static void summary(rpt *r, mp_buf *o) {
                      "block was allocated inside a library called there\n",
                   s->site_unmatched, s->site_unmatched == 1 ? "" : "s",
                   rpt_human_bytes(s->bytes_unmatched, b, sizeof b));
-}
-
-/* Leaf first; locations in a column after names of up to NAME_COLUMN. */
-void rpt_print_stack(rpt *r, mp_buf *o, uint32_t stack, const char *prefix) {
-  const uint32_t *f = mp_stack_frames(r->p, stack);
-  uint32_t n = r->p->stacks[stack].len;
-  char loc[512], name[1024];
-  int width = 0;
-  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
-    int w = snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
-                     rpt_frame_name(r, f[k]));
-    if (w > width && w <= NAME_COLUMN) width = w;
-  }
-  for (uint32_t k = 0; k < n && k < MAX_FRAMES_SHOWN; k++) {
-    snprintf(name, sizeof name, "%s%s", r->p->frames[f[k]].is_inline ? "(inlined) " : "",
-             rpt_frame_name(r, f[k]));
-    mp_buf_printf(o, "%s      %-*s  %s\n", prefix, width, name,
-                  rpt_frame_loc(r, f[k], loc, sizeof loc));
-  }
-  if (n > MAX_FRAMES_SHOWN)
-    mp_buf_printf(o, "%s      ... %u more frames\n", prefix,
-                  n - MAX_FRAMES_SHOWN);
 }
 
 static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,
