@@ -18,6 +18,10 @@
 
 #define GRAPH_CONTEXTS 10 /* contexts drawn in the graph; the rest: other */
 #define GRAPH_FRAMES 2    /* frames in a graph label: the call and its caller */
+/* Points a graph draws at most: a long run's censuses are thinned to
+ * about this many, evenly, keeping the peak and both ends (the page and
+ * its SVG stay small; a graph 900 pixels wide shows no more). */
+#define GRAPH_POINTS 1500
 
 static double pct(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * (double)part / (double)whole : 0;
@@ -152,21 +156,36 @@ typedef struct point {
   size_t n;
 } point;
 
+/* Keeps GRAPH_POINTS of the n points, evenly spread, the first, the
+ * last and pt[keep] among them; returns how many are left. */
+static size_t thin(point *pt, size_t n, size_t keep) {
+  if (n <= GRAPH_POINTS) return n;
+  size_t m = 0;
+  for (size_t k = 0; k < GRAPH_POINTS; k++) {
+    size_t i = k * (n - 1) / (GRAPH_POINTS - 1);
+    size_t prev = k ? (k - 1) * (n - 1) / (GRAPH_POINTS - 1) : 0;
+    if (k && prev < keep && keep < i) pt[m++] = pt[keep];
+    pt[m++] = pt[i];
+  }
+  return m;
+}
+
 /* The censuses in time order with the peak put in its place and the exit
- * at the end; returns how many. */
+ * at the end (thinned for a long run); returns how many. */
 static size_t points_of(const rpt_tl_proc *p, point *pt) {
   const mp_timeline *t = &p->tl;
   size_t n = 0, c = 0;
   for (; c < t->n_census && p->census[c].c->t_ms <= t->peak_t_ms; c++)
     pt[n++] = (point){p->census[c].c->t_ms, p->census[c].c->live_bytes,
                       p->census[c].v, p->census[c].n};
+  size_t peak_at = n;
   pt[n++] = (point){t->peak_t_ms, t->peak_bytes, p->at_peak, p->n_at_peak};
   for (; c < t->n_census; c++)
     pt[n++] = (point){p->census[c].c->t_ms, p->census[c].c->live_bytes,
                       p->census[c].v, p->census[c].n};
   if (t->end_ms >= pt[n - 1].t)
     pt[n++] = (point){t->end_ms, t->exit_bytes, p->at_exit, p->n_at_exit};
-  return n;
+  return thin(pt, n, peak_at);
 }
 
 /* Per point: its time ("t"), the whole heap ("total") and each graph

@@ -247,6 +247,30 @@ class Timeline(harness.ProfTest):
 
     # ---- HTML -------------------------------------------------------------
 
+    def test_long_run_thinned(self):
+        """5000 censuses (at odd ms; the peak at an even one): the page's
+        graph keeps 1500 points evenly, plus the peak, which falls between
+        two kept censuses, and both ends."""
+        a, c = self.ids[10000], self.ids[700]
+        t = timeline(self.ids, peak_t=2504, end=12000)
+        t["census"] = [{"t_ms": 1 + 2 * i, "other_bytes": 0, "ctx": [(a, 10000 * (1 + i % 3), 1 + i % 3), (c, 1400, 2)]}
+                       for i in range(5000)]
+        raw = self.damaged("long.profraw", tf.encode(t))
+        page = self.scratch.path("long.html")
+        r = self.report("--format=html", "-o", page, raw=raw)
+        self.assertEqual(r.stderr, "")
+        with open(page) as f:
+            d = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>',
+                                     f.read(), re.S).group(1))
+        p = d["tl"]["procs"][0]
+        self.assertEqual(len(p["t"]), 1501)
+        self.assertEqual(p["t"][0], 1)
+        self.assertEqual(p["t"][-1], 12000)
+        self.assertEqual(p["t"], sorted(p["t"]))
+        k = p["t"].index(2504)
+        self.assertEqual(p["total"][k], 41400)
+        self.assertEqual(p["series"][0][k], 40000)
+
     @unittest.skipUnless(rc.chromium(), "chromium is not installed")
     def test_html_graph_renders(self):
         page = self.scratch.path("report.html")
