@@ -25,7 +25,8 @@
 /* What a join works with: stack id -> context, and per context the
  * running sums of the list being joined. */
 typedef struct joiner {
-  rpt_map ids;       /* raw stack id -> context index or RPT_TL_NO_FRAMES */
+  rpt_map ids;       /* raw stack id -> its slot: context index, or n_ctx
+                        for no frames (UINT32_MAX is the map's "absent") */
   uint64_t *bytes, *blocks; /* per context, + 1 for RPT_TL_NO_FRAMES */
   uint8_t *seen;     /* per slot: in touched */
   uint32_t *touched; /* slots with a value, in first-seen order */
@@ -47,7 +48,7 @@ static void joiner_init(joiner *j, const rpt *r, const rpt_tl_input *in) {
     uint32_t s = in->stacks[i];
     *v = s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks ||
                  stack_ctx[s] == UINT32_MAX
-             ? RPT_TL_NO_FRAMES
+             ? (uint32_t)r->n_ctx
              : stack_ctx[s];
     rpt_map_added(&j->ids);
   }
@@ -110,7 +111,8 @@ static int join_list(joiner *j, const rpt_tl_input *in, const mp_tl_live *l,
                      "stack id 0x%016" PRIx64 " (%s) is not in the raw profile "
                      "%s: the timeline belongs to another run",
                      l[i].stack_id, what, in->raw);
-    add_value(j, *v, l[i].bytes, l[i].blocks);
+    add_value(j, *v == j->n_ctx ? RPT_TL_NO_FRAMES : *v, l[i].bytes,
+              l[i].blocks);
   }
   return 0;
 }
