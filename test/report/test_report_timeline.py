@@ -147,7 +147,7 @@ class Timeline(harness.ProfTest):
         r = rc.chromium_run(["--dump-dom", "file://" + page])
         self.assertEqual(rc.console_lines(r.stderr), [])
         text = html.unescape(re.sub(r"<[^>]+>", "", r.stdout))
-        self.assertRegex(text, r"t-gmax: 40 ms \(\d+\.\d+% of program duration\)")
+        self.assertRegex(text, r"t-gmax: 40 ms \(\d+(\.\d+)?% of program duration\)")
         self.assertIn("At t-gmax: 41,400 bytes (100%) in 6 blocks (100%)", text)
         self.assertIn("At t-end:  1,400 bytes (100%) in 2 blocks (100%)", text)
         self.assertIn("At t-gmax: 40,000 bytes (96.62%) in 4 blocks (66.67%)", text)
