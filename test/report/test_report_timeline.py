@@ -287,6 +287,8 @@ class Timeline(harness.ProfTest):
         # each layer's outline has them twice (top, then bottom)
         self.assertEqual([len(p.split()) for p, _ in layers], [10] * 4)
         self.assertIn("peak 40.43 KiB at 40.0 ms", graph)
+        # time runs from the first census (10 ms) to the end (250 ms)
+        self.assertEqual(re.findall(r">([\d.]+ ms)</text>", graph), ["10.0 ms", "130 ms", "250 ms"])
         table = re.search(r'<table class="live" id="atpeak0">.*?</table>', dom, re.S).group(0)
         cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>.*?</td>", table)]
         self.assertEqual(cells[:4], ["1", "40,000", "96.6%", "4"])
