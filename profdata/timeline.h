@@ -23,7 +23,7 @@ typedef struct mp_tl_live {
 
 /* One census: the whole heap and the contexts that mattered at time t. */
 typedef struct mp_tl_census {
-  uint64_t t_ms;        /* milliseconds since the process started */
+  uint64_t t_ms;        /* the raw profile's clock (docs/timeline-format.md) */
   uint64_t live_bytes;  /* the whole heap */
   uint64_t live_blocks;
   mp_tl_live *ctx;      /* the contexts recorded at this census */
