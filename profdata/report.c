@@ -9,6 +9,7 @@
  * total size, then to the earlier context, so output is deterministic.
  */
 #define _GNU_SOURCE
+#include "hashmap.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -227,8 +228,8 @@ static uint64_t group_key(const rpt *r, uint32_t f, rpt_by by) {
 
 rpt_group *rpt_groups(rpt *r, rpt_by by, size_t *n_out) {
   const mp_profile *p = r->p;
-  rpt_map m;
-  rpt_map_init(&m, 64);
+  mp_map m; /* group key -> group */
+  mp_map_init(&m, 1);
   rpt_group *g = NULL;
   size_t n = 0, gcap = 0;
   uint32_t *last = NULL; /* the context that last added to each group */
@@ -236,8 +237,8 @@ rpt_group *rpt_groups(rpt *r, rpt_by by, size_t *n_out) {
     const rpt_ctx *c = &r->ctx[i];
     const uint32_t *f = mp_stack_frames(p, c->stack);
     for (uint32_t k = 0; k < p->stacks[c->stack].len; k++) {
-      uint32_t *v = rpt_map_slot(&m, group_key(r, f[k], by), NULL, NULL);
-      if (*v == UINT32_MAX) {
+      uint32_t gi = mp_map_get_or_put(&m, group_key(r, f[k], by), (uint32_t)n);
+      if (gi == MP_MAP_EMPTY) {
         MP_VEC_RESERVE(g, gcap, n + 1);
         last = mp_xrealloc(last, gcap * sizeof *last);
         const char *file = rpt_frame_file(r, f[k]);
@@ -245,13 +246,11 @@ rpt_group *rpt_groups(rpt *r, rpt_by by, size_t *n_out) {
                                                  : file ? file : "?",
                            0, 0, 0, 0, 0, 0, 0};
         last[n] = UINT32_MAX;
-        *v = (uint32_t)n++;
-        rpt_map_added(&m);
-        v = rpt_map_slot(&m, group_key(r, f[k], by), NULL, NULL);
+        gi = (uint32_t)n++;
       }
-      if (last[*v] == i) continue; /* recursion: count a context once */
-      last[*v] = (uint32_t)i;
-      rpt_group *x = &g[*v];
+      if (last[gi] == i) continue; /* recursion: count a context once */
+      last[gi] = (uint32_t)i;
+      rpt_group *x = &g[gi];
       x->contexts++;
       x->allocs += c->mib->AllocCount;
       x->bytes += c->mib->TotalSize;
@@ -262,7 +261,7 @@ rpt_group *rpt_groups(rpt *r, rpt_by by, size_t *n_out) {
     }
   }
   free(last);
-  rpt_map_free(&m);
+  mp_map_free(&m);
   rpt_key k = r->opts.sort;
   qsort_r(g, n, sizeof *g, cmp_group, &k);
   *n_out = n;
@@ -301,29 +300,32 @@ typedef struct base_ctx {
   uint32_t stack; /* in r */
 } base_ctx;
 
-static int same_base_stack(void *ctx, uint32_t j) {
+static int same_base_stack(const void *ctx, uint32_t j, const void *ekey) {
+  (void)ekey;
   const base_ctx *b = ctx;
   return same_stack(b->r->p, b->stack, b->base->p, b->base->ctx[j].stack);
 }
 
 void rpt_attach_base(rpt *r, rpt *base) {
   r->base = base;
-  rpt_map m;
-  rpt_map_init(&m, base->n_ctx);
+  mp_map m; /* base's stacks (by contents) -> base context */
+  mp_map_init(&m, 0);
+  mp_map_reserve(&m, base->n_ctx);
   base_ctx b = {base, base, 0};
   for (size_t j = 0; j < base->n_ctx; j++) {
     b.stack = base->ctx[j].stack; /* base's stacks are distinct */
-    uint32_t *v = rpt_map_slot(&m, stack_hash(base->p, b.stack), same_base_stack, &b);
-    *v = (uint32_t)j;
-    rpt_map_added(&m);
+    uint64_t h = stack_hash(base->p, b.stack);
+    mp_map_slot *s = mp_map_probe(&m, h, 0, same_base_stack, &b, NULL);
+    mp_map_insert(&m, s, h, 0, (uint32_t)j);
   }
   b.r = r;
   for (size_t i = 0; i < r->n_ctx; i++) {
     b.stack = r->ctx[i].stack;
-    uint32_t *v = rpt_map_slot(&m, stack_hash(r->p, b.stack), same_base_stack, &b);
-    if (*v == UINT32_MAX) continue;
-    r->ctx[i].base_match = *v + 1;
-    base->ctx[*v].base_match = (uint32_t)i + 1;
+    uint64_t h = stack_hash(r->p, b.stack);
+    uint32_t j = mp_map_probe(&m, h, 0, same_base_stack, &b, NULL)->val;
+    if (j == MP_MAP_EMPTY) continue;
+    r->ctx[i].base_match = j + 1;
+    base->ctx[j].base_match = (uint32_t)i + 1;
   }
-  rpt_map_free(&m);
+  mp_map_free(&m);
 }

@@ -23,7 +23,6 @@
 
 #include "error.h"
 #include "io.h"
-#include "hashmap.h"
 #include "model.h"
 #include "timeline.h"
 
@@ -273,24 +272,6 @@ void rpt_write_speedscope(rpt *r, mp_buf *out);
 void rpt_write_dhat(rpt *r, mp_buf *out);
 
 /* ---- helpers the formats share (report_out.c) --------------------------- */
-
-/* The reports' lookups on the tool's hash map (hashmap.h): a u64 key ->
- * u32 value (MP_MAP_EMPTY: absent).  Keys may be hashes of contents, which
- * `same` (may be NULL) then compares. */
-typedef struct rpt_map {
-  mp_map m;
-  mp_map_slot *pending; /* the free slot rpt_map_slot found */
-  uint64_t pending_key;
-} rpt_map;
-
-void rpt_map_init(rpt_map *m, size_t n);
-void rpt_map_free(rpt_map *m);
-/* The value slot holding `key`, or the free one where it goes; after
- * storing a value in a free slot, call rpt_map_added (before any other
- * call on the map), which may move every slot. */
-uint32_t *rpt_map_slot(rpt_map *m, uint64_t key,
-                       int (*same)(void *ctx, uint32_t val), void *ctx);
-void rpt_map_added(rpt_map *m);
 
 /* Dense numbers, from `first` on, of the model frames some context's stack
  * uses (UINT32_MAX for the others); *n is one past the last number. */

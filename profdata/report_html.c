@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "report.h"
 #include "report_page.h"
 
@@ -41,7 +42,7 @@ enum { V_BYTES, V_ALLOCS, V_LIFE, V_ACC, V_COLD, V_HOT, NV };
 typedef struct page {
   rpt *r;
   mp_buf *out;
-  rpt_map strings;      /* char* -> string index */
+  mp_map strings;       /* char* -> string index (keyed) */
   const char **str;
   size_t n_str, cap_str;
   uint32_t *frame_ix;   /* model frame -> page frame, UINT32_MAX unused */
@@ -55,13 +56,12 @@ typedef struct page {
 } page;
 
 static uint32_t str_ix(page *g, const char *s) {
-  uint32_t *v = rpt_map_slot(&g->strings, (uint64_t)(uintptr_t)s, NULL, NULL);
-  if (*v != UINT32_MAX) return *v;
+  uint32_t id = mp_map_get_or_put(&g->strings, (uint64_t)(uintptr_t)s,
+                                  (uint32_t)g->n_str);
+  if (id != MP_MAP_EMPTY) return id;
   MP_VEC_RESERVE(g->str, g->cap_str, g->n_str + 1);
   g->str[g->n_str] = s;
-  uint32_t id = *v = (uint32_t)g->n_str++;
-  rpt_map_added(&g->strings);
-  return id;
+  return (uint32_t)g->n_str++;
 }
 
 static void use_frame(page *g, uint32_t f) {
@@ -405,7 +405,7 @@ void rpt_write_html(rpt *r, mp_buf *out) {
   memset(&g, 0, sizeof g);
   g.r = r;
   g.out = out;
-  rpt_map_init(&g.strings, 64);
+  mp_map_init(&g.strings, 1);
   g.frame_ix = mp_xmalloc((r->p->n_frames + 1) * sizeof *g.frame_ix);
   memset(g.frame_ix, 0xff, (r->p->n_frames + 1) * sizeof *g.frame_ix);
   g.ctx_node = mp_xmalloc((r->n_ctx + 1) * sizeof *g.ctx_node);
@@ -422,7 +422,7 @@ void rpt_write_html(rpt *r, mp_buf *out) {
   frames_json(&g); /* last: the others named the strings it lists */
   mp_buf_printf(out, "}");
   mp_buf_put(out, report_page_tail, report_page_tail_len);
-  rpt_map_free(&g.strings);
+  mp_map_free(&g.strings);
   free(g.str);
   free(g.frame_ix);
   free(g.parent);

@@ -1,6 +1,6 @@
-/* report_out.c - what the report's formats share: a u64 -> u32 table
- * (rpt_map), JSON string escaping safe inside an HTML <script> block, fast
- * decimal output, byte counts for people, and dense numbers for the frames the contexts use.
+/* report_out.c - what the report's formats share: JSON string escaping
+ * safe inside an HTML <script> block, fast decimal output, byte counts for
+ * people, and dense numbers for the frames the contexts use.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,50 +43,6 @@ const char *rpt_human_bytes(uint64_t v, char *buf, size_t n) {
   else
     snprintf(buf, n, "%.2f %s", x, units[u]);
   return buf;
-}
-
-void rpt_map_init(rpt_map *m, size_t n) {
-  mp_map_init(&m->m, 0);
-  mp_map_reserve(&m->m, n);
-  m->pending = NULL;
-}
-
-void rpt_map_free(rpt_map *m) { mp_map_free(&m->m); }
-
-typedef struct same_fn {
-  int (*same)(void *ctx, uint32_t val);
-  void *ctx;
-} same_fn;
-
-static int call_same(const void *ctx, uint32_t val, const void *ekey) {
-  (void)ekey;
-  const same_fn *f = ctx;
-  return f->same(f->ctx, val);
-}
-
-static int always(const void *ctx, uint32_t val, const void *ekey) {
-  (void)ctx;
-  (void)val;
-  (void)ekey;
-  return 1;
-}
-
-/* Entries are found by the key's hash, then by `same` (or by the hash
- * alone: equal hashes are equal keys, mp_mix64 being a bijection). */
-uint32_t *rpt_map_slot(rpt_map *m, uint64_t key,
-                       int (*same)(void *ctx, uint32_t val), void *ctx) {
-  same_fn f = {same, ctx};
-  uint64_t h = mp_mix64(key);
-  mp_map_slot *s = mp_map_probe(&m->m, h, 0, same ? call_same : always, &f, NULL);
-  m->pending = s->val == MP_MAP_EMPTY ? s : NULL;
-  m->pending_key = h;
-  return &s->val;
-}
-
-void rpt_map_added(rpt_map *m) {
-  mp_map_slot *s = m->pending;
-  m->pending = NULL;
-  if (s) mp_map_insert(&m->m, s, m->pending_key, 0, s->val);
 }
 
 uint32_t *rpt_frame_index(const rpt *r, uint32_t first, uint32_t *n_out) {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "hashmap.h"
 #include "report.h"
 
 /* ---- protobuf ----------------------------------------------------------- */
@@ -51,7 +52,8 @@ static void field_msg(mp_buf *b, unsigned field, mp_buf *msg) {
 typedef struct pp {
   rpt *r;
   mp_buf out, msg, tmp;
-  rpt_map strings, funcs, locs;
+  mp_map strings, locs; /* by contents */
+  mp_map funcs;         /* keyed: (GUID, file) -> function id */
   const char **str; /* string table, in id order */
   size_t n_str, cap_str;
   uint32_t n_funcs, n_locs;
@@ -63,9 +65,9 @@ typedef struct pp {
   size_t n_store, cap_store, cap_first;
 } pp;
 
-static int same_string(void *ctx, uint32_t v) {
-  pp *x = ctx;
-  return !strcmp(x->str[v], (const char *)x->tmp.data);
+static int same_string(const void *ctx, uint32_t v, const void *s) {
+  const pp *x = ctx;
+  return !strcmp(x->str[v], s);
 }
 
 /* String table index of s (interned; the table keeps the pointer). */
@@ -75,15 +77,14 @@ static uint32_t str_id(pp *x, const char *s) {
   mp_buf_put(&x->tmp, s, n + 1);
   uint64_t h = 0xcbf29ce484222325ULL;
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-  uint32_t *v = rpt_map_slot(&x->strings, h, same_string, x);
-  if (*v == UINT32_MAX) {
-    MP_VEC_RESERVE(x->str, x->cap_str, x->n_str + 1);
-    x->str[x->n_str] = s;
-    uint32_t id = *v = (uint32_t)x->n_str++;
-    rpt_map_added(&x->strings);
-    return id;
-  }
-  return *v;
+  h = mp_mix64(h);
+  mp_map_slot *slot = mp_map_probe(&x->strings, h, 0, same_string, x, x->tmp.data);
+  if (slot->val != MP_MAP_EMPTY) return slot->val;
+  MP_VEC_RESERVE(x->str, x->cap_str, x->n_str + 1);
+  x->str[x->n_str] = s;
+  uint32_t id = (uint32_t)x->n_str++;
+  mp_map_insert(&x->strings, slot, h, 0, id);
+  return id;
 }
 
 /* Function id of a frame's function: one per (GUID, file). */
@@ -91,10 +92,9 @@ static uint32_t func_id(pp *x, uint32_t frame) {
   rpt *r = x->r;
   const mp_frame *f = &r->p->frames[frame];
   uint64_t key = f->guid ^ mp_mix64(r->p->syms[frame].file + 1ull);
-  uint32_t *v = rpt_map_slot(&x->funcs, key, NULL, NULL);
-  if (*v != UINT32_MAX) return *v;
-  uint32_t id = *v = ++x->n_funcs;
-  rpt_map_added(&x->funcs);
+  uint32_t id = mp_map_get_or_put(&x->funcs, key, x->n_funcs + 1);
+  if (id != MP_MAP_EMPTY) return id;
+  id = ++x->n_funcs;
   const char *file = rpt_frame_file(r, frame);
   const char *linkage = mp_string(r->p, r->p->syms[frame].name);
   uint32_t line = rpt_frame_line(r, frame);
@@ -109,8 +109,9 @@ static uint32_t func_id(pp *x, uint32_t frame) {
   return id;
 }
 
-static int same_loc(void *ctx, uint32_t v) {
-  pp *x = ctx;
+static int same_loc(const void *ctx, uint32_t v, const void *ekey) {
+  (void)ekey;
+  const pp *x = ctx;
   const uint32_t *s = &x->loc_store[x->loc_first[v - 1]];
   return s[0] == x->loc_len &&
          !memcmp(s + 1, x->loc_frames, x->loc_len * sizeof *s);
@@ -123,10 +124,10 @@ static uint32_t loc_id(pp *x, const uint32_t *frames, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) h = mp_mix64(h ^ frames[i]);
   x->loc_frames = frames;
   x->loc_len = n;
-  uint32_t *v = rpt_map_slot(&x->locs, h, same_loc, x);
-  if (*v != UINT32_MAX) return *v;
-  uint32_t id = *v = ++x->n_locs;
-  rpt_map_added(&x->locs);
+  mp_map_slot *slot = mp_map_probe(&x->locs, h, 0, same_loc, x, NULL);
+  if (slot->val != MP_MAP_EMPTY) return slot->val;
+  uint32_t id = ++x->n_locs;
+  mp_map_insert(&x->locs, slot, h, 0, id);
   MP_VEC_RESERVE(x->loc_first, x->cap_first, x->n_locs);
   MP_VEC_RESERVE(x->loc_store, x->cap_store, x->n_store + n + 1);
   x->loc_first[id - 1] = (uint32_t)x->n_store;
@@ -211,9 +212,9 @@ int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
   pp x;
   memset(&x, 0, sizeof x);
   x.r = r;
-  rpt_map_init(&x.strings, 64);
-  rpt_map_init(&x.funcs, 64);
-  rpt_map_init(&x.locs, 64);
+  mp_map_init(&x.strings, 0);
+  mp_map_init(&x.funcs, 1);
+  mp_map_init(&x.locs, 0);
   str_id(&x, ""); /* string 0 is empty */
   value_type(&x, 1, "alloc_objects", "count");
   value_type(&x, 1, "alloc_space", "bytes");
@@ -230,9 +231,9 @@ int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
   mp_buf_free(&x.out);
   mp_buf_free(&x.msg);
   mp_buf_free(&x.tmp);
-  rpt_map_free(&x.strings);
-  rpt_map_free(&x.funcs);
-  rpt_map_free(&x.locs);
+  mp_map_free(&x.strings);
+  mp_map_free(&x.funcs);
+  mp_map_free(&x.locs);
   free(x.str);
   free(x.loc_first);
   free(x.loc_store);

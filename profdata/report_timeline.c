@@ -25,7 +25,7 @@
 /* What a join works with: stack id -> context, and per context the
  * running sums of the list being joined. */
 typedef struct joiner {
-  rpt_map ids;       /* raw stack id -> its slot: context index, or n_ctx
+  mp_map ids;        /* raw stack id -> its slot: context index, or n_ctx
                         for no frames (UINT32_MAX is the map's "absent") */
   uint64_t *bytes, *blocks; /* per context, + 1 for RPT_TL_NO_FRAMES */
   uint8_t *seen;     /* per slot: in touched */
@@ -42,15 +42,15 @@ static void joiner_init(joiner *j, const rpt *r, const rpt_tl_input *in) {
   uint32_t *stack_ctx = mp_xmalloc((r->p->n_stacks + 1) * sizeof *stack_ctx);
   memset(stack_ctx, 0xff, (r->p->n_stacks + 1) * sizeof *stack_ctx);
   for (size_t i = 0; i < r->n_ctx; i++) stack_ctx[r->ctx[i].stack] = (uint32_t)i;
-  rpt_map_init(&j->ids, in->n);
+  mp_map_init(&j->ids, 1);
+  mp_map_reserve(&j->ids, in->n);
   for (size_t i = 0; i < in->n; i++) {
-    uint32_t *v = rpt_map_slot(&j->ids, in->ids[i], NULL, NULL);
     uint32_t s = in->stacks[i];
-    *v = s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks ||
-                 stack_ctx[s] == UINT32_MAX
-             ? (uint32_t)r->n_ctx
-             : stack_ctx[s];
-    rpt_map_added(&j->ids);
+    mp_map_put(&j->ids, in->ids[i],
+               s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks ||
+                       stack_ctx[s] == UINT32_MAX
+                   ? (uint32_t)r->n_ctx
+                   : stack_ctx[s]);
   }
   free(stack_ctx);
   j->n_ctx = r->n_ctx;
@@ -62,7 +62,7 @@ static void joiner_init(joiner *j, const rpt *r, const rpt_tl_input *in) {
 }
 
 static void joiner_free(joiner *j) {
-  rpt_map_free(&j->ids);
+  mp_map_free(&j->ids);
   free(j->bytes);
   free(j->blocks);
   free(j->seen);
@@ -105,13 +105,13 @@ static rpt_tl_val *take_values(joiner *j, size_t *n) {
 static int join_list(joiner *j, const rpt_tl_input *in, const mp_tl_live *l,
                      size_t n, const char *what, mp_err *err) {
   for (size_t i = 0; i < n; i++) {
-    uint32_t *v = rpt_map_slot(&j->ids, l[i].stack_id, NULL, NULL);
-    if (*v == UINT32_MAX)
+    uint32_t v = mp_map_get(&j->ids, l[i].stack_id);
+    if (v == MP_MAP_EMPTY)
       return mp_fail(err,
                      "stack id 0x%016" PRIx64 " (%s) is not in the raw profile "
                      "%s: the timeline belongs to another run",
                      l[i].stack_id, what, in->raw);
-    add_value(j, *v == j->n_ctx ? RPT_TL_NO_FRAMES : *v, l[i].bytes,
+    add_value(j, v == j->n_ctx ? RPT_TL_NO_FRAMES : v, l[i].bytes,
               l[i].blocks);
   }
   return 0;

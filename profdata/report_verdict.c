@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "report.h"
 
 unsigned rpt_alloc_type(const rpt_clang_opts *o, uint64_t tlad,
@@ -81,7 +82,7 @@ typedef struct sim {
   const rpt_clang_opts *o;
   tnode *nodes;
   size_t n_nodes, cap_nodes;
-  rpt_map children; /* (parent, location) -> node */
+  mp_map children;   /* (parent, location) -> node, by contents */
   int has_columns;   /* some frame of the profile has a column */
   uint32_t want_parent;
   const mp_frame *want_loc;
@@ -99,7 +100,8 @@ static uint32_t new_node(sim *s, uint32_t parent, const mp_frame *loc,
   return (uint32_t)s->n_nodes++;
 }
 
-static int is_wanted_child(void *ctx, uint32_t node) {
+static int is_wanted_child(const void *ctx, uint32_t node, const void *ekey) {
+  (void)ekey;
   const sim *s = ctx;
   return s->nodes[node].parent == s->want_parent &&
          same_loc(s->nodes[node].loc, s->want_loc);
@@ -110,14 +112,14 @@ static uint32_t child(sim *s, uint32_t parent, const mp_frame *loc,
                       unsigned type) {
   s->want_parent = parent;
   s->want_loc = loc;
-  uint64_t key = mp_mix64(parent ^ loc_hash(loc));
-  uint32_t *v = rpt_map_slot(&s->children, key, is_wanted_child, s);
-  if (*v != UINT32_MAX) {
-    s->nodes[*v].types |= (uint8_t)type;
-    return *v;
+  uint64_t h = mp_mix64(parent ^ loc_hash(loc));
+  mp_map_slot *slot = mp_map_probe(&s->children, h, 0, is_wanted_child, s, NULL);
+  if (slot->val != MP_MAP_EMPTY) {
+    s->nodes[slot->val].types |= (uint8_t)type;
+    return slot->val;
   }
-  uint32_t c = *v = new_node(s, parent, loc, type);
-  rpt_map_added(&s->children);
+  uint32_t c = new_node(s, parent, loc, type);
+  mp_map_insert(&s->children, slot, h, 0, c);
   s->nodes[c].next = s->nodes[parent].first_child;
   s->nodes[parent].first_child = c;
   s->nodes[parent].n_children++;
@@ -234,33 +236,34 @@ typedef struct dedup_ctx {
   uint32_t stack;
 } dedup_ctx;
 
-static int same_kept_stack(void *ctx, uint32_t k) {
+static int same_kept_stack(const void *ctx, uint32_t k, const void *ekey) {
+  (void)ekey;
   const dedup_ctx *d = ctx;
   return same_stack_locs(d->r->p, d->r->ctx[d->idx[k]].stack, d->stack);
 }
 
 static size_t dedup(const rpt *r, uint32_t *idx, size_t n) {
-  rpt_map kept;
-  rpt_map_init(&kept, n);
+  mp_map kept; /* stack's locations -> index into idx, by contents */
+  mp_map_init(&kept, 0);
+  mp_map_reserve(&kept, n);
   dedup_ctx d = {r, idx, 0};
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     const rpt_ctx *c = &r->ctx[idx[i]];
     d.stack = c->stack;
-    uint32_t *v = rpt_map_slot(&kept, stack_loc_hash(r->p, c->stack),
-                               same_kept_stack, &d);
-    if (*v == UINT32_MAX) {
-      *v = (uint32_t)m;
-      idx[m++] = idx[i];
-      rpt_map_added(&kept);
+    uint64_t h = stack_loc_hash(r->p, c->stack);
+    mp_map_slot *s = mp_map_probe(&kept, h, 0, same_kept_stack, &d, NULL);
+    if (s->val == MP_MAP_EMPTY) {
+      idx[m] = idx[i];
+      mp_map_insert(&kept, s, h, 0, (uint32_t)m++);
       continue;
     }
-    uint32_t *k = &idx[*v];
+    uint32_t *k = &idx[s->val];
     uint64_t cur = r->ctx[*k].mib->TotalSize, add = c->mib->TotalSize;
     if (cur > add || (cur == add && c->verdict != RPT_NOTCOLD)) continue;
     *k = idx[i];
   }
-  rpt_map_free(&kept);
+  mp_map_free(&kept);
   return m;
 }
 
@@ -270,9 +273,10 @@ static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
 /* One site's trie, decided and dropped. */
 static void site_verdict(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
                          size_t n) {
-  rpt_map_init(&s->children, n);
+  mp_map_init(&s->children, 0);
+  mp_map_reserve(&s->children, n);
   decide_site(r, s, site, idx, n);
-  rpt_map_free(&s->children);
+  mp_map_free(&s->children);
 }
 
 /* Whether clang can find the call in its IR.  Its locations are line
@@ -354,7 +358,8 @@ typedef struct site_ctx {
   uint32_t stack;
 } site_ctx;
 
-static int same_call(void *ctx, uint32_t site) {
+static int same_call(const void *ctx, uint32_t site, const void *ekey) {
+  (void)ekey;
   const site_ctx *c = ctx;
   const mp_profile *p = c->r->p;
   uint32_t a = c->r->ctx[c->r->sites[site].first].stack, b = c->stack;
@@ -371,23 +376,24 @@ static int same_call(void *ctx, uint32_t site) {
  * calls it was inlined through) are the same. */
 static void group_sites(rpt *r) {
   const mp_profile *p = r->p;
-  rpt_map sites;
-  rpt_map_init(&sites, 64);
+  mp_map sites; /* the allocation call's inline stack -> site, by contents */
+  mp_map_init(&sites, 0);
   size_t cap_sites = 0;
   for (size_t i = 0; i < r->n_ctx; i++) {
     site_ctx c = {r, r->ctx[i].stack};
-    uint32_t *v = rpt_map_slot(&sites, call_hash(p, c.stack), same_call, &c);
-    if (*v == UINT32_MAX) {
+    uint64_t h = call_hash(p, c.stack);
+    mp_map_slot *s = mp_map_probe(&sites, h, 0, same_call, &c, NULL);
+    if (s->val == MP_MAP_EMPTY) {
       MP_VEC_RESERVE(r->sites, cap_sites, r->n_sites + 1);
       uint32_t f0 = mp_stack_frames(p, c.stack)[0];
       r->sites[r->n_sites] = (rpt_site){f0, (uint32_t)i, RPT_NONE, 0, 0};
-      r->ctx[i].site = *v = (uint32_t)r->n_sites++;
-      rpt_map_added(&sites);
+      r->ctx[i].site = (uint32_t)r->n_sites++;
+      mp_map_insert(&sites, s, h, 0, r->ctx[i].site);
       continue;
     }
-    r->ctx[i].site = *v;
+    r->ctx[i].site = s->val;
   }
-  rpt_map_free(&sites);
+  mp_map_free(&sites);
 }
 
 void rpt_decide_sites(rpt *r) {
