@@ -46,6 +46,12 @@ void *mp_xmalloc(size_t n) {
   return p;
 }
 
+void *mp_xaligned_alloc(size_t align, size_t n) {
+  void *p = NULL;
+  if (posix_memalign(&p, align, n ? n : 1)) oom(n);
+  return p;
+}
+
 void *mp_xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
   if (!p) oom(n * size);

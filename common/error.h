@@ -34,6 +34,9 @@ void mp_set_oom_handler(mp_oom_fn fn);
 void *mp_xmalloc(size_t n);
 void *mp_xcalloc(size_t n, size_t size);
 void *mp_xrealloc(void *p, size_t n);
+/* n bytes starting on a multiple of `align` (a power of two, at least
+ * sizeof(void *)); free() releases them. */
+void *mp_xaligned_alloc(size_t align, size_t n);
 char *mp_xstrndup(const char *s, size_t n);
 
 /* Grow a dynamic array so it holds at least `need` elements. */

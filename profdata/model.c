@@ -268,22 +268,13 @@ static inline void settle_rep(mp_alloc_site *a) {
 
 void mp_site_settle_rep(mp_alloc_site *a) { settle_rep(a); }
 
-/* Merge one more MIB (and its histogram) into an existing site: by
- * LLVM's rules within an input, by mp_mib_merge_across from another. */
-static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mp_mib *mib,
-                        const uint64_t *hist) {
-  uint32_t nh = mib->AccessHistogramSize;
+/* The histogram side of merge_alloc, for a MIB that has one: kept out of
+ * line, most profiles have none and the merge is their hot path. */
+static __attribute__((noinline)) void merge_hist(mp_alloc_site *a, uint32_t nh,
+                                                 const uint64_t *hist) {
   uint32_t old = a->mib.AccessHistogramSize;
   uint32_t size = nh > old ? nh : old;
-  note_input(p);
-  if (a->input == p->input) {
-    mp_mib_merge(&a->mib, mib);
-  } else {
-    settle_rep(a);
-    mp_mib_merge_across(&a->mib, mib);
-    a->input = p->input;
-  }
-  if (hist && nh) {
+  if (hist) {
     if (!a->hist) {
       a->hist = mp_xcalloc(size, 8);
     } else if (size > old) {
@@ -294,7 +285,24 @@ static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mp_mib *mib,
     hist_resize(a, old, size);
   }
   a->mib.AccessHistogramSize = size;
-  a->mib.AccessHistogram = 0;
+}
+
+/* Merge one more MIB (and its histogram) into an existing site: by
+ * LLVM's rules within an input, by mp_mib_merge_across from another.
+ * The merges leave the histogram fields alone: a MIB without a histogram
+ * changes neither (mib.AccessHistogram stays 0). */
+static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mp_mib *mib,
+                        const uint64_t *hist) {
+  note_input(p);
+  if (a->input == p->input) {
+    mp_mib_merge(&a->mib, mib);
+  } else {
+    settle_rep(a);
+    mp_mib_merge_across(&a->mib, mib);
+    a->input = p->input;
+  }
+  if (__builtin_expect(mib->AccessHistogramSize != 0, 0))
+    merge_hist(a, mib->AccessHistogramSize, hist);
 }
 
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
@@ -303,14 +311,15 @@ void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
   mp_add_alloc_site_at(p, guid, stack, mib, hist, &rec, &idx);
 }
 
-/* Room for the record's next site: a new segment, twice the last, when the
- * last is full. */
+/* Room for the record's next site: a new segment, twice the last and
+ * starting on a cache line (mp_alloc_site), when the last is full. */
 static mp_alloc_site *next_alloc(mp_record *r) {
   size_t j = r->n_allocs;
   if (j == ((size_t)1 << (r->n_alloc_seg + MP_ALLOC_SEG0_BITS)) -
                ((size_t)1 << MP_ALLOC_SEG0_BITS)) {
     MP_VEC_RESERVE(r->alloc_seg, r->cap_alloc_seg, r->n_alloc_seg + 1);
-    r->alloc_seg[r->n_alloc_seg] = mp_xmalloc(
+    r->alloc_seg[r->n_alloc_seg] = mp_xaligned_alloc(
+        MP_ALLOC_SITE_ALIGN,
         sizeof(mp_alloc_site) << (r->n_alloc_seg + MP_ALLOC_SEG0_BITS));
     r->n_alloc_seg++;
   }

@@ -55,21 +55,29 @@ typedef struct mp_stack {
   uint32_t len;
 } mp_stack;
 
+/* The fields are laid out to fill three cache lines exactly, and record
+ * segments start on a line (next_alloc in model.c): a merge of many inputs
+ * touches each site once per input, in random order, so the lines a site
+ * spans are what such a merge waits for. */
 typedef struct mp_alloc_site {
   uint32_t stack;
   mp_mib mib;     /* AccessHistogram (the pointer field) is always 0 */
-  uint64_t *hist; /* mib.AccessHistogramSize entries, or NULL when only the
-                     size is known (indexed input) */
   /* Merging across inputs (model_order.c): the input that merged last
    * (mp_profile.input), and while has_rep, the representative fields of
    * the earlier inputs; mib holds the last input's own. */
-  uint32_t input, has_rep;
+  uint32_t input;
+  uint64_t *hist; /* mib.AccessHistogramSize entries, or NULL when only the
+                     size is known (indexed input) */
   mp_mib_rep rep;
+  uint8_t has_rep;
   /* Allocated inside a library without debug information (raw inputs
    * only: the leaf PC fell in no given binary), so the leaf frame is a
    * call of that library, not an allocation call (report_verdict.c). */
   uint8_t in_library;
 } mp_alloc_site;
+#define MP_ALLOC_SITE_ALIGN 64
+_Static_assert(sizeof(mp_alloc_site) == 3 * MP_ALLOC_SITE_ALIGN,
+               "an alloc site fills three cache lines");
 
 typedef struct mp_call_site {
   uint32_t stack;
