@@ -158,8 +158,8 @@ static inline void mp_mib_merge_across(mp_mib *e, const mp_mib *n) {
 
 /* mp_mib_init of one block followed by mp_mib_merge into `e`, field by
  * field: the runtime does this at every free, and building the new MIB
- * first cost its free path a fifth more instructions (gcc vectorised the
- * build into shuffles).  Histogram fields are left to the caller, as in
+ * first made its free path longer (gcc vectorised the build into
+ * shuffles).  Histogram fields are left to the caller, as in
  * mp_mib_merge. */
 static inline void mp_mib_add_block(mp_mib *e, uint64_t count, uint32_t size,
                                     uint32_t alloc_ts, uint32_t dealloc_ts,

@@ -25,8 +25,8 @@ void mp_heap_setup(void) {
 }
 
 
-/* In some guests a page fault costs more than ten times what a page
- * populated by one madvise does, and the tool's heap grows with its inputs
+/* In some guests a page fault costs far more than a page populated by
+ * one madvise does, and the tool's heap grows with its inputs
  * until their contexts repeat, plus the inputs read whole, up to three at
  * a time (io.c, main.c).  Twice the inputs' bytes plus the largest
  * input, up to 16 times the largest and PREFILL_MAX, are faulted in up
