@@ -1,6 +1,7 @@
 /* hc_options.c - libmemprof-hotcold's options, from MEMPROF_HOTCOLD_OPTIONS
  * ("name=value" separated by ':' ',' or whitespace; booleans 0/1,
- * false/true or no/yes, as the runtime's MEMPROF_OPTIONS), read
+ * false/true or no/yes: include/opt_string.h, as the runtime's
+ * MEMPROF_OPTIONS), read
  * once, early (a constructor) or at the first hinted allocation, whichever
  * comes first.  Parsing allocates nothing: it may run inside malloc.  An
  * unknown name or bad value is reported on stderr and ignored; help=1
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "hc_internal.h"
+#include "opt_string.h"
 
 hc_options hc_opt = {
     .cold_arena = 1,
@@ -83,38 +85,15 @@ static void say(const char *a, size_t an, const char *b) {
   hc_write_all(2, "\n", 1);
 }
 
-static int is_sep(char c) {
-  return c == ':' || c == ',' || c == ' ' || c == '\t' || c == '\n';
-}
-
-static int word_is(const char *v, size_t n, const char *w) {
-  return strlen(w) == n && !memcmp(v, w, n);
-}
-
-/* A boolean (range 0..1) also takes true/yes and false/no. */
+/* A boolean (range 0..1) also takes true/yes and false/no.  Numbers are
+ * checked against each option's range, which is far inside this bound. */
 static int parse_int(const char *v, size_t n, int boolean, long long *out) {
-  if (boolean && (word_is(v, n, "true") || word_is(v, n, "yes"))) {
-    *out = 1;
+  int b;
+  if (boolean && mp_opt_bool(v, n, &b)) {
+    *out = b;
     return 0;
   }
-  if (boolean && (word_is(v, n, "false") || word_is(v, n, "no"))) {
-    *out = 0;
-    return 0;
-  }
-  size_t i = 0;
-  int neg = 0;
-  long long x = 0;
-  if (i < n && v[i] == '-')
-    neg = 1, i++;
-  if (i == n)
-    return -1;
-  for (; i < n; i++) {
-    if (v[i] < '0' || v[i] > '9' || x > (1LL << 40))
-      return -1;
-    x = x * 10 + (v[i] - '0');
-  }
-  *out = neg ? -x : x;
-  return 0;
+  return mp_opt_int(v, n, 1LL << 40, out) ? 0 : -1;
 }
 
 static void list_options(void) {
@@ -130,7 +109,7 @@ static void list_options(void) {
 }
 
 static void set_one(const char *name, size_t nn, const char *val, size_t vn) {
-  if (word_is(name, nn, "help")) {
+  if (mp_opt_is(name, nn, "help")) {
     long long on;
     if (parse_int(val, vn, 1, &on) == 0 && on)
       list_options();
@@ -138,7 +117,7 @@ static void set_one(const char *name, size_t nn, const char *val, size_t vn) {
   }
   for (size_t i = 0; i < NOPTS; i++) {
     const opt_desc *o = &opts[i];
-    if (!word_is(name, nn, o->name))
+    if (!mp_opt_is(name, nn, o->name))
       continue;
     if (o->sval) {
       if (vn >= o->cap) {
@@ -162,24 +141,10 @@ static void set_one(const char *name, size_t nn, const char *val, size_t vn) {
 }
 
 static void parse(const char *s) {
-  while (*s) {
-    while (*s && is_sep(*s))
-      s++;
-    const char *name = s;
-    while (*s && !is_sep(*s) && *s != '=')
-      s++;
-    size_t nn = (size_t)(s - name);
-    const char *val = s;
-    size_t vn = 0;
-    if (*s == '=') {
-      val = ++s;
-      while (*s && !is_sep(*s))
-        s++;
-      vn = (size_t)(s - val);
-    }
-    if (nn)
-      set_one(name, nn, val, vn);
-  }
+  mp_opt_pair p;
+  while (mp_opt_next(&s, &p))
+    if (p.name_len)
+      set_one(p.name, p.name_len, p.val, p.val_len);
 }
 
 static int options_state; /* 0: not read, 1: being read, 2: read */

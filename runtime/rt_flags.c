@@ -1,9 +1,11 @@
 /* rt_flags.c - runtime options: __memprof_default_options() first, then
  * MEMPROF_OPTIONS (later wins).  Separators ':' ',' and whitespace; booleans
- * 0/1/true/false; an unknown option or bad value is warned about once on
- * stderr and ignored.  String values are copied into static storage. */
+ * 0/1/true/false/yes/no (the string's syntax: include/opt_string.h); an
+ * unknown option or bad value is warned about once on stderr and ignored.
+ * String values are copied into static storage. */
 #include <stdlib.h>
 
+#include "opt_string.h"
 #include "rt_core.h"
 
 rt_flags_t rt_flags = {
@@ -40,44 +42,13 @@ static const flag_desc flags[] = {
 };
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
 
-static int is_sep(char c) {
-  return c == ':' || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int str_eq(const char *a, size_t an, const char *b) {
-  size_t i = 0;
-  for (; i < an && b[i]; i++)
-    if (a[i] != b[i])
-      return 0;
-  return i == an && !b[i];
-}
-
 /* Values past INT_MAX are refused (the flag keeps its value). */
 static int parse_int(const char *v, size_t n, int *out) {
-  int neg = 0;
-  long long val = 0;
-  size_t i = 0;
-  if (i < n && v[i] == '-')
-    neg = 1, i++;
-  if (i == n)
+  long long x;
+  if (!mp_opt_int(v, n, 0x7fffffff, &x))
     return 0;
-  for (; i < n; i++) {
-    if (v[i] < '0' || v[i] > '9')
-      return 0;
-    val = val * 10 + (v[i] - '0');
-    if (val > 0x7fffffff)
-      return 0;
-  }
-  *out = (int)(neg ? -val : val);
+  *out = (int)x;
   return 1;
-}
-
-static int parse_bool(const char *v, size_t n, int *out) {
-  if (str_eq(v, n, "1") || str_eq(v, n, "true") || str_eq(v, n, "yes"))
-    return *out = 1, 1;
-  if (str_eq(v, n, "0") || str_eq(v, n, "false") || str_eq(v, n, "no"))
-    return *out = 0, 1;
-  return 0;
 }
 
 static void set_str(const flag_desc *f, const char *v, size_t n) {
@@ -104,7 +75,7 @@ static void set_str(const flag_desc *f, const char *v, size_t n) {
 
 static const flag_desc *find_flag(const char *name, size_t nn) {
   for (size_t i = 0; i < NFLAGS; i++)
-    if (str_eq(name, nn, flags[i].name))
+    if (mp_opt_is(name, nn, flags[i].name))
       return &flags[i];
   return NULL;
 }
@@ -115,7 +86,7 @@ static void apply(const char *name, size_t nn, const char *v, size_t vn) {
     int ok = 1, x;
     if (f->kind == STR)
       set_str(f, v, vn);
-    else if (f->kind == BOOL && (ok = parse_bool(v, vn, &x)))
+    else if (f->kind == BOOL && (ok = mp_opt_bool(v, vn, &x)))
       *(int *)f->ptr = x;
     else if (f->kind == INT && (ok = parse_int(v, vn, &x)))
       *(int *)f->ptr = x;
@@ -131,27 +102,10 @@ static void apply(const char *name, size_t nn, const char *v, size_t vn) {
 }
 
 static void parse(const char *s) {
-  if (!s)
-    return;
-  while (*s) {
-    while (*s && is_sep(*s))
-      s++;
-    if (!*s)
-      break;
-    const char *name = s;
-    while (*s && !is_sep(*s) && *s != '=')
-      s++;
-    size_t nn = (size_t)(s - name);
-    const char *v = "";
-    size_t vn = 0;
-    if (*s == '=') {
-      v = ++s;
-      while (*s && !is_sep(*s))
-        s++;
-      vn = (size_t)(s - v);
-    }
-    apply(name, nn, v, vn);
-  }
+  mp_opt_pair p;
+  if (s)
+    while (mp_opt_next(&s, &p))
+      apply(p.name, p.name_len, p.val, p.val_len);
 }
 
 /* sanitizer_common's layout, with each option's value now. */
