@@ -113,3 +113,17 @@ rt_libc_fns rt_libc = {
 #include "rt_libc_fns.inc"
 #undef RT_LIBC_FN
 };
+
+/* No timeline here (timeline=0): the dump never writes one. */
+int rt_tl_on;
+int rt_output_file(char *path, size_t cap, uint64_t *size) {
+  (void)path;
+  (void)cap;
+  (void)size;
+  abort();
+}
+void rt_timeline_write(const char *raw_path, uint64_t raw_bytes) {
+  (void)raw_path;
+  (void)raw_bytes;
+  abort();
+}
