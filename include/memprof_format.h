@@ -40,6 +40,20 @@ typedef struct __attribute__((packed)) mp_raw_segment {
   uint8_t build_id[MP_BUILD_ID_MAX];
 } mp_raw_segment;
 
+/* Our note after a dump's stack section, inside its TotalSize (LLVM's
+ * readers step from dump to dump by TotalSize and read nothing past the
+ * stacks): written only when there is something to say, so a profile of
+ * an instrumented program recorded in full is LLVM's byte for byte.
+ * docs/raw-format.md section 7. */
+#define MP_RAW_NOTE_MAGIC 0x31657461706f726dULL /* "mroptae1" */
+#define MP_RAW_NOTE_UNINSTRUMENTED 1u /* no code called __memprof_init */
+typedef struct __attribute__((packed)) mp_raw_note {
+  uint64_t magic;
+  uint64_t size;            /* of the note, 32 today; readers skip the rest */
+  uint64_t sample_interval; /* R in bytes; 0: every allocation recorded */
+  uint64_t flags;           /* MP_RAW_NOTE_* */
+} mp_raw_note;
+
 /* The MemInfoBlock exactly as it sits in a raw v4/v5 profile (v3 stops at
  * offsetof(AccessHistogramSize)).  The runtime aggregates into this struct
  * directly, so serializing it is a copy. */
@@ -94,6 +108,7 @@ _Static_assert(sizeof(mp_raw_segment) == 64, "raw segment entry is 64 bytes");
 _Static_assert(sizeof(mp_mib) == MP_MIB_SIZE_V4, "raw v4/v5 MIB is 144 bytes");
 _Static_assert(offsetof(mp_mib, AccessHistogramSize) == MP_MIB_SIZE_V3,
                "raw v3 MIB is the first 132 bytes");
+_Static_assert(sizeof(mp_raw_note) == 32, "raw note is 32 bytes");
 _Static_assert(offsetof(mp_mib, TotalAccessCount) == 4, "MIB offset");
 _Static_assert(offsetof(mp_mib, TotalSize) == 28, "MIB offset");
 _Static_assert(offsetof(mp_mib, AllocTimestamp) == 44, "MIB offset");

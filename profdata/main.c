@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,7 +377,24 @@ static int attach_timelines(const cli_opts *o, rpt *r, const raw_ids *ids) {
   return 0;
 }
 
+static void note(const char *msg);
+
+/* What the runtime's notes in raw inputs say (show, and report formats
+ * that cannot say it themselves). */
+static void note_raw_facts(const mp_profile *p) {
+  char msg[160];
+  if (p->sample_interval) {
+    snprintf(msg, sizeof msg, "sampled at %" PRIu64 " bytes; counts are estimates",
+             p->sample_interval);
+    note(msg);
+  }
+  if (p->uninstrumented)
+    note("the profiled program was not compiled with -fmemory-profile: access "
+         "counts are absent (only the runtime's mem and str interceptors counted)");
+}
+
 static int run_show(const cli_opts *o, const mp_profile *p, const raw_ids *ids) {
+  note_raw_facts(p);
   rpt *r = NULL;
   if (ids) {
     r = rpt_build(p, &o->report);
@@ -429,6 +447,7 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
   }
   /* text and HTML say these in the report itself */
   int says = ro->format == RPT_TEXT || ro->format == RPT_HTML;
+  if (!says) note_raw_facts(p);
   if (!r->n_ctx && !says) note("the profile is empty: it has no allocation contexts");
   else if (r->n_ctx && !r->has_names && !says)
     note("the profile has no function names (llvm-profdata's indexed files "

@@ -130,6 +130,14 @@ typedef struct mp_profile {
   /* The instrumentation (PGO) profile read alongside (instrprof.h), or
    * NULL: none was read.  mp_profile_instr creates it. */
   struct mp_instr *instr;
+
+  /* From the runtime's note in raw inputs (docs/raw-format.md section 7):
+   * the largest sampling interval of the inputs (0: all recorded every
+   * allocation, the counts are exact), and whether some input came from
+   * a program that no instrumented code ran in (its access counts are
+   * absent). */
+  uint64_t sample_interval;
+  int uninstrumented;
 } mp_profile;
 
 #define MP_ALLOC_SEG0_BITS 2 /* the first segment holds 4 sites */

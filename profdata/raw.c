@@ -166,6 +166,17 @@ static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
   return 0;
 }
 
+/* The runtime's note, if one follows the stack table at `at` (the bytes
+ * up to the dump's end are padding for LLVM's readers). */
+static void read_note(raw_file *f, size_t at, size_t end) {
+  mp_raw_note n;
+  if (end - at < sizeof n) return;
+  memcpy(&n, f->data + at, sizeof n);
+  if (n.magic != MP_RAW_NOTE_MAGIC || n.size < sizeof n) return;
+  if (n.sample_interval > f->sample_interval) f->sample_interval = n.sample_interval;
+  if (n.flags & MP_RAW_NOTE_UNINSTRUMENTED) f->uninstrumented = 1;
+}
+
 static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
                         mp_err *err) {
   size_t at = h->at + h->stack_off;
@@ -200,6 +211,7 @@ static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
     if (add_stack(f, f->data + cur, dump, err) != 0) return -1;
     cur += 16 + (size_t)k * 8;
   }
+  read_note(f, cur, end);
   return 0;
 }
 

@@ -108,6 +108,9 @@ static void add_calls(raw_mib_ctx *x, const raw_file *f) {
 
 void raw_add_mibs(raw_file *f, raw_mib_ctx *x) {
   mp_profile_begin_input(x->p);
+  if (f->sample_interval > x->p->sample_interval)
+    x->p->sample_interval = f->sample_interval;
+  x->p->uninstrumented |= f->uninstrumented;
   x->p->mib_fields |= MP_MIB_ALL_FIELDS;
   size_t total = 0;
   for (size_t d = 0; d < f->n_dumps; d++) total += f->dumps[d].n_mibs;

@@ -78,8 +78,10 @@ static void summarize(rpt *r) {
       s->short_lived_bytes += m->TotalSize;
     }
   }
-  r->no_access_seen =
-      r->n_ctx && r->accessless_ctx * 100 > r->n_ctx * ACCESSLESS_PERCENT;
+  /* A program no instrumented code ran in counted only what the
+   * runtime's mem and str interceptors saw: no verdict can be had. */
+  r->no_access_seen = r->p->uninstrumented ||
+      (r->n_ctx && r->accessless_ctx * 100 > r->n_ctx * ACCESSLESS_PERCENT);
   s->sites = r->n_sites;
   for (size_t k = 0; k < r->n_sites; k++) {
     const rpt_site *t = &r->sites[k];

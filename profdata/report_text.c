@@ -50,7 +50,10 @@ static void summary(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "  average lifetime       %s\n",
                   human_ms(s->allocs ? (double)s->lifetime / s->allocs : 0, l,
                            sizeof l));
-  if (r->has_accesses)
+  if (r->p->uninstrumented)
+    mp_buf_printf(o, "  never accessed         unknown: no access counts (the "
+                     "program was not compiled with -fmemory-profile)\n");
+  else if (r->has_accesses)
     mp_buf_printf(o, "  never accessed         %" PRIu64 " allocations, %s in %" PRIu64
                   " contexts\n",
                   s->never_accessed_allocs,
@@ -75,6 +78,15 @@ static void summary(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "  unknown: the profile has no TotalLifetimeAccessDensity\n");
     return;
   }
+  if (r->p->uninstrumented)
+    mp_buf_printf(o, "  unknown: the profiled program was not compiled with "
+                     "-fmemory-profile (libmemprof.so preloaded): its access "
+                     "counts are absent (only the runtime's mem and str "
+                     "interceptors counted), and clang would take every "
+                     "long-lived context for cold; verdicts are not shown per "
+                     "context\n");
+  if (r->p->uninstrumented)
+    return;
   if (r->no_access_seen)
     mp_buf_printf(o, "  %" PRIu64 " of %zu contexts recorded no access: the "
                      "program was probably not compiled with -fmemory-profile "
@@ -232,6 +244,12 @@ void rpt_write_text(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "Note: the profile has no function names; functions are "
                      "shown by GUID and lines as offsets from the function's "
                      "first line.\n\n");
+  if (r->p->sample_interval)
+    mp_buf_printf(o, "Note: sampled at %" PRIu64 " bytes; counts are estimates "
+                     "(allocations, bytes, accesses and lifetimes weighted by "
+                     "the inverse of each block's chance to be sampled; "
+                     "minima and maxima are those of the sampled blocks).\n\n",
+                  r->p->sample_interval);
   summary(r, o);
   if (r->opts.by == RPT_BY_CONTEXT)
     top_contexts(r, o);

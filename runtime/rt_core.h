@@ -281,6 +281,7 @@ typedef struct rt_mib_entry {
   mp_mib mib;
   uint64_t *hist; /* rt_ialloc'd, AccessHistogramSize entries */
   uint32_t present;
+  uint32_t est; /* sampling: ref of the weighted totals (rt_mibtable.c), 0 = none */
   rt_tl_ctx tl; /* last: beside the depot node's head, read at intern */
 } rt_mib_entry;
 /* The entry of a stack ref, kept with its depot node (ref 0: stacks that
@@ -304,6 +305,8 @@ MP_HIDDEN void rt_mib_clear(void); /* locks held */
 MP_HIDDEN void rt_mib_add_all_live(void); /* locks held */
 /* Recording gate: on after init, off after the exit dump. */
 MP_HIDDEN extern int rt_recording;
+/* Whether instrumented code called __memprof_init (rt_init.c). */
+MP_HIDDEN extern int rt_instrumented;
 
 /* ---- timeline (rt_timeline.c) ------------------------------------------- */
 /* Live heap per context, the peak and the censuses of timeline=1 or

@@ -8,6 +8,7 @@
 
 #include "rt_core.h"
 #include "rt_lock.h"
+#include "rt_sample.h"
 
 #define MAX_SEGS 1024
 
@@ -188,14 +189,25 @@ static uint64_t mib_region_bytes(int version, const sizes *s) {
   return mp_round_up8(8 + s->n * (8 + MP_MIB_SIZE_V4) + per * s->hist_entries);
 }
 
+/* The note after the stacks (memprof_format.h): whether the profile holds
+ * estimates, and whether any code counted accesses; 0 if nothing to say. */
+static int make_note(mp_raw_note *n) {
+  *n = (mp_raw_note){MP_RAW_NOTE_MAGIC, sizeof *n, rt_sample_interval, 0};
+  if (!__atomic_load_n(&rt_instrumented, __ATOMIC_RELAXED))
+    n->flags |= MP_RAW_NOTE_UNINSTRUMENTED;
+  return n->sample_interval || n->flags;
+}
+
 static int write_raw(const seg_list *segs) {
   int version = rt_flags.raw_version;
   sizes s = {0, 0, 0};
   rt_mib_for_each(count_cb, &s);
+  mp_raw_note note;
+  uint64_t note_bytes = make_note(&note) ? sizeof note : 0;
   uint64_t seg_bytes = 8 + 64 * segs->n;
   uint64_t mib_bytes = mib_region_bytes(version, &s);
   uint64_t stack_bytes = 8 + s.stack_bytes;
-  uint64_t total = mp_round_up8(48 + seg_bytes + mib_bytes + stack_bytes);
+  uint64_t total = mp_round_up8(48 + seg_bytes + mib_bytes + stack_bytes + note_bytes);
   unsigned char *buf = rt_mmap_anon(WRITE_CHUNK, 0);
   if (!buf) {
     rt_report("ERROR: cannot allocate %u bytes to write the profile", WRITE_CHUNK);
@@ -212,6 +224,8 @@ static int write_raw(const seg_list *segs) {
   pad_to(&w, h.stack_offset);
   put_u64(&w, s.n);
   rt_mib_for_each(stack_cb, &w);
+  if (note_bytes)
+    put_bytes(&w, &note, sizeof note);
   pad_to(&w, total);
   flush(&w);
   rt_munmap(buf, WRITE_CHUNK);

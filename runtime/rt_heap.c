@@ -7,6 +7,7 @@
  * (rt_mib_on_free), which is what makes a concurrent dump see every block
  * exactly once: either live (walked here) or recorded. */
 #include "rt_heap_priv.h"
+#include "rt_sample.h"
 
 void rt_heap_thread_start(void) {
   heap_ensure();
@@ -64,12 +65,22 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     align = 16;
   if (size > MAX_USER_SIZE || (align & (align - 1)))
     return NULL;
-  uint64_t stamp = rt_stamp(); /* read while the stack is walked */
+  /* A block that is not sampled (rt_sample.h) gets no stack, time, cpu or
+   * shadow clear, and its free records nothing (its stack ref says so).
+   * The check is here rather than in the thread cache's refill branch: the
+   * stack walk must be decided before the slot is taken. */
+  int sampled = rt_sample_take(size);
   rt_captured cap;
   cap.n = 0;
-  if (mp_inited)
-    rt_stack_unwind(caller, &cap);
-  uint32_t ts = rt_stamp_ms(stamp), cpu = rt_cpu();
+  uint32_t ts = 0, cpu = 0xFFFFFFFFu;
+  uint64_t stamp = 0;
+  if (sampled) {
+    stamp = rt_stamp(); /* read while the stack is walked */
+    if (mp_inited)
+      rt_stack_unwind(caller, &cap);
+    ts = rt_stamp_ms(stamp);
+    cpu = rt_cpu();
+  }
   uintptr_t p;
   uint32_t ref;
   int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1)
@@ -79,18 +90,19 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     uint32_t *w = &state_of_class[c][s];
     uint32_t lead = lead_bit(c, size, align);
     p = slot_addr(c, s) + lead_of(lead);
-    rt_shadow_clear(p, size);
+    if (sampled)
+      rt_shadow_clear(p, size);
     if (zero && (*w & DIRTY_BIT))
       rt_memset((void *)p, 0, size);
     block_meta *m = meta_of(c, s, lead | (uint32_t)size);
-    m->stack = ref = rt_stack_intern(&cap);
+    m->stack = ref = sampled ? rt_stack_intern(&cap) : RT_UNSAMPLED;
     m->alloc_ts = ts;
     __atomic_store_n(w,
                      RT_LIVE_BIT | DIRTY_BIT | lead | pack_cpu(cpu) << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
   } else {
-    ref = rt_stack_intern(&cap);
+    ref = sampled ? rt_stack_intern(&cap) : RT_UNSAMPLED;
     p = rt_large_alloc(size, align, ref, ts, cpu);
     if (!p)
       return NULL;
@@ -101,10 +113,11 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
   return (void *)p;
 }
 
-/* Record (if profiling) and mark dead; 0 if it was not live. */
+/* Record (if profiling and the block was sampled) and mark dead; 0 if it
+ * was not live. */
 static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
                   uint32_t cpu, uint32_t *live, uint64_t stamp) {
-  if (__atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE)) {
+  if (stack != RT_UNSAMPLED && __atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE)) {
     rt_block b = {p, size, stack, ts, cpu};
     return rt_mib_on_free(&b, live, stamp);
   }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "rt_core.h"
+#include "rt_sample.h"
 
 int mp_inited;
 static int init_state; /* 0 not started, 1 running, 2 done */
@@ -31,6 +32,7 @@ void mp_init_core(void) {
   init_running_here = 1;
   rt_flags_init();
   rt_timeline_init();
+  rt_sample_init(); /* after the timeline: it turns sampling off */
   rt_shadow_init();
   rt_output_init();
   rt_signals_install();
@@ -53,7 +55,14 @@ void mp_init_core(void) {
 
 MP_EXPORT int __memprof_rt_version = 1;
 
+/* Set by __memprof_init, which only the constructors clang adds to
+ * instrumented modules call: without it (libmemprof.so preloaded into a
+ * program built without -fmemory-profile) no code counts accesses but
+ * the runtime's own mem and str interceptors, and the profile says so. */
+int rt_instrumented;
+
 MP_EXPORT void __memprof_init(void) {
+  __atomic_store_n(&rt_instrumented, 1, __ATOMIC_RELAXED);
   mp_init_core();
   rt_set_epoch(); /* first call only: later calls keep the epoch */
   rt_lifecycle_install();

@@ -14,6 +14,7 @@
  * (see "following"). */
 #include "rt_core.h"
 #include "rt_lock.h"
+#include "rt_sample.h"
 
 #define LARGE_MAGIC 0x6d7066726c617267ULL
 #define LARGE_BUCKETS 1024
@@ -133,7 +134,8 @@ uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
   if (!map)
     return 0;
   uintptr_t user = rt_round_up((uintptr_t)map + RT_PAGE, align);
-  rt_shadow_clear_block(user, size); /* fresh pages need no zeroing */
+  if (stack != RT_UNSAMPLED) /* else its shadow is never read */
+    rt_shadow_clear_block(user, size); /* fresh pages need no zeroing */
   uint64_t head = size < LARGE_HEAD ? size : LARGE_HEAD;
   if (!rt_flags.populate_large)
     head = 0;

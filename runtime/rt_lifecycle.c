@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "rt_core.h"
+#include "rt_sample.h"
 #include "rt_unwind.h"
 
 int rt_exit_dumped;
@@ -44,6 +45,7 @@ static void fork_child(void) {
   /* The parent reports what it recorded; the child only its own frees and
    * the blocks it still holds at its dumps. */
   rt_mib_clear();
+  rt_sample_fork_child();
 }
 
 void rt_lifecycle_install(void) {

@@ -9,10 +9,15 @@
  * finds its entry still in cache (the depot prefetched it).  Entries are
  * locked by stripes of refs: frees of different contexts rarely contend.
  * A dump takes every stripe, which also freezes the live flags of all
- * blocks (they are only flipped here). */
+ * blocks (they are only flipped here).
+ *
+ * With sampling (rt_sample.h) each recorded block also adds its weighted
+ * statistics to the entry's estimates, which replace the summed fields
+ * when the profile is written (see "estimates"). */
 #include "mib_merge.h"
 #include "rt_core.h"
 #include "rt_lock.h"
+#include "rt_sample.h"
 
 #define NSTRIPES 64
 
@@ -25,6 +30,70 @@ _Static_assert(NSTRIPES == 1 << (32 - 26), "stripe_of gives NSTRIPES stripes");
 int rt_recording;
 
 static rt_mutex stripes[NSTRIPES];
+
+/* ---- estimates ----------------------------------------------------------
+ * A sampled context's totals: each recorded block of s bytes adds its
+ * count, size, access count, lifetime and densities times its weight
+ * 1 / (1 - exp(-s/R)), kept as doubles beside the entry (a permanent
+ * block named by e->est, made at the entry's first sampled block and
+ * reused after each dump) so that fractions of weights are not lost block
+ * by block; the dump rounds them once into the MIB (est_finish).  Minima,
+ * maxima, timestamps, cpus and the pairwise counters (overlaps, same cpu)
+ * stay those of the recorded blocks. */
+typedef struct est {
+  double count, access, size, life, dens, ldens;
+} est;
+
+/* The estimates of e, zeroed: at the first block of a present entry.
+ * Without memory for them the entry keeps its observed sums. */
+static void est_start(rt_mib_entry *e) {
+  if (MP_LIKELY(!rt_sample_interval))
+    return;
+  if (!e->est) {
+    void *x = rt_ialloc_perm(sizeof(est));
+    if (!x)
+      return;
+    e->est = rt_perm_ref(x);
+  }
+  *(est *)rt_perm_at(e->est) = (est){0};
+}
+
+static void est_add(rt_mib_entry *e, uint64_t count, uint32_t size,
+                    uint32_t life) {
+  if (MP_LIKELY(!rt_sample_interval) || !e->est)
+    return;
+  est *x = rt_perm_at(e->est);
+  double w = rt_sample_weight(size);
+  uint64_t dens = mp_access_density(count, size);
+  x->count += w;
+  x->access += w * (double)count;
+  x->size += w * (double)size;
+  x->life += w * (double)life;
+  x->dens += w * (double)dens;
+  x->ldens += w * (double)mp_lifetime_density(dens, life);
+}
+
+static inline uint64_t rounded(double v) { return (uint64_t)(v + 0.5); }
+
+/* The estimates into e's MIB (the dump, stripes held; the table is
+ * emptied after it).  A histogram, summed over the recorded blocks, is
+ * scaled by the estimated count over the recorded one. */
+static void est_finish(rt_mib_entry *e) {
+  if (!e->present || !e->est)
+    return;
+  const est *x = rt_perm_at(e->est);
+  mp_mib *m = &e->mib;
+  double scale = m->AllocCount ? x->count / m->AllocCount : 1;
+  for (uint32_t i = 0; e->hist && i < m->AccessHistogramSize; i++)
+    e->hist[i] = rounded((double)e->hist[i] * scale);
+  uint64_t n = rounded(x->count);
+  m->AllocCount = n > UINT32_MAX ? UINT32_MAX : n ? (uint32_t)n : 1;
+  m->TotalAccessCount = rounded(x->access);
+  m->TotalSize = rounded(x->size);
+  m->TotalLifetime = rounded(x->life);
+  m->TotalAccessDensity = rounded(x->dens);
+  m->TotalLifetimeAccessDensity = rounded(x->ldens);
+}
 
 /* Histograms of small blocks are built on the stack and only copied into
  * table memory when the entry has to keep them: the common free path in
@@ -99,10 +168,13 @@ static inline __attribute__((always_inline)) void merge_locked(uint32_t ref,
     e->mib = n->mib;
     e->hist = n->hist;
     e->present = 1;
+    est_start(e);
+    est_add(e, n->mib.TotalAccessCount, n->mib.TotalSize, n->mib.TotalLifetime);
     return;
   }
   uint32_t elen = e->mib.AccessHistogramSize;
   mp_mib_merge(&e->mib, &n->mib);
+  est_add(e, n->mib.TotalAccessCount, n->mib.TotalSize, n->mib.TotalLifetime);
   if (n->hist_len > elen && own(n)) { /* keep the longer, add the shorter */
     mp_hist_add(n->hist, n->hist_len, e->hist, elen);
     if (e->hist)
@@ -336,11 +408,13 @@ add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
   if (MP_LIKELY(e->present)) {
     mp_mib_add_block(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu,
                      cpu);
-    return;
+  } else {
+    mp_mib_init(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu, cpu);
+    e->hist = NULL;
+    e->present = 1;
+    est_start(e);
   }
-  mp_mib_init(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu, cpu);
-  e->hist = NULL;
-  e->present = 1;
+  est_add(e, count, (uint32_t)b->size, ts - b->alloc_ts);
 }
 
 int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp) {
@@ -378,6 +452,8 @@ static void add_live_now(const rt_block *b, const live_ctx *lc) {
 
 static void add_live(const rt_block *b, void *ctx) {
   live_ctx *lc = ctx;
+  if (b->stack == RT_UNSAMPLED)
+    return;
   rt_prefetch_entry(rt_stack_entry(b->stack));
   rt_block *slot = &lc->ring[lc->n++ % LIVE_AHEAD];
   if (lc->n > LIVE_AHEAD)
@@ -460,4 +536,10 @@ MP_HIDDEN void rt_mib_add_all_live(void) {
   rt_heap_for_each_live(add_live, &lc);
   for (uint32_t i = lc.n > LIVE_AHEAD ? lc.n - LIVE_AHEAD : 0; i < lc.n; i++)
     add_live_now(&lc.ring[i % LIVE_AHEAD], &lc);
+  if (rt_sample_interval)
+    for (uint32_t id = 0, max = rt_stack_max_id(); id <= max; id++) {
+      rt_mib_entry *e = rt_stack_entry_of_id(id);
+      if (e)
+        est_finish(e);
+    }
 }

@@ -318,6 +318,7 @@ MIB_FIELDS = [
     ("TotalLifetimeAccessDensity", "Q"), ("MinLifetimeAccessDensity", "I"),
     ("MaxLifetimeAccessDensity", "I"), ("AccessHistogramSize", "I"), ("AccessHistogram", "Q")]
 RAW_MAGIC = 0xFF6D70726F667281
+RAW_NOTE_MAGIC = 0x31657461706f726d  # memprof_format.h MP_RAW_NOTE_MAGIC
 
 
 def decode_v5(v):
@@ -329,7 +330,9 @@ def read_raw(path):
     """Our own reader of a raw profile file (v3/v4/v5, concatenated dumps),
     independent of llvm-profdata, for exact header fields, MIBs, histograms
     and stacks.  Returns a list of profiles: dict(version, total, segments,
-    mibs{id: dict (+ "hist")}, stacks{id: [pc]}, mib_offset, stack_offset)."""
+    mibs{id: dict (+ "hist")}, stacks{id: [pc]}, mib_offset, stack_offset,
+    note): note is None or dict(sample_interval, uninstrumented) from the
+    runtime's note after the stacks (docs/raw-format.md section 7)."""
     with open(path, "rb") as f:
         data = f.read()
     off, out = 0, []
@@ -374,6 +377,11 @@ def read_raw(path):
             p += 16
             prof["stacks"][sid] = list(struct.unpack_from(f"<{k}Q", data, p))
             p += 8 * k
+        prof["note"] = None
+        if off + total - p >= 32 and struct.unpack_from("<Q", data, p)[0] == RAW_NOTE_MAGIC:
+            _, size, interval, flags = struct.unpack_from("<4Q", data, p)
+            prof["note"] = {"sample_interval": interval, "uninstrumented": bool(flags & 1)}
+            p += size
         assert (p - off + 7) // 8 * 8 == total
         out.append(prof)
         off += total
