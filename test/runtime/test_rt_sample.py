@@ -1,0 +1,223 @@
+"""test_rt_sample.py - allocation sampling (sample_interval, sample_seed).
+
+The programs (progs/sample_sites.c, progs/sample_threads.c) allocate known
+numbers of blocks of sizes no other site uses, so each site's truth is
+known.  A block of s bytes is sampled with probability p = 1 - exp(-s/R)
+and then weighs 1/p: for n blocks the estimated count has mean n and
+variance n (1 - p) / p (Horvitz-Thompson), the estimated bytes s times
+that.  Bounds are stated in those standard deviations.
+"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import harness  # noqa: E402
+from rt_common import prog  # noqa: E402
+
+# size -> (blocks, accesses per block) of progs/sample_sites.c
+SITES = {32: 200000, 4096: 4000, 65536: 400, 1 << 20: 24, 48: 20000}
+
+# The MIB fields that depend on the clock or the cpu a block ran on: two
+# runs of one program differ there and nowhere else.
+TIMING = {"AllocTimestamp", "DeallocTimestamp", "TotalLifetime", "MinLifetime",
+          "MaxLifetime", "AllocCpuId", "DeallocCpuId", "NumMigratedCpu",
+          "NumLifetimeOverlaps", "NumSameAllocCpu", "NumSameDeallocCpu",
+          "TotalLifetimeAccessDensity", "MinLifetimeAccessDensity",
+          "MaxLifetimeAccessDensity"}
+
+
+def count_sd(n, size, r):
+    """Standard deviation of the estimated count of n blocks of `size`."""
+    p = -math.expm1(-size / r)
+    return math.sqrt(n * (1 - p) / p)
+
+
+def rebased(prof, pc):
+    """pc as (build id, offset in its module): the same in every run."""
+    for start, end, bias, build_id in prof["segments"]:
+        if start <= pc < end:
+            return build_id, pc - bias
+    return None, pc
+
+
+def sites_of(prof):
+    """{block size: MIB} of one profile; sizes are the sites' own."""
+    out = {}
+    for m in prof["mibs"].values():
+        if m["MinSize"] != m["MaxSize"]:
+            continue
+        s = m["MinSize"]
+        if s in out:  # a site seen under two stacks (a handler's)
+            for k in ("AllocCount", "TotalSize", "TotalAccessCount"):
+                out[s][k] += m[k]
+        else:
+            out[s] = dict(m)
+    return out
+
+
+class SampleTest(harness.ProfTest):
+    def build(self, name):
+        return harness.compile_program(self.scratch, prog(name), out=name[:-2])
+
+    def profile(self, exe, options, count=1):
+        env = {"MEMPROF_OPTIONS": options} if options is not None else {}
+        r, raws = harness.run_program(self.scratch, exe, env=env)
+        self.assertEqual(len(raws), count, f"profiles of {options}")
+        profs = [harness.read_raw(f)[0] for f in raws]
+        for f in raws:
+            os.unlink(f)
+        return r, profs
+
+
+class TestSampleFixedSeed(SampleTest):
+    R = 65536
+
+    def test_estimates_within_bounds(self):
+        exe = self.build("sample_sites.c")
+        _, (prof,) = self.profile(exe, f"sample_interval={self.R}:sample_seed=42")
+        self.assertEqual(prof["note"], {"sample_interval": self.R, "uninstrumented": False})
+        got = sites_of(prof)
+        for size, n in SITES.items():
+            with self.subTest(size=size):
+                m = got[size]
+                sd = count_sd(n, size, self.R)
+                # 5 standard deviations, one for rounding, and the weights'
+                # excess over 1 when nearly every block is sampled
+                slack = 5 * sd + 1 + n * 1e-6
+                self.assertLessEqual(abs(m["AllocCount"] - n), slack,
+                                     f"count {m['AllocCount']} of {n}")
+                self.assertLessEqual(abs(m["TotalSize"] - n * size), size * slack,
+                                     f"bytes {m['TotalSize']} of {n * size}")
+                self.assertLessEqual(abs(m["TotalAccessCount"] - n * size // 8),
+                                     size // 8 * slack, "accesses")
+                self.assertEqual((m["MinSize"], m["MaxSize"]), (size, size))
+                self.assertEqual((m["MinAccessCount"], m["MaxAccessCount"]),
+                                 (size // 8, size // 8))
+
+    def test_same_seed_same_profile(self):
+        exe = self.build("sample_sites.c")
+        opts = f"sample_interval={self.R}:sample_seed=7"
+        _, (a,) = self.profile(exe, opts)
+        _, (b,) = self.profile(exe, opts)
+        _, (c,) = self.profile(exe, f"sample_interval={self.R}:sample_seed=8")
+        key = lambda p: {s: (m["AllocCount"], m["TotalSize"]) for s, m in sites_of(p).items()}
+        self.assertEqual(key(a), key(b))
+        self.assertNotEqual(key(a), key(c))
+
+    def test_llvm_reads_the_sampled_profile(self):
+        """LLVM's reader skips the note and sees our estimates."""
+        exe = self.build("sample_sites.c")
+        r, raws = harness.run_program(
+            self.scratch, exe, env={"MEMPROF_OPTIONS": f"sample_interval={self.R}:sample_seed=3"})
+        ours = sites_of(harness.read_raw(raws[0])[0])
+        sites = harness.llvm_show_raw(raws[0], exe)
+        llvm = {(s["mib"]["AllocCount"], s["mib"]["TotalSize"]) for s in sites}
+        self.assertEqual(llvm, {(m["AllocCount"], m["TotalSize"]) for m in ours.values()})
+        show = harness.run([harness.profdata_tool(), "show", raws[0],
+                            f"--profiled-binary={exe}"])
+        self.assertIn(f"sampled at {self.R} bytes; counts are estimates", show.stderr)
+        rep = harness.run([harness.profdata_tool(), "report", raws[0],
+                           f"--profiled-binary={exe}"])
+        self.assertIn(f"sampled at {self.R} bytes; counts are estimates", rep.stdout)
+
+
+class TestSampleUnbiased(SampleTest):
+    """The mean over many seeds is within 4 standard deviations of the
+    mean (sd / sqrt(runs)) of the truth, for blocks much smaller than R
+    (32, 48 bytes), about R/2 and much larger (64 KiB, 1 MiB)."""
+    R = 8192
+    RUNS = 30
+
+    def test_mean_over_seeds(self):
+        exe = self.build("sample_sites.c")
+        sums = {s: [0, 0] for s in SITES}
+        for seed in range(1, self.RUNS + 1):
+            _, (prof,) = self.profile(exe, f"sample_interval={self.R}:sample_seed={seed}")
+            got = sites_of(prof)
+            for s in SITES:
+                m = got.get(s, {"AllocCount": 0, "TotalAccessCount": 0})
+                sums[s][0] += m["AllocCount"]
+                sums[s][1] += m["TotalAccessCount"]
+        for size, n in SITES.items():
+            with self.subTest(size=size):
+                mean = sums[size][0] / self.RUNS
+                bound = 4 * count_sd(n, size, self.R) / math.sqrt(self.RUNS) + 1
+                self.assertLessEqual(abs(mean - n), bound, f"mean count {mean} of {n}")
+                acc = sums[size][1] / self.RUNS
+                self.assertLessEqual(abs(acc - n * size // 8), size // 8 * bound,
+                                     f"mean accesses {acc}")
+
+
+class TestSampleOff(SampleTest):
+    """sample_interval=0 is the unsampled runtime: the same profile as
+    with the option unset (bytes equal but for the clock and cpu fields),
+    no note, exact counts."""
+
+    def test_zero_is_exact(self):
+        exe = self.build("sample_sites.c")
+        _, (unset,) = self.profile(exe, None)
+        _, (zero,) = self.profile(exe, "sample_interval=0:sample_seed=5")
+        for p in (unset, zero):
+            self.assertIsNone(p["note"])
+        strip = lambda p: {
+            "head": (p["version"], p["total"], p["mib_offset"], p["stack_offset"]),
+            "stacks": {i: [rebased(p, pc) for pc in pcs] for i, pcs in p["stacks"].items()},
+            "mibs": {i: {k: v for k, v in m.items() if k not in TIMING}
+                     for i, m in p["mibs"].items()}}
+        self.assertEqual(strip(unset), strip(zero))
+        got = sites_of(zero)
+        for size, n in SITES.items():
+            self.assertEqual((got[size]["AllocCount"], got[size]["TotalSize"],
+                              got[size]["TotalAccessCount"]), (n, n * size, n * size // 8))
+
+
+class TestSampleThreadsForkSignal(SampleTest):
+    R = 4096
+
+    def test_threads_fork_handler(self):
+        exe = self.build("sample_threads.c")
+        r, (parent, child) = self.profile(exe, f"sample_interval={self.R}", count=2)
+        runs = int(r.stdout.decode().split()[0])
+        for p in (parent, child):
+            self.assertEqual(p["note"], {"sample_interval": self.R, "uninstrumented": False})
+        got = sites_of(parent)
+        for size, n in ((64, 4 * 100000), (1000, runs)):
+            with self.subTest(size=size):
+                self.assertLessEqual(abs(got[size]["AllocCount"] - n),
+                                     5 * count_sd(n, size, self.R) + 1)
+        kid = sites_of(child)
+        self.assertNotIn(64, kid, "the child reports only its own blocks")
+        self.assertLessEqual(abs(kid[96]["AllocCount"] - 50000),
+                             5 * count_sd(50000, 96, self.R) + 1)
+
+
+class TestSamplePreloaded(SampleTest):
+    """libmemprof.so preloaded into a program built without
+    -fmemory-profile: estimates of counts and bytes, access counts marked
+    absent, and no verdicts in the report."""
+    R = 65536
+
+    def test_preloaded(self):
+        exe = self.scratch.path("plain")
+        harness.run(["clang-22", "-O0", "-g", "-fno-omit-frame-pointer",
+                     prog("sample_sites.c"), "-o", exe])
+        lib = harness.find_built("libmemprof.so")
+        r, raws = harness.run_program(self.scratch, exe, env={
+            "LD_PRELOAD": lib, "MEMPROF_OPTIONS": f"sample_interval={self.R}:sample_seed=11"})
+        prof = harness.read_raw(raws[0])[0]
+        self.assertEqual(prof["note"], {"sample_interval": self.R, "uninstrumented": True})
+        got = sites_of(prof)
+        for size, n in SITES.items():
+            with self.subTest(size=size):
+                self.assertLessEqual(abs(got[size]["AllocCount"] - n),
+                                     5 * count_sd(n, size, self.R) + 1 + n * 1e-6)
+                self.assertEqual(got[size]["TotalAccessCount"], 0)
+        rep = harness.run([harness.profdata_tool(), "report", raws[0],
+                           f"--profiled-binary={exe}"])
+        self.assertIn("not compiled with -fmemory-profile", rep.stdout)
+        self.assertNotIn(" cold ", rep.stdout.split("Top ")[0].split("verdicts")[1])
+
+
+if __name__ == "__main__":
+    harness.main()
