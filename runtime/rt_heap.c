@@ -118,6 +118,8 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
 static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
                   uint32_t cpu, uint32_t *live, uint64_t stamp) {
   if (stack != RT_UNSAMPLED && __atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE)) {
+    if (rt_sample_interval)
+      stamp = rt_stamp(); /* not read up front: most blocks are not sampled */
     rt_block b = {p, size, stack, ts, cpu};
     return rt_mib_on_free(&b, live, stamp);
   }
@@ -128,7 +130,8 @@ void mp_free(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   if (!heap_may_own(p))
     return;
-  uint64_t stamp = rt_stamp(); /* read while the block's metadata is fetched */
+  /* read while the block's metadata is fetched, unless sampling (retire) */
+  uint64_t stamp = MP_LIKELY(!rt_sample_interval) ? rt_stamp() : 0;
   if (in_heap(p)) {
     int c;
     uint32_t s, st;
