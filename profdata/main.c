@@ -447,7 +447,7 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
   }
   /* text and HTML say these in the report itself */
   int says = ro->format == RPT_TEXT || ro->format == RPT_HTML;
-  if (!says) note_raw_facts(p);
+  if (ro->format != RPT_TEXT) note_raw_facts(p); /* the HTML page has no place for them */
   if (!r->n_ctx && !says) note("the profile is empty: it has no allocation contexts");
   else if (r->n_ctx && !r->has_names && !says)
     note("the profile has no function names (llvm-profdata's indexed files "
