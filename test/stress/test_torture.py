@@ -4,7 +4,12 @@ clang-22 -fmemory-profile) and with libmemprof.so preloaded into the same
 program built without instrumentation.  Every run must exit 0 and print
 the glibc run's summary; each of ours must write one profile that
 memprof-profdata reads, whose allocation counts at torture.c's t_*
-allocation functions are exactly the program's own per-API counts.
+allocation functions are exactly the program's own per-API counts.  Both
+of ours run once more with sampling on (sample_interval=64), where
+unsampled blocks take the allocator's path without recording: the
+summary must be the same, the profile readable and its estimated total
+within 5% of the program's allocations (R is small: torture.c's blocks
+are small and many, some of 0 bytes; at 64 bytes the estimates erred by under 1%).
 
 The glibc run sets MALLOC_PERTURB_ so that glibc fills freed and new
 blocks: a check in torture.c that passed only because memory happened to
@@ -84,6 +89,26 @@ class TortureTest(harness.ProfTest):
                                {"MEMPROF_OPTIONS": f"log_path={self.scratch.path(prefix)}"})
         self.assertEqual(out, self.reference)
         self.check_profile(self.instrumented, prefix)
+
+    def check_sampled(self, exe, env):
+        prefix = "prof-sampled"
+        env = dict(env, MEMPROF_OPTIONS=f"log_path={self.scratch.path(prefix)}:"
+                   "sample_interval=64:sample_seed=1")
+        self.assertEqual(self.run_torture(exe, env), self.reference)
+        profs = [f for f in os.listdir(self.scratch.dir) if f.startswith(prefix + ".")]
+        self.assertEqual(len(profs), 1, f"profiles: {profs}")
+        shown = harness.memprof_profdata("show", self.scratch.path(profs[0]),
+                                         f"--profiled-binary={exe}")
+        self.assertIn("sampled at 64 bytes", shown.stderr)
+        counts = harness.leaf_alloc_counts(shown.stdout, SITES.values())
+        want = summary_counts(self.reference)["allocations"]
+        self.assertLess(abs(sum(counts.values()) - want), want / 20, counts)
+
+    def test_static_runtime_sampled(self):
+        self.check_sampled(self.instrumented, {})
+
+    def test_preloaded_runtime_sampled(self):
+        self.check_sampled(self.plain, {"LD_PRELOAD": harness.find_built("libmemprof.so")})
 
     def test_preloaded_runtime(self):
         prefix = "prof-preload"
