@@ -5,7 +5,10 @@ stress.c runs one scenario per invocation; each test compares AllocCount and
 TotalSize per allocation site (summed over the site's contexts, read with
 llvm-profdata-22 show --memory) with the numbers the scenario's parameters
 imply, and bounds every run with a timeout so a deadlock fails the test.
-test_repeat_all runs every scenario 20 times in a row.
+test_repeat_all runs every scenario 20 times in a row.  test_sampled runs
+every scenario of ours with sampling on (sample_interval=256), where most
+blocks skip the recording and handlers' allocations may or may not be
+sampled: each must exit, write its profiles and have them read.
 
 Runtime: ours (libmemprof.a) unless MEMPROF_STRESS_RUNTIME=llvm.
 """
@@ -76,11 +79,11 @@ class StressTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.scratch.cleanup()
 
-    def run_mode(self, *args, nprofiles=1):
+    def run_mode(self, *args, nprofiles=1, env=None):
         """Run a scenario; returns (stdout, [profile paths]) after removing
         them from the scratch folder's listing for the next run."""
         try:
-            r, profs = harness.run_program(self.scratch, self.exe, args,
+            r, profs = harness.run_program(self.scratch, self.exe, args, env=env,
                                            timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
             self.fail(f"stress {' '.join(args)}: no exit within {TIMEOUT}s (deadlock?)")
@@ -255,6 +258,20 @@ class StressTest(unittest.TestCase):
 
     def test_constructors_and_tls(self):
         self.scenario("ctor")
+
+    def test_sampled(self):
+        if RUNTIME != "ours":
+            self.skipTest("sampling is our runtime's")
+        env = {"MEMPROF_OPTIONS": "sample_interval=256"}
+        for i in range(5):
+            for name in self.SCENARIOS:
+                with self.subTest(run=i, scenario=name):
+                    args = (name, self.lib) if name == "dlopen" else (name,)
+                    _, profs = self.run_mode(*args, nprofiles=2 if name == "fork" else 1,
+                                             env=env)
+                    for p in profs:
+                        self.assertTrue(harness.llvm_show_raw(p, self.exe), p)
+                    self.consume(profs)
 
     def test_repeat_all(self):
         for i in range(REPEATS):
