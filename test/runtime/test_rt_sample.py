@@ -216,6 +216,13 @@ class TestSamplePreloaded(SampleTest):
         rep = harness.run([harness.profdata_tool(), "report", raws[0],
                            f"--profiled-binary={exe}"])
         self.assertIn("not compiled with -fmemory-profile", rep.stdout)
+        # recording every allocation: exact counts, the flag alone
+        _, more = harness.run_program(self.scratch, exe, env={"LD_PRELOAD": lib})
+        exact = harness.read_raw([f for f in more if f not in raws][0])[0]
+        self.assertEqual(exact["note"], {"sample_interval": 0, "uninstrumented": True})
+        got = sites_of(exact)
+        for size, n in SITES.items():
+            self.assertEqual((got[size]["AllocCount"], got[size]["TotalSize"]), (n, n * size))
         self.assertNotIn(" cold ", rep.stdout.split("Top ")[0].split("verdicts")[1])
 
 
