@@ -80,7 +80,8 @@ static void summary(rpt *r, mp_buf *o) {
   }
   if (r->p->uninstrumented)
     mp_buf_printf(o, "  unknown: the profiled program was not compiled with "
-                     "-fmemory-profile (libmemprof.so preloaded): its access "
+                     "-fmemory-profile (no instrumented code started the "
+                     "runtime, as when libmemprof.so is preloaded): its access "
                      "counts are absent (only the runtime's mem and str "
                      "interceptors counted), and clang would take every "
                      "long-lived context for cold; verdicts are not shown per "
