@@ -136,10 +136,12 @@ MP_HIDDEN uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
 typedef struct rt_block {
   uintptr_t p;
   uint64_t size;
-  uint32_t stack, alloc_ts, alloc_cpu; /* stack: a ref, see rt_stack_intern */
+  /* stack: a ref (see rt_stack_intern), or RT_UNSAMPLED (rt_sample.h) for
+   * a block sampling left unrecorded: no stack, time or cpu, no entry */
+  uint32_t stack, alloc_ts, alloc_cpu;
 } rt_block;
-/* Calls cb for every live user block (the caller holds the MIB locks, so
- * no block changes state underneath). */
+/* Calls cb for every live user block, unsampled ones included (the caller
+ * holds the MIB locks, so no block changes state underneath). */
 MP_HIDDEN void rt_heap_for_each_live(void (*cb)(const rt_block *, void *),
                                      void *ctx);
 /* Register the calling new thread's cache (rt_thread.c's trampoline). */
