@@ -65,8 +65,9 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     align = 16;
   if (size > MAX_USER_SIZE || (align & (align - 1)))
     return NULL;
-  /* A block that is not sampled (rt_sample.h) gets no stack, time, cpu or
-   * shadow clear, and its free records nothing (its stack ref says so).
+  /* A block that is not sampled (rt_sample.h) gets no stack, time, cpu,
+   * metadata or shadow clear, and its free records nothing: its state word
+   * says so (CPU_UNSAMPLED), a large block's stack ref (RT_UNSAMPLED).
    * The check is here rather than in the thread cache's refill branch: the
    * stack walk must be decided before the slot is taken. */
   int sampled = rt_sample_take(size);
@@ -90,15 +91,19 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
     uint32_t *w = &state_of_class[c][s];
     uint32_t lead = lead_bit(c, size, align);
     p = slot_addr(c, s) + lead_of(lead);
-    if (sampled)
-      rt_shadow_clear(p, size);
     if (zero && (*w & DIRTY_BIT))
       rt_memset((void *)p, 0, size);
-    block_meta *m = meta_of(c, s, lead | (uint32_t)size);
-    m->stack = ref = sampled ? rt_stack_intern(&cap) : RT_UNSAMPLED;
-    m->alloc_ts = ts;
+    uint32_t cpu_field = CPU_UNSAMPLED;
+    ref = RT_UNSAMPLED;
+    if (sampled) {
+      rt_shadow_clear(p, size);
+      block_meta *m = meta_of(c, s, lead | (uint32_t)size);
+      m->stack = ref = rt_stack_intern(&cap);
+      m->alloc_ts = ts;
+      cpu_field = pack_cpu(cpu);
+    }
     __atomic_store_n(w,
-                     RT_LIVE_BIT | DIRTY_BIT | lead | pack_cpu(cpu) << CPU_SHIFT |
+                     RT_LIVE_BIT | DIRTY_BIT | lead | cpu_field << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
   } else {
@@ -140,11 +145,18 @@ void mp_free(void *ptr) {
       return;
     rt_free_hooks(ptr);
     uint64_t size = st & SIZE_MASK;
-    const block_meta *m = meta_of(c, s, st);
-    if (!retire(p, size, m->stack, m->alloc_ts, unpack_cpu(st), w, stamp))
-      return;
+    uint32_t ref = RT_UNSAMPLED;
+    if (unsampled_state(st)) {
+      if (!rt_claim_live(w))
+        return;
+    } else {
+      const block_meta *m = meta_of(c, s, st);
+      ref = m->stack;
+      if (!retire(p, size, ref, m->alloc_ts, unpack_cpu(st), w, stamp))
+        return;
+    }
     count_event(1, size);
-    rt_tl_count(1, size, m->stack, stamp, 0);
+    rt_tl_count(1, size, ref, stamp, 0);
     slot_give(c, s);
     return;
   }
@@ -200,15 +212,20 @@ void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
     for (uint64_t i = 0; i < n; i++) {
       if (i + WALK_AHEAD < n) {
         uint32_t ahead = __atomic_load_n(&state[i + WALK_AHEAD], __ATOMIC_RELAXED);
-        if (ahead & RT_LIVE_BIT)
+        if (ahead & RT_LIVE_BIT && !unsampled_state(ahead))
           __builtin_prefetch(meta_of(c, (uint32_t)(i + WALK_AHEAD), ahead));
       }
       uint32_t st = __atomic_load_n(&state[i], __ATOMIC_ACQUIRE);
       if (!(st & RT_LIVE_BIT))
         continue;
-      const block_meta *m = meta_of(c, (uint32_t)i, st);
-      rt_block b = {slot_addr(c, i) + lead_of(st), st & SIZE_MASK, m->stack,
-                    m->alloc_ts, unpack_cpu(st)};
+      rt_block b = {slot_addr(c, i) + lead_of(st), st & SIZE_MASK, RT_UNSAMPLED, 0,
+                    0xFFFFFFFFu};
+      if (!unsampled_state(st)) {
+        const block_meta *m = meta_of(c, (uint32_t)i, st);
+        b.stack = m->stack;
+        b.alloc_ts = m->alloc_ts;
+        b.alloc_cpu = unpack_cpu(st);
+      }
       cb(&b, ctx);
     }
   }

@@ -81,10 +81,16 @@ _Static_assert(sizeof(block_meta) <= 32, "block metadata fits the lead");
 #define CPU_SHIFT 18
 #define CPU_MASK 0x7FFu
 #define CPU_NONE 0x7FFu /* cpu -1 (before init); larger ids saturate below */
+/* A block sampling left unrecorded (rt_sample.h): it has no cpu, and its
+ * metadata is neither written nor read (free need not fetch it). */
+#define CPU_UNSAMPLED 0x7FEu
 #define SLOT_LEAD 32u
 
 static inline uint32_t pack_cpu(uint32_t cpu) {
-  return cpu == 0xFFFFFFFFu ? CPU_NONE : cpu < CPU_NONE ? cpu : CPU_NONE - 1;
+  return cpu == 0xFFFFFFFFu ? CPU_NONE : cpu < CPU_UNSAMPLED ? cpu : CPU_UNSAMPLED - 1;
+}
+static inline int unsampled_state(uint32_t st) {
+  return ((st >> CPU_SHIFT) & CPU_MASK) == CPU_UNSAMPLED;
 }
 static inline uint32_t unpack_cpu(uint32_t st) {
   uint32_t c = (st >> CPU_SHIFT) & CPU_MASK;
