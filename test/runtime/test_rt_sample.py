@@ -62,10 +62,11 @@ class SampleTest(harness.ProfTest):
 
     def profile(self, exe, options, count=1):
         env = {"MEMPROF_OPTIONS": options} if options is not None else {}
-        r, raws = harness.run_program(self.scratch, exe, env=env)
+        r, files = harness.run_program(self.scratch, exe, env=env)
+        raws = [f for f in files if not f.endswith(".timeline")]
         self.assertEqual(len(raws), count, f"profiles of {options}")
         profs = [harness.read_raw(f)[0] for f in raws]
-        for f in raws:
+        for f in files:
             os.unlink(f)
         return r, profs
 
@@ -170,6 +171,18 @@ class TestSampleOff(SampleTest):
         for size, n in SITES.items():
             self.assertEqual((got[size]["AllocCount"], got[size]["TotalSize"],
                               got[size]["TotalAccessCount"]), (n, n * size, n * size // 8))
+
+
+    def test_timeline_turns_sampling_off(self):
+        """The timeline counts every block per context: with timeline=1
+        sample_interval is refused with a warning and counts stay exact."""
+        exe = self.build("sample_sites.c")
+        r, (prof,) = self.profile(exe, "timeline=1:sample_interval=65536")
+        self.assertIn("sample_interval is ignored with timeline=1", r.stderr.decode())
+        self.assertIsNone(prof["note"])
+        got = sites_of(prof)
+        for size, n in SITES.items():
+            self.assertEqual((got[size]["AllocCount"], got[size]["TotalSize"]), (n, n * size))
 
 
 class TestSampleThreadsForkSignal(SampleTest):
