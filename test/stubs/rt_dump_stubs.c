@@ -127,3 +127,8 @@ void rt_timeline_write(const char *raw_path, uint64_t raw_bytes) {
   (void)raw_bytes;
   abort();
 }
+
+/* An instrumented program profiled without sampling: the dump writes no
+ * note after the stacks. */
+uint64_t rt_sample_interval;
+int rt_instrumented = 1;
