@@ -6,6 +6,7 @@
  * why" with exit status 1, and nothing is written.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -508,7 +509,72 @@ static void prefill_heap(const cli_opts *o) {
   mp_heap_prefill(sum, largest);
 }
 
+static int run_inputs(const cli_opts *o);
+
+/* 1 if the file at path starts with a timeline's magic. */
+static int starts_as_timeline(const char *path) {
+  uint8_t head[8];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, head, sizeof head);
+  close(fd);
+  return n > 0 && mp_is_timeline(head, (size_t)n);
+}
+
+/* 1 if `raw` is one of the inputs. */
+static int is_input(const cli_opts *o, const char *raw) {
+  for (size_t i = 0; i < o->n_inputs; i++)
+    if (strcmp(o->inputs[i], raw) == 0) return 1;
+  return 0;
+}
+
+/* Timelines leave the inputs: `memprof.profraw.*` names them too, and
+ * they are read beside their raw profiles (report, show), never merged.
+ * One whose raw profile is not an input is named.  Returns the inputs
+ * kept (o->inputs itself when none was a timeline). */
+static const char **drop_timelines(const cli_opts *o, size_t *n_kept) {
+  const char **kept = NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < o->n_inputs; i++) {
+    const char *path = o->inputs[i];
+    if (!starts_as_timeline(path)) {
+      if (kept) kept[n] = path;
+      n++;
+      continue;
+    }
+    if (!kept) {
+      kept = mp_xmalloc((o->n_inputs + 1) * sizeof *kept);
+      memcpy(kept, o->inputs, i * sizeof *kept);
+    }
+    size_t len = strlen(path), suffix = sizeof ".timeline" - 1;
+    char *raw = len > suffix && strcmp(path + len - suffix, ".timeline") == 0
+                    ? strndup(path, len - suffix)
+                    : NULL;
+    if (!raw || !is_input(o, raw))
+      fprintf(stderr,
+              "%s: warning: %s: a timeline, not a profile: left out (report and "
+              "show read a timeline beside its raw profile, or given with "
+              "--timeline=FILE)\n",
+              tool, path);
+    free(raw);
+  }
+  *n_kept = n;
+  return kept ? kept : o->inputs;
+}
+
 static int run(const cli_opts *o) {
+  cli_opts kept = *o;
+  kept.inputs = drop_timelines(o, &kept.n_inputs);
+  if (!kept.n_inputs && o->n_inputs) {
+    if (kept.inputs != o->inputs) free((void *)kept.inputs);
+    return report(NULL, "no profile among the inputs (only timelines)");
+  }
+  int rc = run_inputs(&kept);
+  if (kept.inputs != o->inputs) free((void *)kept.inputs);
+  return rc;
+}
+
+static int run_inputs(const cli_opts *o) {
   if (!o->no_prefill) prefill_heap(o);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;

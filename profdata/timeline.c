@@ -253,6 +253,10 @@ int mp_timeline_read(const char *path, mp_timeline *out, mp_err *err) {
   return rc;
 }
 
+int mp_is_timeline(const void *data, size_t len) {
+  return len >= sizeof tl_magic && memcmp(data, tl_magic, sizeof tl_magic) == 0;
+}
+
 char *mp_timeline_path_for(const char *raw_path) {
   size_t n = strlen(raw_path);
   char *p = mp_xmalloc(n + sizeof ".timeline");

@@ -66,6 +66,9 @@ int mp_timeline_parse(const char *name, const uint8_t *data, size_t len,
 /* Reads and parses the file at path. */
 int mp_timeline_read(const char *path, mp_timeline *out, mp_err *err);
 
+/* 1 if the bytes start like a timeline file (its magic). */
+int mp_is_timeline(const void *data, size_t len);
+
 /* The timeline file that belongs beside a raw profile: "<raw path>.timeline".
  * Returns a malloc'd path (the caller frees it). */
 char *mp_timeline_path_for(const char *raw_path);

@@ -119,6 +119,39 @@ class Timeline(harness.ProfTest):
         self.assertEqual(plain, self.report("--no-timeline").stdout)
         self.assertNotIn("Live at", plain)
 
+    # ---- a timeline among the inputs (memprof.profraw.* names it too) ------
+
+    def test_timeline_among_inputs_left_out(self):
+        r = self.report(self.tl)  # the raw input and its own timeline
+        self.assertEqual(r.stderr, "")
+        self.assertEqual(r.stdout, self.report().stdout)
+        out = self.scratch.path("both.memprofdata")
+        r = harness.memprof_profdata("merge", self.raw, self.tl,
+                                     f"--profiled-binary={self.exe}", "-o", out)
+        self.assertEqual(r.stderr, "")
+        alone = self.scratch.path("alone.memprofdata")
+        harness.memprof_profdata("merge", self.raw, f"--profiled-binary={self.exe}",
+                                 "-o", alone)
+        with open(out, "rb") as a, open(alone, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
+    def test_lone_timeline_named(self):
+        lone = self.scratch.path("lone.timeline")
+        shutil.copy(self.tl, lone)
+        r = self.report("--no-timeline", lone)
+        self.assertEqual(r.stderr,
+                         f"memprof-profdata: warning: {lone}: a timeline, not a profile: "
+                         "left out (report and show read a timeline beside its raw "
+                         "profile, or given with --timeline=FILE)\n")
+        self.assertEqual(r.stdout, self.report("--no-timeline").stdout)
+        r = harness.memprof_profdata("merge", lone, "-o", self.scratch.path("x"),
+                                     check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue(r.stderr.endswith(
+            "memprof-profdata: error: no profile among the inputs (only timelines)\n"),
+            r.stderr)
+        self.assertFalse(os.path.exists(self.scratch.path("x")))
+
     # ---- show -------------------------------------------------------------
 
     def test_show_comments_and_llvm_reads_it(self):
