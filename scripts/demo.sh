@@ -24,7 +24,8 @@ step() { printf '\n== %s\n$ %s\n' "$1" "$2"; eval "$2"; }
 
 step "1. instrument (clang++-22 -fmemory-profile) and link our runtime" \
   "clang++-22 -O1 -g -fmemory-profile -fno-omit-frame-pointer -fno-optimize-sibling-calls -c $SRC -o hotcold.o && clang++-22 hotcold.o -o hotcold -Wl,--whole-archive $LIB -Wl,--no-whole-archive -lpthread -ldl -lm"
-step "2. run it: writes memprof.profraw.<pid>" "./hotcold && ls memprof.profraw.*"
+step "2. run it: writes memprof.profraw.<pid> (and, with timeline=1, its .timeline: live bytes over time)" \
+  "MEMPROF_OPTIONS=timeline=1 ./hotcold && ls memprof.profraw.*"
 step "3. merge: symbolize with libdw, write the indexed profile clang reads" \
   "$TOOL merge memprof.profraw.* --profiled-binary=hotcold -o hotcold.memprofdata"
 step "4. report: where the memory goes, and the verdicts clang will give (same thresholds as step 5)" \
