@@ -453,6 +453,15 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
   else if (r->n_ctx && !r->has_names && !says)
     note("the profile has no function names (llvm-profdata's indexed files "
          "and YAML carry none): functions are shown by GUID");
+  if (r->sum.symtab_ctx && ro->format != RPT_TEXT) {
+    char m[240];
+    snprintf(m, sizeof m,
+             "%" PRIu64 " of %" PRIu64 " contexts have frames named from ELF "
+             "symbol tables (%" PRIu64 " frames in code without debug "
+             "information: no file or line)",
+             r->sum.symtab_ctx, r->sum.contexts, r->sum.symtab_frames);
+    note(m);
+  }
   if (ro->format == RPT_DHAT && r->tl && r->tl->n_proc > 1)
     note("several processes' timelines: DHAT has one global peak, so tg, gb "
          "and gbk are left 0; eb and ebk are summed over the processes");
@@ -578,6 +587,13 @@ static int run_inputs(const cli_opts *o) {
   if (!o->no_prefill) prefill_heap(o);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
+  /* report names code without debug information from symbol tables, in
+   * the process's libraries too; merge and show keep llvm-profdata's
+   * frames (docs/memprof-profdata.md, "report") */
+  if (o->cmd == CLI_REPORT) {
+    msym_set_symtab_fallback(sym, 1);
+    mp_raw_find_libraries(sym, (const char *const *)o->inputs, o->n_inputs);
+  }
   raw_ids *ids = timeline_inputs(o);
   mp_profile *p = read_inputs(o, sym, ids);
   if (p) warn_missing_split(sym);

@@ -75,4 +75,10 @@ int mp_raw_mostly_new(const mp_raw_file *f);
 void mp_raw_stack_ids(const mp_raw_reader *r, const mp_raw_file *f,
                       uint64_t **ids, uint32_t **stacks, size_t *n);
 
+/* For `report`: add to sym the shared libraries of the processes the raw
+ * inputs profiled, found by build id in the system's library directories
+ * (raw_libs.c); inputs that are not raw profiles are skipped. */
+void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
+                           size_t n_inputs);
+
 #endif

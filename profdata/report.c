@@ -26,7 +26,10 @@ static int has_field(const mp_profile *p, unsigned tag) {
 }
 
 /* The MIB of every distinct stack, from the first record listing it (the
- * records of an inlined allocation's parents hold the same MIB). */
+ * records of an inlined allocation's parents hold the same MIB).  A leaf
+ * named from a symbol table is code without debug information (a system
+ * library's): like a leaf in no given binary, it is inside a library,
+ * whose allocation call clang does not compile. */
 static void collect_contexts(rpt *r) {
   const mp_profile *p = r->p;
   uint8_t *seen = mp_xcalloc(p->n_stacks + 1, 1);
@@ -37,13 +40,34 @@ static void collect_contexts(rpt *r) {
       if (seen[a->stack] || p->stacks[a->stack].len == 0) continue;
       seen[a->stack] = 1;
       MP_VEC_RESERVE(r->ctx, cap, r->n_ctx + 1);
-      r->ctx[r->n_ctx++] = (rpt_ctx){a->stack, 0, &a->mib, RPT_NONE, a->in_library, 0};
+      int lib = a->in_library ||
+                rpt_frame_from_symtab(r, mp_stack_frames(p, a->stack)[0]);
+      r->ctx[r->n_ctx++] = (rpt_ctx){a->stack, 0, &a->mib, RPT_NONE, (uint8_t)lib, 0};
     }
+  free(seen);
+}
+
+/* How many contexts and distinct frames are named from symbol tables. */
+static void count_symtab(rpt *r) {
+  const mp_profile *p = r->p;
+  uint8_t *seen = mp_xcalloc(p->n_frames + 1, 1);
+  for (size_t i = 0; i < r->n_ctx; i++) {
+    const uint32_t *f = mp_stack_frames(p, r->ctx[i].stack);
+    int any = 0;
+    for (uint32_t k = 0; k < p->stacks[r->ctx[i].stack].len; k++) {
+      if (!rpt_frame_from_symtab(r, f[k])) continue;
+      any = 1;
+      r->sum.symtab_frames += !seen[f[k]];
+      seen[f[k]] = 1;
+    }
+    r->sum.symtab_ctx += any;
+  }
   free(seen);
 }
 
 static void summarize(rpt *r) {
   rpt_summary *s = &r->sum;
+  count_symtab(r);
   for (size_t i = 0; i < r->n_ctx; i++) {
     const rpt_ctx *c = &r->ctx[i];
     const mp_mib *m = c->mib;

@@ -112,6 +112,9 @@ typedef struct rpt_summary {
   uint64_t sites, site_cold, site_notcold, site_hot, site_ambiguous;
   uint64_t site_unmatched, bytes_unmatched;
   uint64_t mib_cold, mib_notcold;
+  /* frames named from ELF symbol tables (rpt_frame_from_symtab): the
+   * contexts with one or more, and the distinct frames those use */
+  uint64_t symtab_ctx, symtab_frames;
 } rpt_summary;
 
 typedef struct rpt {
@@ -257,6 +260,11 @@ uint32_t rpt_frame_line(const rpt *r, uint32_t frame);
 uint32_t rpt_frame_column(const rpt *r, uint32_t frame);
 /* "file:line:col", or "?" when unknown, into buf. */
 const char *rpt_frame_loc(const rpt *r, uint32_t frame, char *buf, size_t n);
+
+/* The frame was named from a module's ELF symbol table, that module
+ * having no debug information (msym_set_symtab_fallback): it has a name
+ * and no source location at all. */
+int rpt_frame_from_symtab(const rpt *r, uint32_t frame);
 
 /* The stack of a context, leaf first, one frame a line, each line starting
  * with `prefix`. */

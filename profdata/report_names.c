@@ -2,7 +2,8 @@
  * by the C++ ABI's __cxa_demangle (libstdc++), the name as it is when it
  * does not demangle (C functions), or the function GUID when the profile
  * has no names (llvm-profdata's indexed files and YAML); and the source
- * location the symbolizer found.  And a stack as the text formats print
+ * location the symbolizer found ("?" for a frame named from a symbol
+ * table, which has none).  And a stack as the text formats print
  * it, a frame a line.
  */
 #include <inttypes.h>
@@ -61,9 +62,17 @@ uint32_t rpt_frame_column(const rpt *r, uint32_t frame) {
              : r->p->frames[frame].column;
 }
 
+int rpt_frame_from_symtab(const rpt *r, uint32_t frame) {
+  const mp_frame_sym *s = &r->p->syms[frame];
+  return s->name != MP_NO_STRING && s->file == MP_NO_STRING && s->line == 0 &&
+         s->column == 0;
+}
+
 const char *rpt_frame_loc(const rpt *r, uint32_t frame, char *buf, size_t n) {
   const char *file = rpt_frame_file(r, frame);
-  if (file)
+  if (rpt_frame_from_symtab(r, frame))
+    snprintf(buf, n, "?");
+  else if (file)
     snprintf(buf, n, "%s:%" PRIu32 ":%" PRIu32, file, rpt_frame_line(r, frame),
              rpt_frame_column(r, frame));
   else

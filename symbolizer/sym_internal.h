@@ -10,6 +10,8 @@
  *                 per CU, searched by bisection)
  *   sym_dwarf.c   one address -> inline frames, LLVM's rules
  *   sym_cache.c   (module, vaddr) -> frames memo and the frame arena
+ *   sym_symtab.c  an address of a module without DWARF named from its ELF
+ *                 symbol table (msym_set_symtab_fallback)
  *
  * Errors: the tool's convention (common/error.h): -1 plus a message in an
  * mp_err.
@@ -176,6 +178,22 @@ int sym_elf_find_debug(const sym_elf_file *bin, const uint8_t *id,
                        size_t id_len, char *const *dirs, size_t ndirs,
                        sym_elf_file *dbg);
 
+/* ---- ELF symbol tables (sym_symtab.c) ---- */
+typedef struct sym_symtab {
+  int ready; /* funcs built (possibly empty) */
+  struct sym_func *funcs; /* sorted by address, one per address */
+  size_t n, cap;
+  char **owned; /* the "module+0x..." names handed out */
+  size_t n_owned, cap_owned;
+} sym_symtab;
+
+/* The one frame for link-time address `addr` of the module whose file is
+ * `elf` at `path`: the covering function symbol, else "basename+0xADDR";
+ * no file, line 0. */
+void sym_symtab_frame(sym_symtab *t, Elf *elf, const char *path,
+                      uint64_t addr, msym_frame *out);
+void sym_symtab_free(sym_symtab *t);
+
 /* ---- the module as the context owns it ---- */
 typedef struct sym_module {
   msym_module pub; /* first: msym_module* converts back */
@@ -187,6 +205,7 @@ typedef struct sym_module {
   sym_elf_file alt; /* dwz supplementary file we found (fd -1: none or libdw's) */
   Dwarf *alt_dw;    /* its DWARF, given to libdw with dwarf_setalt */
   sym_cache cache;
+  sym_symtab symtab; /* built on first use, without DWARF only */
 } sym_module;
 
 #endif

@@ -1,7 +1,8 @@
 /* symbolizer.c - the public API: the context, its debug directories and
  * modules, and msym_symbolize with its per-module memo.  The work is done
- * in sym_elf.c (files), sym_index.c (range indexes), sym_dwarf.c (frames)
- * and sym_cache.c (memo).
+ * in sym_elf.c (files), sym_index.c (range indexes), sym_dwarf.c (frames),
+ * sym_symtab.c (symbol tables, for modules without DWARF) and sym_cache.c
+ * (memo).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@ struct msym_ctx {
   size_t ndirs;
   msym_frame *scratch; /* frames of the address being symbolized */
   size_t scratch_cap;
+  int symtab_fallback; /* msym_set_symtab_fallback */
 };
 
 /* ---- context ---- */
@@ -31,6 +33,7 @@ msym_ctx *msym_new(void) { return mp_xcalloc(1, sizeof(msym_ctx)); }
 
 static void module_free(sym_module *m) {
   sym_cache_free(&m->cache);
+  sym_symtab_free(&m->symtab);
   sym_dwarf_free(&m->dwarf);
   if (m->alt_dw) /* after the DWARF that uses it */
     dwarf_end(m->alt_dw);
@@ -55,6 +58,8 @@ void msym_free(msym_ctx *c) {
   free(c->scratch);
   free(c);
 }
+
+void msym_set_symtab_fallback(msym_ctx *c, int on) { c->symtab_fallback = on; }
 
 int msym_add_debug_dir(msym_ctx *c, const char *dir, mp_err *err) {
   if (!dir || !*dir)
@@ -123,7 +128,10 @@ static int attach_debug_info(msym_ctx *c, sym_module *m, mp_err *err) {
   return m->dwarf.dw ? attach_alt(c, m, src->path, err) : 0;
 }
 
-int msym_add_binary(msym_ctx *c, const char *path, mp_err *err) {
+/* Adds the ELF file at path; with want_len > 0 only when its build id is
+ * `want` (1 when it is not). */
+static int add_module(msym_ctx *c, const char *path, const uint8_t *want,
+                      size_t want_len, mp_err *err) {
   sym_module *m = mp_xcalloc(1, sizeof *m);
   m->dbg.fd = -1;
   m->alt.fd = -1;
@@ -134,6 +142,11 @@ int msym_add_binary(msym_ctx *c, const char *path, mp_err *err) {
   m->pub.path = m->bin.path;
   m->pub.build_id_len =
       sym_elf_build_id(m->bin.elf, m->pub.build_id, sizeof m->pub.build_id);
+  if (want_len && (m->pub.build_id_len != want_len ||
+                   memcmp(m->pub.build_id, want, want_len) != 0)) {
+    module_free(m);
+    return 1;
+  }
   sym_elf_exec_segments(m->bin.elf, &m->pub);
   if (attach_debug_info(c, m, err) != 0) {
     module_free(m);
@@ -145,6 +158,25 @@ int msym_add_binary(msym_ctx *c, const char *path, mp_err *err) {
   }
   c->mods[c->nmods++] = m;
   return 0;
+}
+
+int msym_add_binary(msym_ctx *c, const char *path, mp_err *err) {
+  return add_module(c, path, NULL, 0, err);
+}
+
+int msym_add_binary_with_id(msym_ctx *c, const char *path, const uint8_t *id,
+                            size_t len, mp_err *err) {
+  if (!len) return mp_fail(err, "%s: no build id to match", path);
+  return add_module(c, path, id, len, err);
+}
+
+size_t msym_file_build_id(const char *path, uint8_t *out, size_t cap) {
+  sym_elf_file f;
+  mp_err ignored;
+  if (sym_elf_open(&f, path, &ignored) != 0) return 0;
+  size_t n = sym_elf_build_id(f.elf, out, cap);
+  sym_elf_close(&f);
+  return n;
 }
 
 size_t msym_num_modules(const msym_ctx *c) { return c->nmods; }
@@ -215,6 +247,11 @@ int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
     return mp_fail(err, "msym_symbolize: module does not belong to this "
                          "symbolizer");
   const sym_cache_slot *s = sym_cache_get(&sm->cache, vaddr);
+  if (!s && c->symtab_fallback && !m->has_debug_info) {
+    msym_frame f;
+    sym_symtab_frame(&sm->symtab, sm->bin.elf, m->path, vaddr, &f);
+    s = sym_cache_put(&sm->cache, vaddr, &f, 1);
+  }
   if (!s) {
     size_t k =
         sym_dwarf_frames(&sm->dwarf, vaddr, &c->scratch, &c->scratch_cap);

@@ -59,11 +59,28 @@ typedef struct msym_ctx msym_ctx;
 msym_ctx *msym_new(void);
 void msym_free(msym_ctx *c);
 
+/* With `on`, an address of a module that has no DWARF (msym_module's
+ * has_debug_info 0) gets one frame named from the module's ELF symbol
+ * table: the function symbol covering it (.symtab, else .dynsym; STT_FUNC
+ * or STT_GNU_IFUNC), else "<file basename>+0x<vaddr in hex>"; with file
+ * NULL and line, column and decl_line 0 (sym_symtab.c).  Off by default,
+ * as LLVM's symbolizer in llvm-profdata never reads symbol tables; modules
+ * with DWARF give the same frames either way.  Set it before symbolizing. */
+void msym_set_symtab_fallback(msym_ctx *c, int on);
+
 /* Debug directories searched for separate debug files of binaries added
  * afterwards.  When none is given, /usr/lib/debug is searched. */
 int msym_add_debug_dir(msym_ctx *c, const char *dir, mp_err *err);
 /* Open an ELF file (executable or shared library) and index it. */
 int msym_add_binary(msym_ctx *c, const char *path, mp_err *err);
+/* The same, only if the file's GNU build id is `id` (len > 0): returns 1,
+ * adding nothing, when it is another file. */
+int msym_add_binary_with_id(msym_ctx *c, const char *path, const uint8_t *id,
+                            size_t len, mp_err *err);
+
+/* The GNU build id of the ELF file at path into out (at most cap bytes);
+ * returns its length, 0 when the file has none or is no ELF64 x86-64 file. */
+size_t msym_file_build_id(const char *path, uint8_t *out, size_t cap);
 
 size_t msym_num_modules(const msym_ctx *c);
 const msym_module *msym_module_at(const msym_ctx *c, size_t i);
