@@ -1,0 +1,202 @@
+"""`memprof-profdata report` on programs without debug information: frames
+are named from the ELF symbol table (.symtab, else .dynsym) with no
+location ("?"), else "module+0xADDR"; the summary says how many contexts
+and frames were named so; the process's libraries are found by build id.
+merge and show still refuse such a profile, as llvm-profdata-22 does.
+
+progs/symtab.c, built without -g (and a -g build stripped with
+--strip-debug, and a copy stripped of everything but .dynsym), runs with
+libmemprof.so preloaded; a real Debian program (xz) too."""
+import gzip
+import os
+import re
+import shutil
+
+import harness
+import report_common as rc
+
+SRC = os.path.join(rc.HERE, "progs", "symtab.c")
+BASE_FLAGS = ["-O0", "-fno-omit-frame-pointer",
+              "-Wl,--export-dynamic-symbol=exported_alloc"]
+REFUSAL = ("none of the 3 allocation contexts has a symbolizable frame "
+           "(do the profiled binaries have debug info?)")
+
+
+def build(scratch, name, flags=(), strip=None):
+    exe = scratch.path(name)
+    harness.run(["clang-22", *BASE_FLAGS, *flags, SRC, "-o", exe])
+    if strip:
+        harness.run(["strip", strip, exe])
+    return exe
+
+
+def preload_run(scratch, exe, args=(), env=None):
+    e = {"LD_PRELOAD": harness.find_built("libmemprof.so")}
+    e.update(env or {})
+    _, raws = harness.run_program(scratch, exe, args=args, env=e)
+    raws = [r for r in raws if not r.endswith(".timeline")]
+    assert len(raws) == 1, raws
+    return raws[0]
+
+
+def functions(exe):
+    """{name: (start, end)} of the defined functions, from nm -S."""
+    out = {}
+    for line in harness.run(["nm", "-S", exe]).stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "tT":
+            start = int(f[0], 16)
+            out[f[3]] = (start, start + int(f[1], 16))
+    return out
+
+
+def contexts(text):
+    """The top-contexts table: [(bytes, [(name, loc), ...])], frames leaf
+    first."""
+    table = text.split("contexts by bytes\n", 1)[1].split("\n\n", 1)[0]
+    out = []
+    for line in table.splitlines()[1:]:
+        m = re.match(r"^\s+\d+\s+[\d.]+ \S+\s+[\d.]+%", line)
+        if m:
+            out.append((line.split()[1] + " " + line.split()[2], []))
+        else:
+            name, loc = line.strip().rsplit(None, 1)
+            out[-1][1].append((name.strip(), loc))
+    return out
+
+
+def program_frames(stack, module):
+    """The frames of a stack up to the first one that is not the program's
+    (libc's frames depend on whether libc6-dbg is installed)."""
+    out = []
+    for name, loc in stack:
+        if name.startswith("__libc") or name.startswith("libc.so"):
+            break
+        out.append((name, loc))
+    return out
+
+
+class SymtabReport(harness.ProfTest):
+    def report_of(self, exe, *args):
+        raw = preload_run(self.scratch, exe)
+        r = rc.report(f"--profiled-binary={exe}", raw, *args)
+        return raw, r
+
+    def check_named(self, exe):
+        raw, r = self.report_of(exe)
+        ctx = contexts(r.stdout)
+        self.assertEqual([c[0] for c in ctx], ["3.00 MiB", "2.00 MiB", "1.00 MiB"])
+        self.assertEqual(program_frames(ctx[0][1], exe),
+                         [("exported_alloc", "?"), ("main", "?")])
+        self.assertEqual(program_frames(ctx[1][1], exe),
+                         [("local_alloc", "?"), ("twice_removed", "?"), ("main", "?")])
+        self.assertEqual(program_frames(ctx[2][1], exe),
+                         [("local_alloc", "?"), ("main", "?")])
+        m = re.search(r"^  no debug info +(\d+) of 3 contexts have frames named "
+                      r"from ELF symbol tables \((\d+) frames", r.stdout, re.M)
+        self.assertIsNotNone(m, r.stdout)
+        self.assertEqual(m.group(1), "3")
+        # a frame without a location is its function: main is one frame
+        self.assertEqual(m.group(2), "4")
+        return raw
+
+    def test_no_debug_info(self):
+        exe = build(self.scratch, "nodebug")
+        raw = self.check_named(exe)
+        # merge and show keep llvm-profdata's behaviour: refused
+        for cmd in ("merge", "show"):
+            r = harness.memprof_profdata(cmd, f"--profiled-binary={exe}", raw,
+                                         "-o", self.scratch.path("out"), check=False)
+            self.assertEqual(r.returncode, 1)
+            self.assertEqual(r.stderr, f"memprof-profdata: error: {raw}: {REFUSAL}\n")
+
+    def test_strip_debug(self):
+        self.check_named(build(self.scratch, "stripdbg", ["-g"], "--strip-debug"))
+
+    def test_dynsym_only(self):
+        exe = build(self.scratch, "stripped", strip="--strip-all")
+        funcs = functions(build(self.scratch, "unstripped"))
+        raw, r = self.report_of(exe)
+        ctx = contexts(r.stdout)
+        self.assertEqual([c[0] for c in ctx], ["3.00 MiB", "2.00 MiB", "1.00 MiB"])
+
+        def where(frame):
+            m = re.fullmatch(r"stripped\+0x([0-9a-f]+)", frame[0])
+            self.assertIsNotNone(m, frame)
+            self.assertEqual(frame[1], "?")
+            a = int(m.group(1), 16)
+            return [n for n, (lo, hi) in funcs.items() if lo < a <= hi]
+
+        f0 = program_frames(ctx[0][1], exe)
+        self.assertEqual(f0[0], ("exported_alloc", "?"))  # .dynsym names it
+        self.assertEqual([where(f) for f in f0[1:]], [["main"]])
+        self.assertEqual([where(f) for f in program_frames(ctx[1][1], exe)],
+                         [["local_alloc"], ["twice_removed"], ["main"]])
+        self.assertEqual([where(f) for f in program_frames(ctx[2][1], exe)],
+                         [["local_alloc"], ["main"]])
+
+    def test_debug_info_unchanged(self):
+        exe = build(self.scratch, "dbg", ["-g"])
+        _, r = self.report_of(exe)
+        self.assertNotIn("no debug info", r.stdout)
+        ctx = contexts(r.stdout)
+        self.assertEqual(ctx[0][1][0][0], "exported_alloc")
+        self.assertRegex(ctx[0][1][0][1], r"symtab\.c:10:\d+$")
+
+    def test_other_formats(self):
+        exe = build(self.scratch, "nodebug")
+        raw = preload_run(self.scratch, exe)
+        r = rc.report(f"--profiled-binary={exe}", raw, "--format=folded")
+        self.assertRegex(r.stdout, r"(^|;)main;exported_alloc 3145728$".replace("$", "\n"))
+        self.assertRegex(r.stdout, r"(^|;)main;twice_removed;local_alloc 2097152\n")
+        self.assertIn("memprof-profdata: note: 3 of 3 contexts have frames named "
+                      "from ELF symbol tables", r.stderr)
+        for fmt in ("pprof", "dhat", "speedscope", "html"):
+            with self.subTest(fmt=fmt):
+                r = rc.report(f"--profiled-binary={exe}", raw, f"--format={fmt}",
+                              "-o", self.scratch.path("out." + fmt))
+                self.assertIn("contexts have frames named from ELF symbol tables",
+                              r.stderr)
+                with open(self.scratch.path("out." + fmt), "rb") as f:
+                    data = f.read()
+                if fmt == "pprof":
+                    data = gzip.decompress(data)
+                self.assertIn(b"twice_removed", data)
+
+
+class SystemProgram(harness.ProfTest):
+    """xz from Debian, no debug information installed for it or liblzma:
+    liblzma is found by build id and its exported functions named."""
+
+    def test_xz(self):
+        xz = shutil.which("xz")
+        if not xz:
+            self.skipTest("xz is not installed")
+        blob = self.scratch.path("blob")
+        with open(blob, "wb") as f:
+            f.write(bytes(range(256)) * 8192)
+        raw = preload_run(self.scratch, xz, ["-6", "-k", "-f", blob])
+        r = rc.report(f"--profiled-binary={xz}", raw, "--top=3")
+        top = contexts(r.stdout)[0][1]
+        names = [n for n, _ in top]
+        ours = [(n, l) for n, l in top if re.match(r"lzma_|liblzma|xz\+", n)]
+        self.assertTrue(all(loc == "?" for _, loc in ours), top)
+        self.assertTrue(any(n in ("lzma_stream_encoder", "lzma_easy_encoder",
+                                  "lzma_raw_encoder", "lzma_code") for n in names),
+                        names)
+        self.assertTrue(any(re.fullmatch(r"xz\+0x[0-9a-f]+", n) for n in names), names)
+        self.assertTrue(any(re.fullmatch(r"liblzma\.so\.5\+0x[0-9a-f]+", n)
+                            for n in names), names)
+        every = [n for _, st in contexts(r.stdout) for n, _ in st]
+        self.assertFalse([n for n in every if "libmemprof" in n or n.startswith("rt_")])
+        self.assertRegex(r.stdout, r"no debug info +\d+ of \d+ contexts")
+        m = harness.memprof_profdata("merge", f"--profiled-binary={xz}", raw,
+                                     "-o", self.scratch.path("x.prof"), check=False)
+        self.assertEqual(m.returncode, 1)
+        self.assertRegex(m.stderr, r"none of the \d+ allocation contexts has a "
+                                   r"symbolizable frame \(do the profiled "
+                                   r"binaries have debug info\?\)\n$")
+
+
+if __name__ == "__main__":
+    harness.main()
