@@ -238,6 +238,7 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym, raw_ids *ids) {
   mp_profile *p = mp_profile_new();
   mp_raw_reader *raw = mp_raw_reader_new(p, sym);
   mp_raw_reader_expect(raw, o->n_inputs);
+  mp_raw_reader_given(raw, o->n_binaries);
   input in[3];
   memset(in, 0, sizeof in);
   mib_stage mibs = {0};
@@ -457,9 +458,10 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
     char m[240];
     snprintf(m, sizeof m,
              "%" PRIu64 " of %" PRIu64 " contexts have frames named from ELF "
-             "symbol tables (%" PRIu64 " frames in code without debug "
+             "symbol tables (%" PRIu64 " frame%s in code without debug "
              "information: no file or line)",
-             r->sum.symtab_ctx, r->sum.contexts, r->sum.symtab_frames);
+             r->sum.symtab_ctx, r->sum.contexts, r->sum.symtab_frames,
+             r->sum.symtab_frames == 1 ? "" : "s");
     note(m);
   }
   if (ro->format == RPT_DHAT && r->tl && r->tl->n_proc > 1)

@@ -281,7 +281,7 @@ int mp_raw_prepare(const mp_raw_reader *r, const char *name, const void *data,
   f->data = data;
   f->len = len;
   mp_map_init(&f->stack_index, 1);
-  raw_reader_modules(r, &f->sym, &f->mods, &f->n_mods);
+  raw_reader_modules(r, &f->sym, &f->mods, &f->n_mods, &f->n_given);
   if (parse_file(f, err) != 0 || raw_prepare_keys(f, err) != 0) {
     mp_raw_file_free(f);
     *out = NULL;

@@ -36,6 +36,11 @@ typedef struct mp_raw_reader mp_raw_reader;
 mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym);
 /* A hint: about `files` raw profiles will be read. */
 void mp_raw_reader_expect(mp_raw_reader *r, size_t files);
+/* Only the first n modules of the reader's symbolizer were given as
+ * profiled binaries; the others were found by build id
+ * (mp_raw_find_libraries), and a leaf PC in one of those is inside a
+ * library, as one in no module is (raw_stack.in_library).  Default: all. */
+void mp_raw_reader_given(mp_raw_reader *r, size_t n);
 int mp_raw_reader_read(mp_raw_reader *r, const char *name, const void *data,
                        size_t len, mp_err *err);
 void mp_raw_reader_free(mp_raw_reader *r);

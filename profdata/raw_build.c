@@ -60,6 +60,7 @@ struct mp_raw_reader {
   msym_ctx *sym;
   const msym_module **mods;
   size_t n_mods;
+  size_t n_given; /* mp_raw_reader_given */
   mp_map *pc_maps; /* per module: vaddr -> index into pcs */
   pc_memo *memo;
   pc_info *pcs;
@@ -91,6 +92,7 @@ mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym) {
   r->p = p;
   r->sym = sym;
   r->n_mods = sym ? msym_num_modules(sym) : 0;
+  r->n_given = r->n_mods;
   r->mods = mp_xcalloc(r->n_mods + 1, sizeof *r->mods);
   r->pc_maps = mp_xcalloc(r->n_mods + 1, sizeof *r->pc_maps);
   for (size_t i = 0; i < r->n_mods; i++) {
@@ -107,10 +109,16 @@ mp_raw_reader *mp_raw_reader_new(mp_profile *p, msym_ctx *sym) {
 raw_mib_ctx *raw_reader_mib_ctx(mp_raw_reader *r) { return &r->mibs; }
 
 void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
-                        const msym_module *const **mods, size_t *n_mods) {
+                        const msym_module *const **mods, size_t *n_mods,
+                        size_t *n_given) {
   *sym = r->sym;
   *mods = r->mods;
   *n_mods = r->n_mods;
+  *n_given = r->n_given;
+}
+
+void mp_raw_reader_given(mp_raw_reader *r, size_t n) {
+  if (n < r->n_mods) r->n_given = n;
 }
 
 void mp_raw_reader_free(mp_raw_reader *r) {

@@ -40,9 +40,10 @@ typedef struct raw_stack {
   uint32_t state;           /* RAW_STACK_* */
   uint32_t ent;             /* its entry in the reader's stack cache, when
                                LIVE (raw_build.c) */
-  uint32_t in_library;      /* its leaf PC is in no given binary: the block
-                               was allocated inside a library (printf's
-                               buffer), called from the first frame kept */
+  uint32_t in_library;      /* its leaf PC is in no given binary (in none,
+                               or in a library found by build id): the
+                               block was allocated inside a library
+                               (printf's buffer) */
 } raw_stack;
 
 enum { RAW_STACK_NEW, RAW_STACK_LIVE, RAW_STACK_DROPPED };
@@ -72,6 +73,7 @@ typedef struct raw_file {
   msym_ctx *sym;
   const msym_module *const *mods;
   size_t n_mods;
+  size_t n_given; /* mods[n_given..] were found by build id, not given */
   /* raw_keys.c */
   seg_ref **segs; /* per dump: the segments whose build id has a module */
   size_t *n_segs;
@@ -135,7 +137,8 @@ void raw_keys_free(raw_file *f);
 
 /* The reader's modules, for raw_prepare_keys. */
 void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
-                        const msym_module *const **mods, size_t *n_mods);
+                        const msym_module *const **mods, size_t *n_mods,
+                        size_t *n_given);
 
 /* Symbolize the keyed file's stacks into the reader's profile and stack
  * cache (raw_build.c), reusing what earlier files already resolved: each

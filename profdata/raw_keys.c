@@ -143,6 +143,7 @@ stack_key_as(raw_file *f, raw_stack *s, uint32_t *key, const int pairs) {
       lo = sg->start + 1;
       span = sg->end - sg->start;
       mod = (uint32_t)sg->module;
+      s->in_library |= i == 0 && sg->module >= f->n_given;
       off = pc - lo;
     }
     if (pairs) {

@@ -8,7 +8,13 @@
  * Debian (LIB_DIRS), in $LD_LIBRARY_PATH and beside the given binaries;
  * a file is taken only when its build id is the segment's
  * (msym_add_binary_with_id).  No path is recorded in the profile: LLVM's
- * segment entry has none, and the layout is LLVM's.  `merge` and `show` do not do this: they
+ * segment entry has none, and the layout is LLVM's.
+ *
+ * Only for the profiles of programs libmemprof.so was preloaded into
+ * (heaptrack's use): the report of an instrumented program stays the
+ * report of the profile `merge` writes, with the frames of the binaries
+ * given, as clang will see them (a raw input and its merged indexed file
+ * give the same report).   `merge` and `show` do not do this: they
  * read only the binaries given, as llvm-profdata.
  */
 #define _GNU_SOURCE
@@ -39,11 +45,35 @@ static int is_wanted(const wanted *w, const uint8_t *id, size_t len) {
   return 0;
 }
 
+/* The first dump's note (docs/raw-format.md, section 7) says no
+ * instrumented code ran: libmemprof.so was preloaded into the program.  A
+ * dump that does not fit the file has none here: reading it will say what
+ * is wrong. */
+static int uninstrumented(const mp_file *f) {
+  uint64_t total = mp_rd64(f->data + 16), at = mp_rd64(f->data + 40);
+  if (total > f->size || at > total || total - at < 8) return 0;
+  uint64_t n = mp_rd64(f->data + at);
+  at += 8;
+  for (uint64_t i = 0; i < n; i++) {
+    if (total - at < 16) return 0;
+    uint64_t k = mp_rd64(f->data + at + 8);
+    if (k > (total - at - 16) / 8) return 0;
+    at += 16 + k * 8;
+  }
+  mp_raw_note note;
+  if (total - at < sizeof note) return 0;
+  memcpy(&note, f->data + at, sizeof note);
+  return note.magic == MP_RAW_NOTE_MAGIC && (note.flags & MP_RAW_NOTE_UNINSTRUMENTED);
+}
+
 /* The build ids of the first dump's segments (the dumps of a file list the
- * same modules) that no module of sym has.  A file too short for what its
- * header says is left alone: reading it will say what is wrong. */
+ * same modules) that no module of sym has, for a preloaded program's
+ * profile.  A file too short for what its header says is left alone:
+ * reading it will say what is wrong. */
 static void collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
-  if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mp_raw_header)) return;
+  if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mp_raw_header) ||
+      !uninstrumented(f))
+    return;
   uint64_t seg_off = mp_rd64(f->data + 24);
   if (seg_off > f->size - 8) return;
   uint64_t n = mp_rd64(f->data + seg_off);

@@ -70,10 +70,11 @@ static void summary(rpt *r, mp_buf *o) {
   if (s->symtab_ctx)
     mp_buf_printf(o, "  no debug info          %" PRIu64 " of %" PRIu64
                   " contexts have frames named from ELF symbol tables (%" PRIu64
-                  " frames, shown without file or line, as \"?\"; "
+                  " frame%s, shown without file or line, as \"?\"; "
                   "\"module+0x...\" where no function symbol covers the "
                   "address)\n",
-                  s->symtab_ctx, s->contexts, s->symtab_frames);
+                  s->symtab_ctx, s->contexts, s->symtab_frames,
+                  s->symtab_frames == 1 ? "" : "s");
   if (r->tl) rpt_write_tl_summary(r, o, "  ");
   mp_buf_printf(o, "\nclang-22's verdicts (cold: lifetime access density < %g "
                    "accesses/byte/s and average lifetime >= %u s; hot: density > "
