@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "rt_core.h"
+#include "rt_unwind.h"
 #include "rt_sample.h"
 
 int mp_inited;
@@ -66,6 +67,7 @@ MP_EXPORT void __memprof_init(void) {
   mp_init_core();
   rt_set_epoch(); /* first call only: later calls keep the epoch */
   rt_lifecycle_install();
+  rt_unwind_instrumented(); /* unwind_tables=-1: frame pointers from here */
 }
 
 MP_EXPORT void __memprof_preinit(void) {

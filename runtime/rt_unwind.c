@@ -171,14 +171,23 @@ static int exe_range(struct dl_phdr_info *info, size_t size, void *arg) {
   return 1;
 }
 
+/* unwind_tables=-1 (the default): 2 until instrumented code starts. */
+static void set_mode(int instrumented) {
+  int mode = rt_flags.unwind_tables;
+  if (mode < 0)
+    mode = instrumented ? 1 : 2;
+  int usable = __atomic_load_n(&find_object, __ATOMIC_ACQUIRE) != NULL;
+  __atomic_store_n(&rt_unwind_on, usable ? (mode > 2 ? 2 : mode) : 0, __ATOMIC_RELEASE);
+}
+
 void rt_unwind_init(void) {
   find_object_fn f = (find_object_fn)dlsym(RTLD_DEFAULT, "_dl_find_object");
   __atomic_store_n(&find_object, f, __ATOMIC_RELEASE);
   dl_iterate_phdr(exe_range, NULL);
-  int mode = rt_flags.unwind_tables;
-  __atomic_store_n(&rt_unwind_on, f ? (mode < 0 ? 0 : mode > 2 ? 2 : mode) : 0,
-                   __ATOMIC_RELEASE);
+  set_mode(__atomic_load_n(&rt_instrumented, __ATOMIC_RELAXED));
 }
+
+void rt_unwind_instrumented(void) { set_mode(1); }
 
 typedef int (*dlclose_fn)(void *);
 

@@ -64,8 +64,9 @@ MP_HIDDEN rt_cfa_rule rt_cfi_rule(const rt_cfi_module *m, uintptr_t pc);
 #define RT_TRACE_LEN 16
 MP_HIDDEN extern uint64_t rt_unwind_cache[1u << RT_UNWIND_SETS_LOG][2];
 MP_HIDDEN extern uint64_t rt_unwind_traces[1u << RT_TRACE_ROWS_LOG][RT_TRACE_LEN];
-/* How the walk consults the tables (the unwind_tables option, when glibc
- * can find a PC's module without locks): 0 never, 1 for the frames below
+/* How the walk consults the tables (the unwind_tables option, -1 resolved
+ * by whether instrumented code has started, when glibc can find a PC's
+ * module without locks): 0 never, 1 for the frames below
  * the program's first frame in the main executable (libraries called by
  * the program: past that frame the walk follows frame pointers alone), 2
  * for every frame without a frame pointer. */
@@ -163,5 +164,8 @@ static inline int rt_unwind_step(rt_cfa_rule r, uintptr_t *cur, uintptr_t *next,
 
 /* Called from the lifecycle installation (the loader may be asked). */
 MP_HIDDEN void rt_unwind_init(void);
+/* Instrumented code has started (__memprof_init): unwind_tables=-1 means 1
+ * from now on. */
+MP_HIDDEN void rt_unwind_instrumented(void);
 
 #endif

@@ -361,6 +361,29 @@ class PreloadedTools(harness.ProfTest):
             ":unwind_tables=2")
         self.assertGreaterEqual(depth, 20)
 
+    def test_uninstrumented_program_unwound_by_tables(self):
+        """unwind_tables=-1 (the default) is 2 in a program without
+        instrumented code: its own frames have no frame pointers either."""
+        exe = self.scratch.path("nofp")
+        harness.run(["gcc", "-O2", "-fomit-frame-pointer", "-g",
+                     harness.prog_path(__file__, "no_frame_pointers.c"), "-o", exe])
+        got = {}
+        for opts in ("", ":unwind_tables=1", ":unwind_tables=2"):
+            for p in os.listdir(self.scratch.dir):
+                if p.startswith("p."):
+                    os.unlink(self.scratch.path(p))
+            self.run_preloaded([exe], opts)
+            prof = harness.read_raw(self.scratch.path(
+                next(p for p in os.listdir(self.scratch.dir) if p.startswith("p."))))[0]
+            m = next(sid for sid, m in prof["mibs"].items() if m["TotalSize"] == 12345)
+            got[opts] = len(prof["stacks"][m])
+        # leaf, middle, main, libc's start, _start at least; with 1 the walk
+        # stops at the program's first frame (leaf: its caller's frame
+        # pointer is not one)
+        self.assertGreaterEqual(got[""], 5)
+        self.assertEqual(got[""], got[":unwind_tables=2"])
+        self.assertLessEqual(got[":unwind_tables=1"], 2)
+
     def test_gcc(self):
         src = self.scratch.write("x.c", "int f(int x) { return x * 2; }\n")
         self.run_preloaded(["gcc", "-O2", "-c", src, "-o", self.scratch.path("x.o")])
