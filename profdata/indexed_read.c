@@ -2,7 +2,7 @@
  * (index versions 8-13), dispatch to the memprof section reader
  * (memprof_read.c) and to the instrumentation part's (instrprof_index.c),
  * and attaching our symbolized section's symbol info to the frames it
- * names.
+ * names and its facts (how the inputs were recorded) to the profile.
  */
 #include <string.h>
 
@@ -40,6 +40,18 @@ static int attach_syms(mp_profile *p, const mp_symsec *s, unsigned memprof_v,
     mp_set_frame_sym(p, f, &sym);
   }
   return 0;
+}
+
+/* How the input was recorded: the section's facts, or, without them (no
+ * section, a 1.0 one, LLVM's file), every allocation. */
+static void add_facts(mp_profile *p, const mp_symsec *s) {
+  if (!s || !s->has_facts) {
+    mp_intervals_add(&p->intervals, 0);
+    return;
+  }
+  for (uint32_t i = 0; i < s->n_intervals; i++)
+    mp_intervals_add(&p->intervals, s->intervals[i]);
+  p->uninstrumented |= s->uninstrumented;
 }
 
 static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
@@ -128,6 +140,7 @@ int mp_read_indexed_input(mp_profile *p, const void *data, size_t len,
   if (rc == 0 && has_sec && !memprof)
     rc = mp_fail(err, "symbolized section without a memory profile");
   if (rc == 0 && has_sec) rc = attach_syms(p, &sec, version, &keys, err);
+  if (rc == 0 && memprof) add_facts(p, has_sec ? &sec : NULL);
   mp_frame_keys_free(&keys);
   mp_symsec_free(&sec);
   return rc;

@@ -89,7 +89,10 @@ int mp_write_indexed(const mp_profile *p, const mp_index_opts *o, mp_buf *out,
     goto done;
   }
   if (write_body(&v, o, out, sym_key, err)) goto done;
-  if (o->symbolized_section && has_syms(&v))
+  /* the section also keeps how the inputs were recorded, which LLVM's
+   * format has no room for */
+  if (o->symbolized_section && has_memprof(p) &&
+      (has_syms(&v) || mp_symsec_has_facts(p)))
     mp_symsec_write(out, p, v.frames, sym_key, v.n_frames,
                     o->memprof_version == 2 ? MP_SYMSEC_KEY_FRAME_ID
                                             : MP_SYMSEC_KEY_LINEAR);

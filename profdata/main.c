@@ -381,22 +381,16 @@ static int attach_timelines(const cli_opts *o, rpt *r, const raw_ids *ids) {
 
 static void note(const char *msg);
 
-/* What the runtime's notes in raw inputs say (show, and report formats
- * that cannot say it themselves). */
-static void note_raw_facts(const mp_profile *p) {
-  char msg[160];
-  if (p->sample_interval) {
-    snprintf(msg, sizeof msg, "sampled at %" PRIu64 " bytes; counts are estimates",
-             p->sample_interval);
-    note(msg);
-  }
-  if (p->uninstrumented)
-    note("the profiled program was not compiled with -fmemory-profile: access "
-         "counts are absent (only the runtime's mem and str interceptors counted)");
+/* How the inputs were recorded (report_facts.c): for show, and for the
+ * report formats that have no place to say it. */
+static void note_facts(const mp_profile *p) {
+  char msg[RPT_NOTE_SIZE];
+  if (rpt_sampled_note(p, msg, sizeof msg)) note(msg);
+  if (rpt_uninstrumented_note(p)) note(rpt_uninstrumented_note(p));
 }
 
 static int run_show(const cli_opts *o, const mp_profile *p, const raw_ids *ids) {
-  note_raw_facts(p);
+  note_facts(p);
   rpt *r = NULL;
   if (ids) {
     r = rpt_build(p, &o->report);
@@ -447,9 +441,11 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
     base = rpt_build(bp, ro);
     rpt_attach_base(r, base);
   }
-  /* text and HTML say these in the report itself */
+  /* text and HTML say these in the report itself; how the profile was
+   * recorded every format but folded says in its file too, and stderr
+   * says it for a report written to a file */
   int says = ro->format == RPT_TEXT || ro->format == RPT_HTML;
-  if (ro->format != RPT_TEXT) note_raw_facts(p); /* the HTML page has no place for them */
+  if (ro->format != RPT_TEXT) note_facts(p);
   if (!r->n_ctx && !says) note("the profile is empty: it has no allocation contexts");
   else if (r->n_ctx && !r->has_names && !says)
     note("the profile has no function names (llvm-profdata's indexed files "

@@ -65,7 +65,18 @@ void mp_profile_free(mp_profile *p) {
   mp_map_free(&p->site_index);
   mp_map_free(&p->string_index);
   mp_instr_free(p->instr);
+  free(p->intervals.v);
   free(p);
+}
+
+void mp_intervals_add(mp_intervals *s, uint64_t r) {
+  uint32_t i = 0;
+  while (i < s->n && s->v[i] < r) i++;
+  if (i < s->n && s->v[i] == r) return;
+  s->v = mp_xrealloc(s->v, ((size_t)s->n + 1) * sizeof *s->v);
+  memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof *s->v);
+  s->v[i] = r;
+  s->n++;
 }
 
 void mp_profile_reserve_stacks(mp_profile *p, size_t indexed, size_t stacks,
@@ -396,6 +407,9 @@ static uint32_t copy_string(mp_profile *dst, const mp_profile *src,
 void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
   mp_profile_begin_input(dst);
   dst->mib_fields |= src->mib_fields;
+  for (uint32_t i = 0; i < src->intervals.n; i++)
+    mp_intervals_add(&dst->intervals, src->intervals.v[i]);
+  dst->uninstrumented |= src->uninstrumented;
   uint32_t *fmap = mp_xmalloc((src->n_frames + 1) * 4);
   for (size_t i = 0; i < src->n_frames; i++) {
     fmap[i] = mp_intern_frame(dst, &src->frames[i]);

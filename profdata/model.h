@@ -97,6 +97,15 @@ typedef struct mp_record {
   size_t n_calls, cap_calls;
 } mp_record;
 
+/* A set of sampling intervals: distinct, increasing. */
+typedef struct mp_intervals {
+  uint64_t *v;
+  uint32_t n;
+} mp_intervals;
+
+/* Add R to the set (once). */
+void mp_intervals_add(mp_intervals *s, uint64_t r);
+
 typedef struct mp_profile {
   mp_frame *frames;
   mp_frame_sym *syms; /* parallel to frames */
@@ -131,14 +140,22 @@ typedef struct mp_profile {
    * NULL: none was read.  mp_profile_instr creates it. */
   struct mp_instr *instr;
 
-  /* From the runtime's note in raw inputs (docs/raw-format.md section 7):
-   * the largest sampling interval of the inputs (0: all recorded every
-   * allocation, the counts are exact), and whether some input came from
-   * a program that no instrumented code ran in (its access counts are
-   * absent). */
-  uint64_t sample_interval;
+  /* What the inputs say of how they were recorded (the runtime's note in
+   * raw inputs, docs/raw-format.md section 7; the facts of our
+   * symbolized section in indexed ones, docs/symbolized-section.md):
+   * the distinct sampling intervals R of the inputs, increasing, 0 for an
+   * input that recorded every allocation or says nothing (mp_intervals_add;
+   * mp_max_interval gives the largest, 0: every count is exact), and
+   * whether some input came from a program that no instrumented code ran
+   * in (its access counts are absent). */
+  mp_intervals intervals;
   int uninstrumented;
 } mp_profile;
+
+/* The largest sampling interval of the inputs; 0: every count is exact. */
+static inline uint64_t mp_max_interval(const mp_profile *p) {
+  return p->intervals.n ? p->intervals.v[p->intervals.n - 1] : 0;
+}
 
 #define MP_ALLOC_SEG0_BITS 2 /* the first segment holds 4 sites */
 

@@ -167,13 +167,13 @@ static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
 }
 
 /* The runtime's note, if one follows the stack table at `at` (the bytes
- * up to the dump's end are padding for LLVM's readers). */
+ * up to the dump's end are padding for LLVM's readers); a dump without
+ * one recorded every allocation. */
 static void read_note(raw_file *f, size_t at, size_t end) {
-  mp_raw_note n;
-  if (end - at < sizeof n) return;
-  memcpy(&n, f->data + at, sizeof n);
-  if (n.magic != MP_RAW_NOTE_MAGIC || n.size < sizeof n) return;
-  if (n.sample_interval > f->sample_interval) f->sample_interval = n.sample_interval;
+  mp_raw_note n = {0};
+  if (end - at >= sizeof n) memcpy(&n, f->data + at, sizeof n);
+  if (n.magic != MP_RAW_NOTE_MAGIC || n.size < sizeof n) n.sample_interval = n.flags = 0;
+  mp_intervals_add(&f->intervals, n.sample_interval);
   if (n.flags & MP_RAW_NOTE_UNINSTRUMENTED) f->uninstrumented = 1;
 }
 
@@ -270,6 +270,7 @@ void mp_raw_file_free(mp_raw_file *f) {
   for (size_t d = 0; d < f->n_dumps; d++) free(f->dumps[d].mib_stack);
   free(f->dumps);
   free(f->stacks);
+  free(f->intervals.v);
   free(f->calls);
   free(f);
 }

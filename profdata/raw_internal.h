@@ -83,8 +83,9 @@ typedef struct raw_file {
   pending_call *calls;
   size_t n_calls, cap_calls;
   size_t n_new; /* stacks the reader's cache did not know yet */
-  /* the runtime's notes (memprof_format.h), over all dumps */
-  uint64_t sample_interval;
+  /* the runtime's notes (memprof_format.h), over all dumps: each dump's
+   * sampling interval (0 without a note) */
+  mp_intervals intervals;
   int uninstrumented;
 } raw_file;
 

@@ -108,8 +108,8 @@ static void add_calls(raw_mib_ctx *x, const raw_file *f) {
 
 void raw_add_mibs(raw_file *f, raw_mib_ctx *x) {
   mp_profile_begin_input(x->p);
-  if (f->sample_interval > x->p->sample_interval)
-    x->p->sample_interval = f->sample_interval;
+  for (uint32_t i = 0; i < f->intervals.n; i++)
+    mp_intervals_add(&x->p->intervals, f->intervals.v[i]);
   x->p->uninstrumented |= f->uninstrumented;
   x->p->mib_fields |= MP_MIB_ALL_FIELDS;
   size_t total = 0;

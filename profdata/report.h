@@ -148,6 +148,18 @@ rpt *rpt_build(const mp_profile *p, const rpt_opts *o);
 void rpt_attach_base(rpt *r, rpt *base);
 void rpt_free(rpt *r);
 
+/* How the profile was recorded, in the words every format uses
+ * (report_facts.c): "Sampled every R bytes on average: ..." written into
+ * buf (room for 256 bytes is enough for a few intervals), or NULL when
+ * every count is exact; "Not instrumented (preloaded): ...", or NULL. */
+#define RPT_NOTE_SIZE 320
+const char *rpt_sampled_note(const mp_profile *p, char *buf, size_t n);
+const char *rpt_uninstrumented_note(const mp_profile *p);
+/* Both that apply, JSON-escaped and joined by "; ", between open and
+ * close; nothing when neither applies. */
+void rpt_json_notes(const mp_profile *p, mp_buf *out, const char *open,
+                    const char *close);
+
 /* ---- timelines (report_timeline.c) ---------------------------------- */
 
 /* Live bytes and blocks of one report context (RPT_TL_NO_FRAMES: of the

@@ -16,6 +16,7 @@
  * several were merged), and te the latest end of a timeline.  Peaks of
  * several processes are not one moment, so with more than one timeline
  * tg, gb and gbk stay 0, as they do without a timeline (eb, ebk too).
+ * A sampled or not instrumented profile says so after the command.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -100,9 +101,12 @@ void rpt_write_dhat(rpt *r, mp_buf *out) {
   mp_buf_printf(out,
                 "{\"dhatFileVersion\":2,\"mode\":\"heap\",\"verb\":\"Allocated\","
                 "\"bklt\":true,\"bkacc\":%s,\"tu\":\"ms\",\"Mtu\":\"Mms\","
-                "\"tuth\":1,\"cmd\":\"memprof-profdata report\",\"pid\":%" PRIu64 ","
-                "\"te\":%" PRIu64 ",\"tg\":%" PRIu64 ",\"pps\":[",
-                r->has_accesses ? "true" : "false", pid, program_end(r, tg), tg);
+                "\"tuth\":1,\"cmd\":\"memprof-profdata report",
+                r->has_accesses ? "true" : "false");
+  rpt_json_notes(r->p, out, " (", ")");
+  mp_buf_printf(out, "\",\"pid\":%" PRIu64 ",\"te\":%" PRIu64 ",\"tg\":%" PRIu64
+                     ",\"pps\":[",
+                pid, program_end(r, tg), tg);
   for (size_t i = 0; i < r->n_ctx; i++) {
     const rpt_ctx *c = &r->ctx[i];
     const mp_mib *m = c->mib;

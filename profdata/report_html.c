@@ -20,6 +20,9 @@
  *   tl       with timelines: the series of the "memory over time" graph
  *            and the contexts live at each peak and at exit
  *            (report_tl_out.c)
+ *   recorded how the profile was recorded (report_facts.c): the sampled
+ *            and the not-instrumented sentences, "" when they do not
+ *            apply; the page shows them as banners above the summary
  * The tree is built from the contexts sorted root first: a node's
  * contexts are then consecutive, so it is finished, and dropped if small,
  * when the walk leaves it.
@@ -359,6 +362,15 @@ static void summary_json(page *g) {
                 (double)c->lifetime_access_density_cold, c->ave_lifetime_cold,
                 c->min_ave_lifetime_density_hot, c->use_hot_hints,
                 table_sort[r->opts.sort]);
+  /* how the profile was recorded: the page's banners */
+  char note[RPT_NOTE_SIZE];
+  const char *sampled = rpt_sampled_note(r->p, note, sizeof note);
+  const char *uninstr = rpt_uninstrumented_note(r->p);
+  mp_buf_printf(g->out, ",\"recorded\":{\"sampled\":\"");
+  rpt_json_str(g->out, sampled ? sampled : "");
+  mp_buf_printf(g->out, "\",\"uninstrumented\":\"");
+  rpt_json_str(g->out, uninstr ? uninstr : "");
+  mp_buf_printf(g->out, "\"}");
 }
 
 /* Old bytes of each context (-1: new) and the largest gone contexts. */

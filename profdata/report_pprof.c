@@ -7,7 +7,8 @@
  * locations leaf first, each location one physical frame with the frames
  * inlined into it before it (callee first, as pprof lists a location's
  * lines); functions carry the demangled name, the linkage name as system
- * name, the file and the first line.
+ * name, the file and the first line.  A sampled or not instrumented
+ * profile says so in the profile's comments (report_facts.c).
  *
  * The protobuf encoding is written by hand: varints and length-delimited
  * fields are all profile.proto needs.
@@ -225,6 +226,12 @@ int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
   value_type(&x, 11, "space", "bytes");
   field_varint(&x.out, 12, 1);
   field_varint(&x.out, 14, str_id(&x, "alloc_space"));
+  /* how the profile was recorded: comments (`pprof -comments`) */
+  char note[RPT_NOTE_SIZE];
+  if (rpt_sampled_note(r->p, note, sizeof note))
+    field_varint(&x.out, 13, str_id(&x, note));
+  if (rpt_uninstrumented_note(r->p))
+    field_varint(&x.out, 13, str_id(&x, rpt_uninstrumented_note(r->p)));
   for (size_t i = 0; i < x.n_str; i++)
     field_bytes(&x.out, 6, x.str[i], strlen(x.str[i]));
   int rc = gzip(&x.out, out, err);

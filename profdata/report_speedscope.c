@@ -3,7 +3,8 @@
  * context uses in `shared.frames` (name, file, line, col), and one
  * "sampled" profile per value - bytes, allocations, lifetime (ms) and, when
  * the profile has them, accesses - whose samples are the contexts'
- * stacks, root first, weighted by the context's total.
+ * stacks, root first, weighted by the context's total.  The file's name
+ * says when the profile was sampled or not instrumented.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -77,7 +78,9 @@ void rpt_write_speedscope(rpt *r, mp_buf *out) {
     mp_buf_printf(out, ",");
     profile(r, out, index, RPT_ACCESSES, "accesses", "none");
   }
-  mp_buf_printf(out, "],\"name\":\"memory profile\",\"activeProfileIndex\":0,"
+  mp_buf_printf(out, "],\"name\":\"memory profile");
+  rpt_json_notes(r->p, out, ": ", "");
+  mp_buf_printf(out, "\",\"activeProfileIndex\":0,"
                      "\"exporter\":\"memprof-profdata\"}\n");
   free(index);
 }

@@ -253,12 +253,14 @@ void rpt_write_text(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "Note: the profile has no function names; functions are "
                      "shown by GUID and lines as offsets from the function's "
                      "first line.\n\n");
-  if (r->p->sample_interval)
-    mp_buf_printf(o, "Note: sampled at %" PRIu64 " bytes; counts are estimates "
-                     "(allocations, bytes, accesses and lifetimes weighted by "
-                     "the inverse of each block's chance to be sampled; "
-                     "minima and maxima are those of the sampled blocks).\n\n",
-                  r->p->sample_interval);
+  char note[RPT_NOTE_SIZE];
+  if (rpt_sampled_note(r->p, note, sizeof note))
+    mp_buf_printf(o, "Note: %s (allocations, bytes, accesses and lifetimes "
+                     "weighted by the inverse of each block's chance to be "
+                     "sampled; minima and maxima are those of the sampled "
+                     "blocks).\n\n", note);
+  if (rpt_uninstrumented_note(r->p))
+    mp_buf_printf(o, "Note: %s.\n\n", rpt_uninstrumented_note(r->p));
   summary(r, o);
   if (r->opts.by == RPT_BY_CONTEXT)
     top_contexts(r, o);

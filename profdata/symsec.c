@@ -1,11 +1,16 @@
 /* symsec.c - writing and reading our symbolized section (symsec.h).
  *
  * Section (all offsets relative to its first byte, every table 8-aligned):
- *   header (64 bytes), entries (32 bytes each), path nodes (8 bytes each:
- *   component string id, parent node id), string table (8 bytes each:
- *   offset and length in the blob), blob.
+ *   header (64 bytes; 80 from version 1.1 when the profile has facts),
+ *   entries (32 bytes each), path nodes (8 bytes each: component string
+ *   id, parent node id), string table (8 bytes each: offset and length in
+ *   the blob), blob, and from 1.1 the sampling intervals (u64 each).
  * Trailer (last 40 bytes of the file): "MPSYMSEC", u32 major, u32 minor,
  * u64 section offset, u64 section size, u32 crc32 of the section, u32 0.
+ * The facts (how the inputs were recorded: their sampling intervals and
+ * whether one was not instrumented) are written only when there is
+ * something to say, so that a profile recorded in full gets the 1.0
+ * section byte for byte.
  * docs/symbolized-section.md is the normative description.
  */
 #include "io.h"
@@ -17,6 +22,7 @@
 
 #define NONE UINT32_MAX
 #define HEADER_SIZE 64u
+#define HEADER_SIZE_FACTS 80u /* 1.1: facts flags, intervals count and offset */
 #define ENTRY_SIZE 32u
 #define NODE_SIZE 8u
 #define STRING_SIZE 8u
@@ -81,12 +87,26 @@ static void write_strings(mp_buf *out, size_t base, const mp_profile *s,
   pad8(out, base);
 }
 
-static void write_trailer(mp_buf *out, size_t base) {
+int mp_symsec_has_facts(const mp_profile *p) {
+  return mp_max_interval(p) != 0 || p->uninstrumented;
+}
+
+/* The 1.1 header fields and the intervals table, at the section's end. */
+static void write_facts(mp_buf *out, size_t base, const mp_profile *p) {
+  uint64_t off = out->len - base;
+  for (uint32_t i = 0; i < p->intervals.n; i++) mp_buf_u64(out, p->intervals.v[i]);
+  uint32_t h32[2] = {p->uninstrumented ? MP_SYMSEC_FACT_UNINSTRUMENTED : 0,
+                     p->intervals.n};
+  memcpy(out->data + base + HEADER_SIZE, h32, sizeof h32);
+  memcpy(out->data + base + HEADER_SIZE + 8, &off, sizeof off);
+}
+
+static void write_trailer(mp_buf *out, size_t base, uint32_t minor) {
   uint64_t size = out->len - base;
   uint32_t crc = (uint32_t)crc32_z(0, out->data + base, (z_size_t)size);
   mp_buf_put(out, MP_SYMSEC_MAGIC, 8);
   mp_buf_u32(out, MP_SYMSEC_MAJOR);
-  mp_buf_u32(out, MP_SYMSEC_MINOR);
+  mp_buf_u32(out, minor);
   mp_buf_u64(out, base);
   mp_buf_u64(out, size);
   mp_buf_u32(out, crc);
@@ -102,7 +122,9 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
 
   while (out->len % 8) mp_buf_u8(out, 0);
   size_t base = out->len;
-  for (unsigned i = 0; i < HEADER_SIZE; i++) mp_buf_u8(out, 0);
+  int facts = mp_symsec_has_facts(p);
+  uint32_t header_size = facts ? HEADER_SIZE_FACTS : HEADER_SIZE;
+  for (unsigned i = 0; i < header_size; i++) mp_buf_u8(out, 0);
   uint32_t n_entries = 0;
   for (size_t i = 0; i < n; i++) {
     const mp_frame_sym *s = &p->syms[frames[i]];
@@ -131,12 +153,14 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
   uint64_t strings_off, blob_off, blob_size;
   write_strings(out, base, w.strs, &strings_off, &blob_off, &blob_size);
 
-  uint32_t h32[6] = {HEADER_SIZE, key_kind, n_entries, ENTRY_SIZE,
+  if (facts) write_facts(out, base, p);
+
+  uint32_t h32[6] = {header_size, key_kind, n_entries, ENTRY_SIZE,
                      (uint32_t)w.n_nodes, (uint32_t)w.strs->n_strings};
   memcpy(out->data + base, h32, sizeof h32);
-  uint64_t h64[5] = {HEADER_SIZE, nodes_off, strings_off, blob_off, blob_size};
+  uint64_t h64[5] = {header_size, nodes_off, strings_off, blob_off, blob_size};
   memcpy(out->data + base + 24, h64, sizeof h64);
-  write_trailer(out, base);
+  write_trailer(out, base, facts ? MP_SYMSEC_MINOR : 0);
 
   free(file_node);
   free(w.node_comp);
@@ -158,6 +182,8 @@ typedef struct sec {
   uint64_t size, base;
   uint32_t key_kind, n_entries, entry_size, n_nodes, n_strings;
   uint64_t entries_off, nodes_off, strings_off, blob_off, blob_size;
+  uint32_t facts, n_intervals; /* 1.1 */
+  uint64_t intervals_off;
 } sec;
 
 /* [off, off + count*elem) inside the section? */
@@ -220,6 +246,36 @@ static int read_header(sec *s, mp_err *err) {
   if (bad)
     return mp_fail(err, "symbolized section at offset 0x%llx: %s",
                    (unsigned long long)s->base, bad);
+  return 0;
+}
+
+/* The 1.1 facts, when the header is long enough to hold them: the
+ * intervals table must lie inside the section, its values increasing
+ * (distinct, in order: what the writer puts). */
+static int read_facts(sec *s, mp_symsec *out, mp_err *err) {
+  if (mp_rd32(s->d) < HEADER_SIZE_FACTS) return 0;
+  s->facts = mp_rd32(s->d + 64);
+  s->n_intervals = mp_rd32(s->d + 68);
+  s->intervals_off = mp_rd64(s->d + 72);
+  if (!table_fits(s, s->intervals_off, s->n_intervals, 8))
+    return mp_fail(err, "symbolized section at offset 0x%llx: %u sampling "
+                   "intervals at 0x%llx are outside the section",
+                   (unsigned long long)s->base, s->n_intervals,
+                   (unsigned long long)s->intervals_off);
+  out->intervals = mp_xmalloc(((size_t)s->n_intervals + 1) * 8);
+  for (uint32_t i = 0; i < s->n_intervals; i++) {
+    uint64_t r = mp_rd64(s->d + s->intervals_off + 8ull * i);
+    if (i && r <= out->intervals[i - 1])
+      return mp_fail(err, "symbolized section at offset 0x%llx: sampling "
+                     "interval %u (%llu) does not follow %llu in increasing "
+                     "order", (unsigned long long)s->base, i,
+                     (unsigned long long)r,
+                     (unsigned long long)out->intervals[i - 1]);
+    out->intervals[i] = r;
+  }
+  out->n_intervals = s->n_intervals;
+  out->has_facts = 1;
+  out->uninstrumented = (s->facts & MP_SYMSEC_FACT_UNINSTRUMENTED) != 0;
   return 0;
 }
 
@@ -301,6 +357,10 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
   if (!mp_symsec_present(data, len))
     return mp_fail(err, "no symbolized section trailer");
   if (read_trailer(data, len, &s, err) || read_header(&s, err)) return -1;
+  if (read_facts(&s, out, err)) {
+    mp_symsec_free(out);
+    return -1;
+  }
   mp_symsec_entry *e = mp_xcalloc(s.n_entries + 1, sizeof *e);
   uint64_t *name_at = mp_xmalloc((s.n_entries + 1) * 16);
   uint64_t *file_at = name_at + s.n_entries + 1;
@@ -338,5 +398,6 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
 void mp_symsec_free(mp_symsec *s) {
   free(s->entries);
   free(s->storage);
+  free(s->intervals);
   memset(s, 0, sizeof *s);
 }

@@ -1,6 +1,7 @@
 /* symsec.h - our symbolized section (docs/symbolized-section.md): per
  * written frame its function name, source file, line, column and
- * discriminator.  Stored after LLVM's sections and found through a 40-byte
+ * discriminator, and how the inputs were recorded (sampling intervals, not
+ * instrumented).  Stored after LLVM's sections and found through a 40-byte
  * trailer at the very end of the file, so LLVM's readers never see it.
  */
 #ifndef PROFDATA_SYMSEC_H
@@ -15,7 +16,7 @@
 
 #define MP_SYMSEC_MAGIC "MPSYMSEC"
 #define MP_SYMSEC_MAJOR 1u
-#define MP_SYMSEC_MINOR 0u
+#define MP_SYMSEC_MINOR 1u /* written only with facts; 1.0 otherwise */
 #define MP_SYMSEC_TRAILER_SIZE 40u
 
 /* What an entry's frame key means. */
@@ -23,6 +24,12 @@ enum {
   MP_SYMSEC_KEY_LINEAR = 0,   /* index in the memprof v3/v4 frame array */
   MP_SYMSEC_KEY_FRAME_ID = 1, /* FrameId of the memprof v2 frame table */
 };
+
+/* Facts flags (header offset 64, version 1.1). */
+#define MP_SYMSEC_FACT_UNINSTRUMENTED 1u /* an input was not instrumented */
+
+/* 1 if the profile has facts to record (sampled or not instrumented). */
+int mp_symsec_has_facts(const mp_profile *p);
 
 /* Pad `out` to 8 and append the section (one entry for each of the n
  * model frames `frames[i]` that has symbol info, keyed by keys[i]), then
@@ -43,6 +50,10 @@ typedef struct mp_symsec {
   size_t n_entries;
   char *storage; /* every name and path, NUL-terminated */
   uint64_t llvm_end; /* file offset where the section starts */
+  /* the facts (1.1): has_facts 0 when the section has none */
+  int has_facts, uninstrumented;
+  uint64_t *intervals; /* distinct sampling intervals, increasing */
+  uint32_t n_intervals;
 } mp_symsec;
 
 /* 1 if the file ends with our trailer magic. */

@@ -478,6 +478,7 @@ int mp_read_yaml(mp_profile *p, const void *data, size_t len, mp_err *err) {
   yreader r;
   memset(&r, 0, sizeof r);
   mp_profile_begin_input(p);
+  mp_intervals_add(&p->intervals, 0); /* YAML says nothing of sampling */
   r.p = p;
   r.err = err;
   MP_VEC_RESERVE(r.frames, r.cap_frames, 1); /* empty stacks need a pointer */

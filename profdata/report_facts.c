@@ -1,0 +1,53 @@
+/* report_facts.c - the words every output uses for how the profile was
+ * recorded: sampled (counts are estimates) and not instrumented (no access
+ * counts).  The facts come from the inputs (mp_profile.intervals and
+ * .uninstrumented: the runtime's note in raw profiles, our symbolized
+ * section in indexed ones); each format puts these sentences where its
+ * readers look (report_text.c, report_html.c, report_pprof.c,
+ * report_speedscope.c, report_dhat.c; stderr for the others and `show`).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "report.h"
+
+const char *rpt_sampled_note(const mp_profile *p, char *buf, size_t n) {
+  const mp_intervals *s = &p->intervals;
+  if (!mp_max_interval(p)) return NULL;
+  if (s->n == 1) {
+    snprintf(buf, n, "Sampled every %" PRIu64 " bytes on average: counts, "
+                     "sizes and lifetimes are estimates", s->v[0]);
+    return buf;
+  }
+  /* inputs recorded differently: name every interval */
+  size_t at = (size_t)snprintf(buf, n, "Sampled every ");
+  int exact = s->v[0] == 0;
+  for (uint32_t i = exact; i < s->n && at < n; i++)
+    at += (size_t)snprintf(buf + at, n - at, "%s%" PRIu64,
+                           i == (uint32_t)exact ? "" : i + 1 == s->n ? " or " : ", ",
+                           s->v[i]);
+  if (at < n)
+    snprintf(buf + at, n - at, " bytes on average (the merged inputs differ%s): "
+                               "counts, sizes and lifetimes are estimates",
+             exact ? "; some recorded every allocation" : "");
+  return buf;
+}
+
+const char *rpt_uninstrumented_note(const mp_profile *p) {
+  return p->uninstrumented ? "Not instrumented (preloaded): no access counts; "
+                             "no hot/cold verdicts"
+                           : NULL;
+}
+
+void rpt_json_notes(const mp_profile *p, mp_buf *out, const char *open,
+                    const char *close) {
+  char note[RPT_NOTE_SIZE];
+  const char *n[2] = {rpt_sampled_note(p, note, sizeof note),
+                      rpt_uninstrumented_note(p)};
+  for (int i = 0, k = 0; i < 2; i++) {
+    if (!n[i]) continue;
+    mp_buf_printf(out, "%s", k++ ? "; " : open);
+    rpt_json_str(out, n[i]);
+  }
+  if (n[0] || n[1]) mp_buf_printf(out, "%s", close);
+}
