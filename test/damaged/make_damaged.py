@@ -320,7 +320,43 @@ def symsec_cases(ours):
         f"0x{crc:08x}, trailer says 0x{u32(ours, t + 32):08x})")
     add("sym-header-size-huge.memprofdata", fix_crc(put32(ours, base, 0xffffff)),
         f"symbolized section at offset 0x{base:x}: bad header size")
+    # version 1.1's facts: the sampling-interval table
+    end = size + 16  # where with_facts puts the table
+    add("sym-facts-outside.memprofdata", with_facts(ours, [4096, 65536], at=end + 8),
+        f"symbolized section at offset 0x{base:x}: 2 sampling intervals at "
+        f"0x{end + 8:x} are outside the section")
+    add("sym-facts-count-huge.memprofdata", with_facts(ours, [4096], n=2**32 - 1),
+        f"symbolized section at offset 0x{base:x}: 4294967295 sampling intervals at "
+        f"0x{end:x} are outside the section")
+    add("sym-facts-unordered.memprofdata", with_facts(ours, [65536, 4096]),
+        f"symbolized section at offset 0x{base:x}: sampling interval 1 (4096) does "
+        "not follow 65536 in increasing order")
+    add("sym-facts-repeated.memprofdata", with_facts(ours, [0, 4096, 4096]),
+        f"symbolized section at offset 0x{base:x}: sampling interval 2 (4096) does "
+        "not follow 4096 in increasing order")
     return c
+
+
+def with_facts(ours, intervals, flags=0, n=None, at=None):
+    """`ours` with a version 1.1 section: the header grows to 80 bytes
+    (facts flags, the number of intervals and their table's offset), the
+    tables move 16 bytes on, the intervals follow the section's old end
+    (at `at` and counted `n` when given), the trailer says 1.1 with the
+    new size and checksum."""
+    import zlib
+    t = len(ours) - 40
+    base, size = u64(ours, t + 16), u64(ours, t + 24)
+    sec = ours[base:base + size]
+    head = put32(sec[:64], 0, 80)
+    for off in (24, 32, 40, 48):
+        head = put64(head, off, u64(head, off) + 16)
+    table = struct.pack(f"<{len(intervals)}Q", *intervals)
+    facts = struct.pack("<IIQ", flags, len(intervals) if n is None else n,
+                        size + 16 if at is None else at)
+    new = head + facts + sec[64:] + table
+    trailer = (b"MPSYMSEC" + struct.pack("<IIQQII", 1, 1, base, len(new),
+                                         zlib.crc32(new), 0))
+    return ours[:base] + new + trailer
 
 
 # ---- instrumentation profiles (docs/instrprof-format.md) ------------------------

@@ -101,6 +101,21 @@ class DamagedTest(unittest.TestCase):
                                       self.scratch.path("bin", "seedprog19"))
                 self.assertEqual(r.returncode, 0, r.stderr.decode())
                 self.assertIn(b"HeapProfileRecords:", r.stdout)
+        # the facts of version 1.1 (make_damaged.with_facts), undamaged
+        import make_damaged
+        with open(os.path.join(HERE, "base-ours.memprofdata"), "rb") as f:
+            facts = make_damaged.with_facts(f.read(), [0, 4096, 65536], flags=1)
+        path = self.scratch.path("facts.memprofdata")
+        with open(path, "wb") as f:
+            f.write(facts)
+        r = self.run_tool("show", path)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertEqual(r.stderr.decode().splitlines(), [
+            "memprof-profdata: note: Sampled every 4096 or 65536 bytes on average (the "
+            "merged inputs differ; some recorded every allocation): counts, sizes and "
+            "lifetimes are estimates",
+            "memprof-profdata: note: Not instrumented (preloaded): no access counts; no "
+            "hot/cold verdicts"])
         for base in ("base-ir22.profraw", "base-ir22.indexed"):
             with self.subTest(base=base):
                 r = self.run_tool("show", os.path.join(HERE, base))

@@ -99,7 +99,7 @@ class TortureTest(harness.ProfTest):
         self.assertEqual(len(profs), 1, f"profiles: {profs}")
         shown = harness.memprof_profdata("show", self.scratch.path(profs[0]),
                                          f"--profiled-binary={exe}")
-        self.assertIn("sampled at 64 bytes", shown.stderr)
+        self.assertIn("Sampled every 64 bytes on average", shown.stderr)
         counts = harness.leaf_alloc_counts(shown.stdout, SITES.values())
         want = summary_counts(self.reference)["allocations"]
         self.assertLess(abs(sum(counts.values()) - want), want / 20, counts)
