@@ -359,7 +359,11 @@ typedef struct rt_text {
   uint32_t *ids; /* mmap'd */
   size_t n, cap;
 } rt_text;
-MP_HIDDEN void rt_text_mibs(rt_text *t, int terse); /* table locked */
+/* `note`: what the raw profile's note would say (sampled, not
+ * instrumented), or NULL; the text says it in a line of its own before
+ * the MIBs, which profiles recorded in full with instrumentation (all
+ * LLVM's runtime writes) never have. */
+MP_HIDDEN void rt_text_mibs(rt_text *t, int terse, const mp_raw_note *note); /* table locked */
 MP_HIDDEN void rt_text_stacks(rt_text *t);          /* table unlocked */
 MP_HIDDEN void rt_text_free(rt_text *t);
 /* Function name of pc (NULL if unknown) and its module/offset (rt_symtab.c). */

@@ -285,8 +285,9 @@ int rt_dump(int from_signal) {
       rt_print_module_map(0);
     rt_mib_add_all_live();
     rt_text text = {0};
+    mp_raw_note note;
     if (rt_flags.print_text)
-      rt_text_mibs(&text, rt_flags.print_terse);
+      rt_text_mibs(&text, rt_flags.print_terse, make_note(&note) ? &note : NULL);
     else
       r = write_raw(&segs);
     rt_mib_clear();

@@ -1,5 +1,6 @@
-/* rt_text.c - the text profile (print_text=1, terse with print_terse=1)
- * and the allocator statistics (__memprof_print_accumulated_stats, atexit=1).
+/* rt_text.c - the text profile (print_text=1, terse with print_terse=1;
+ * LLVM's layout, with a line before the MIBs when sampled or not
+ * instrumented) and the allocator statistics (__memprof_print_accumulated_stats, atexit=1).
  * Stacks are printed by rt_frames.c. */
 #include "rt_core.h"
 
@@ -63,7 +64,19 @@ static void note_id(uint32_t id, const rt_mib_entry *e, void *ctx) {
     t->ids[t->n++] = id;
 }
 
-void rt_text_mibs(rt_text *t, int terse) {
+/* How the profile was recorded, in memprof-profdata's words
+ * (profdata/report_facts.c). */
+static void recorded(rt_buf *b, const mp_raw_note *n) {
+  if (n->sample_interval)
+    rt_buf_printf(b, "Sampled every %llu bytes on average: counts, sizes and "
+                     "lifetimes are estimates\n",
+                  (unsigned long long)n->sample_interval);
+  if (n->flags & MP_RAW_NOTE_UNINSTRUMENTED)
+    rt_buf_printf(b, "Not instrumented (preloaded): no access counts; no "
+                     "hot/cold verdicts\n");
+}
+
+void rt_text_mibs(rt_text *t, int terse, const mp_raw_note *note) {
   size_t n = 0;
   rt_mib_for_each(count_cb, &n);
   t->cap = rt_round_up(n ? n * sizeof(uint32_t) : 1, RT_PAGE);
@@ -73,6 +86,8 @@ void rt_text_mibs(rt_text *t, int terse) {
     t->cap = 0;
     return;
   }
+  if (note)
+    recorded(&t->b, note);
   if (!terse)
     rt_buf_printf(&t->b, "Recorded MIBs (incl. live on exit):\n");
   rt_mib_for_each(terse ? mib_terse : mib_full, &t->b);

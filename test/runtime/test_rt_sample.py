@@ -117,10 +117,43 @@ class TestSampleFixedSeed(SampleTest):
         self.assertEqual(llvm, {(m["AllocCount"], m["TotalSize"]) for m in ours.values()})
         show = harness.run([harness.profdata_tool(), "show", raws[0],
                             f"--profiled-binary={exe}"])
-        self.assertIn(f"sampled at {self.R} bytes; counts are estimates", show.stderr)
+        said = f"Sampled every {self.R} bytes on average: counts, sizes and lifetimes are estimates"
+        self.assertIn(said, show.stderr)
         rep = harness.run([harness.profdata_tool(), "report", raws[0],
                            f"--profiled-binary={exe}"])
-        self.assertIn(f"sampled at {self.R} bytes; counts are estimates", rep.stdout)
+        self.assertIn(said, rep.stdout)
+
+
+class TestSampleText(SampleTest):
+    """print_text=1: a sampled profile says so in a line before the MIBs
+    (LLVM's text has none; a profile recorded in full keeps LLVM's first
+    line), in the terse form too."""
+    SAID = ("Sampled every 65536 bytes on average: counts, sizes and lifetimes "
+            "are estimates")
+
+    def first_lines(self, exe, options, env=None):
+        r, files = harness.run_program(self.scratch, exe, env=dict(
+            env or {}, MEMPROF_OPTIONS="log_path=stdout:print_text=1:" + options))
+        self.assertEqual(files, [])
+        return r.stdout.decode().splitlines()[:2]
+
+    def test_text_says_sampled(self):
+        exe = self.build("sample_sites.c")
+        self.assertEqual(self.first_lines(exe, "sample_interval=65536"),
+                         [self.SAID, "Recorded MIBs (incl. live on exit):"])
+        lines = self.first_lines(exe, "sample_interval=65536:print_terse=1")
+        self.assertEqual(lines[0], self.SAID)
+        self.assertRegex(lines[1], r"^MIB:\d+/")
+        self.assertEqual(self.first_lines(exe, "sample_interval=0")[0],
+                         "Recorded MIBs (incl. live on exit):")
+        self.assertRegex(self.first_lines(exe, "print_terse=1")[0], r"^MIB:\d+/")
+
+    def test_text_says_not_instrumented(self):
+        exe = self.scratch.path("plain")
+        harness.run(["clang-22", "-O0", "-g", prog("sample_sites.c"), "-o", exe])
+        lines = self.first_lines(exe, "", env={"LD_PRELOAD": harness.find_built("libmemprof.so")})
+        self.assertEqual(lines, ["Not instrumented (preloaded): no access counts; no "
+                                 "hot/cold verdicts", "Recorded MIBs (incl. live on exit):"])
 
 
 class TestSampleUnbiased(SampleTest):

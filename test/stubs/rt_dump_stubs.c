@@ -90,9 +90,10 @@ void rt_report(const char *fmt, ...) {
 
 /* Text dumps are not what this stub serves. */
 void rt_print_module_map(int to_stderr) { (void)to_stderr; }
-void rt_text_mibs(rt_text *t, int terse) {
+void rt_text_mibs(rt_text *t, int terse, const mp_raw_note *note) {
   (void)t;
   (void)terse;
+  (void)note;
 }
 void rt_text_stacks(rt_text *t) { (void)t; }
 void rt_text_free(rt_text *t) { (void)t; }
