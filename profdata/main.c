@@ -518,10 +518,12 @@ static void prefill_heap(const cli_opts *o) {
 
 static int run_inputs(const cli_opts *o);
 
-/* 1 if the file at path starts with a timeline's magic. */
+/* 1 if the file at path starts with a timeline's magic.  O_NONBLOCK: a
+ * FIFO without a writer must not hold the tool here (the reader refuses
+ * it later, at once). */
 static int starts_as_timeline(const char *path) {
   uint8_t head[8];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return 0;
   ssize_t n = read(fd, head, sizeof head);
   close(fd);
