@@ -1,5 +1,6 @@
 /* sample_sites.c - allocation sites of known counts and sizes for the
- * sampling tests (test_rt_sample.py).  Each site is its own function and
+ * sampling tests (test_rt_sample.py; test_report_sampled.py reports on
+ * its profiles).  Each site is its own function and
  * allocates blocks of one size that no other site uses, so a profile's
  * sites are told apart by TotalSize / AllocCount.  Every block is written
  * once per 8 bytes (one instrumented store each): a site's
