@@ -47,10 +47,27 @@ static uint32_t attr_u32(Dwarf_Die *die, int name) {
   return (uint32_t)w;
 }
 
-static void cu_lines(sym_cu *cu) {
+/* The unit's line table read by sym_lines.c; 0 when it cannot be (a split
+ * unit, whose table is its skeleton's, or one sym_lines.c leaves to libdw). */
+static int own_lines(sym_dwarf *d, sym_cu *cu) {
+  Dwarf_Attribute a;
+  Dwarf_Word off;
+  if (cu->die.addr != cu->unit.addr || cu->dw != d->dw ||
+      dwarf_formudata(dwarf_attr(&cu->die, DW_AT_stmt_list, &a), &off) != 0)
+    return 0;
+  sym_dwarf_sections(d);
+  return sym_lines_read(&cu->table, &d->line, &d->line_str, &d->str, off) == 0;
+}
+
+static void cu_lines(sym_dwarf *d, sym_cu *cu) {
   if (cu->lines_ready)
     return;
   cu->lines_ready = 1;
+  if (own_lines(d, cu)) {
+    cu->own_lines = 1;
+    cu->nfiles = cu->table.nnames;
+    return;
+  }
   if (dwarf_getsrclines(&cu->die, &cu->lines, &cu->nlines) != 0) {
     cu->lines = NULL;
     cu->nlines = 0;
@@ -65,33 +82,37 @@ static void cu_lines(sym_cu *cu) {
  * latter is absolute; LLVM always prepends comp_dir to a relative path,
  * except for DWARF 5 directory 0 (which is the comp dir itself).  Distro
  * builds (-fdebug-prefix-map=...=.) have relative comp dirs. */
+static const char *first_dir(const sym_cu *cu) {
+  if (cu->own_lines)
+    return cu->table.dir0;
+  const char *const *dirs;
+  size_t ndirs;
+  return dwarf_getsrcdirs(cu->files, &dirs, &ndirs) == 0 && ndirs ? dirs[0]
+                                                                  : NULL;
+}
+
 static char *llvm_path(sym_cu *cu, const char *p) {
   Dwarf_Attribute a;
   const char *comp = dwarf_formstring(dwarf_attr(&cu->unit, DW_AT_comp_dir, &a));
   if (p[0] == '/' || !comp || !*comp)
     return mp_xstrndup(p, strlen(p));
-  const char *const *dirs;
-  size_t ndirs;
-  if (dwarf_getsrcdirs(cu->files, &dirs, &ndirs) == 0 && ndirs && dirs[0]) {
-    size_t n = strlen(dirs[0]);
-    if (n && strncmp(p, dirs[0], n) == 0 && p[n] == '/')
+  const char *dir0 = first_dir(cu);
+  if (dir0) {
+    size_t n = strlen(dir0);
+    if (n && strncmp(p, dir0, n) == 0 && p[n] == '/')
       return mp_xstrndup(p, strlen(p));
   }
-  size_t lc = strlen(comp), lp = strlen(p);
-  char *out = mp_xmalloc(lc + lp + 2);
-  memcpy(out, comp, lc);
-  out[lc] = '/';
-  memcpy(out + lc + 1, p, lp + 1);
-  return out;
+  return sym_join_path(comp, p);
 }
 
 static const char *file_path(sym_cu *cu, size_t idx) {
-  if (!cu->files || idx >= cu->nfiles)
+  if ((!cu->own_lines && !cu->files) || idx >= cu->nfiles)
     return NULL;
   if (!cu->paths)
     cu->paths = mp_xcalloc(cu->nfiles, sizeof *cu->paths);
   if (!cu->paths[idx]) {
-    const char *p = dwarf_filesrc(cu->files, idx, NULL, NULL);
+    const char *p = cu->own_lines ? cu->table.names[idx]
+                                  : dwarf_filesrc(cu->files, idx, NULL, NULL);
     if (!p)
       return NULL;
     cu->paths[idx] = llvm_path(cu, p);
@@ -103,12 +124,13 @@ static const char *file_path(sym_cu *cu, size_t idx) {
  * containing addr.  libdw sorts all sequences by address and puts an
  * end_sequence row before ordinary rows at the same address, so the last
  * row <= addr is it, unless that is an end_sequence (addr in a gap). */
-static Dwarf_Line *line_row(sym_cu *cu, uint64_t addr) {
-  size_t lo = 0, hi = cu->nlines;
+Dwarf_Line *sym_libdw_line_row(Dwarf_Lines *lines, size_t nlines,
+                               uint64_t addr) {
+  size_t lo = 0, hi = nlines;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     Dwarf_Addr a = 0;
-    dwarf_lineaddr(dwarf_onesrcline(cu->lines, mid), &a);
+    dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a);
     if (a <= addr)
       lo = mid + 1;
     else
@@ -116,14 +138,25 @@ static Dwarf_Line *line_row(sym_cu *cu, uint64_t addr) {
   }
   if (lo == 0)
     return NULL;
-  Dwarf_Line *row = dwarf_onesrcline(cu->lines, lo - 1);
+  Dwarf_Line *row = dwarf_onesrcline(lines, lo - 1);
   bool end = false;
   dwarf_lineendsequence(row, &end);
   return end ? NULL : row;
 }
 
 static void leaf_location(sym_cu *cu, uint64_t addr, msym_frame *f) {
-  Dwarf_Line *row = cu->lines ? line_row(cu, addr) : NULL;
+  if (cu->own_lines) {
+    sym_line_row r;
+    if (sym_lines_find(&cu->table, addr, &r)) {
+      f->line = (uint32_t)r.line;
+      f->column = r.column;
+      f->discriminator = r.discriminator;
+      f->file = file_path(cu, r.file);
+    }
+    return;
+  }
+  Dwarf_Line *row =
+      cu->lines ? sym_libdw_line_row(cu->lines, cu->nlines, addr) : NULL;
   if (!row)
     return;
   int v = 0;
@@ -190,13 +223,13 @@ size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
   if (!r)
     return 0;
   sym_cu *cu = &d->cus[r->key];
-  sym_cu_build_code(cu);
+  sym_cu_build_code(d, cu);
   const sym_range *s = sym_ranges_find(&cu->code, addr);
   if (!s)
     return 0;
   size_t n = node_chain(cu, (uint32_t)s->key, &d->chain, &d->chain_cap);
   const uint32_t *chain = d->chain;
-  cu_lines(cu);
+  cu_lines(d, cu);
   for (size_t i = 0; i < n; i++)
     node_attrs(cu, &cu->nodes[chain[i]]);
   /* Frame 0 without a name is what LLVM drops: report no frames. */

@@ -286,3 +286,26 @@ int sym_elf_find_debug(const sym_elf_file *bin, const uint8_t *id,
     return 0;
   return by_debuglink(bin, dirs, ndirs, dbg);
 }
+
+/* A section as libdw reads it: decompressed in place when it opened the
+ * file, so one still marked compressed is treated as absent. */
+sym_section sym_elf_section(Elf *elf, const char *name) {
+  size_t shstrndx;
+  GElf_Shdr sh;
+  const char *n;
+  sym_section out = {NULL, 0};
+  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+    return out;
+  for (Elf_Scn *scn = NULL;
+       (scn = sym_elf_next_named(elf, shstrndx, scn, &sh, &n)) != NULL;) {
+    if (strcmp(n, name) != 0 && !(n[0] == '.' && n[1] == 'z' &&
+                                  strcmp(n + 2, name + 1) == 0))
+      continue;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!(sh.sh_flags & SHF_COMPRESSED) && sh.sh_type != SHT_NOBITS && data &&
+        data->d_buf)
+      out = (sym_section){data->d_buf, data->d_size};
+    break;
+  }
+  return out;
+}

@@ -28,15 +28,54 @@ void sym_ranges_add(sym_range_index *ix, uint64_t lo, uint64_t hi,
   ix->r[ix->n++] = (sym_range){lo, hi, key};
 }
 
-static int range_cmp(const void *a, const void *b) {
-  const sym_range *x = a, *y = b;
+/* Same start: the outer range first, so the inner one is pushed later
+ * and wins; on equal ranges, the later DIE (the child) wins. */
+static inline int range_before(const sym_range *x, const sym_range *y) {
   if (x->lo != y->lo)
-    return x->lo < y->lo ? -1 : 1;
-  /* Same start: the outer range first, so the inner one is pushed later
-   * and wins; on equal ranges, the later DIE (the child) wins. */
+    return x->lo < y->lo;
   if (x->hi != y->hi)
-    return x->hi > y->hi ? -1 : 1;
-  return x->key < y->key ? -1 : x->key > y->key;
+    return x->hi > y->hi;
+  return x->key < y->key;
+}
+
+/* A natural merge sort: ranges come in DIE order, which is mostly address
+ * order, so the runs are long and few.  (Equal ranges are equal in every
+ * field, so any correct sort gives the same array.) */
+static void sort_ranges(sym_range *r, size_t n) {
+  if (n < 2)
+    return;
+  sym_range *tmp = mp_xmalloc(n * sizeof *tmp);
+  sym_range *src = r, *dst = tmp;
+  for (;;) {
+    size_t runs = 0;
+    for (size_t i = 0; i < n;) {
+      size_t mid = i + 1;
+      while (mid < n && !range_before(&src[mid], &src[mid - 1]))
+        mid++;
+      size_t end = mid;
+      if (mid < n) {
+        end = mid + 1;
+        while (end < n && !range_before(&src[end], &src[end - 1]))
+          end++;
+      }
+      size_t a = i, b = mid, k = i;
+      while (a < mid && b < end)
+        dst[k++] = range_before(&src[b], &src[a]) ? src[b++] : src[a++];
+      memcpy(dst + k, src + a, (mid - a) * sizeof *src);
+      k += mid - a;
+      memcpy(dst + k, src + b, (end - b) * sizeof *src);
+      runs++;
+      i = end;
+    }
+    sym_range *t = src;
+    src = dst;
+    dst = t;
+    if (runs == 1)
+      break;
+  }
+  if (src != r)
+    memcpy(r, src, n * sizeof *r);
+  free(tmp);
 }
 
 static void emit(sym_range *out, size_t *n, uint64_t lo, uint64_t hi,
@@ -50,7 +89,7 @@ static void emit(sym_range *out, size_t *n, uint64_t lo, uint64_t hi,
 void sym_ranges_finish(sym_range_index *ix) {
   if (!ix->n)
     return;
-  qsort(ix->r, ix->n, sizeof *ix->r, range_cmp);
+  sort_ranges(ix->r, ix->n);
   sym_range *out = mp_xmalloc((2 * ix->n + 1) * sizeof *out);
   sym_range *stack = mp_xmalloc(ix->n * sizeof *stack);
   size_t nout = 0, sp = 0;
@@ -99,8 +138,7 @@ void sym_ranges_free(sym_range_index *ix) {
 
 /* Adds every [start, end) of `die` (low/high pc or DW_AT_ranges); returns
  * how many non-empty ranges were added. */
-static size_t add_die_ranges(sym_range_index *ix, Dwarf_Die *die,
-                             uint64_t key) {
+size_t sym_add_die_ranges(sym_range_index *ix, Dwarf_Die *die, uint64_t key) {
   Dwarf_Addr base, start, end;
   ptrdiff_t off = 0;
   size_t before = ix->n;
@@ -109,15 +147,15 @@ static size_t add_die_ranges(sym_range_index *ix, Dwarf_Die *die,
   return ix->n - before;
 }
 
-static uint32_t push_node(sym_cu *cu, Dwarf_Die *die, uint32_t parent,
-                          int is_subprogram) {
+uint32_t sym_push_node(sym_cu *cu, Dwarf_Off off, uint32_t parent,
+                       int is_subprogram) {
   if (cu->nnodes == cu->capnodes) {
     cu->capnodes = cu->capnodes ? 2 * cu->capnodes : 256;
     cu->nodes = mp_xrealloc(cu->nodes, cu->capnodes * sizeof *cu->nodes);
   }
   sym_node *n = &cu->nodes[cu->nnodes];
   memset(n, 0, sizeof *n);
-  n->off = dwarf_dieoffset(die);
+  n->off = off;
   n->parent = parent;
   n->is_subprogram = (uint8_t)is_subprogram;
   return (uint32_t)cu->nnodes++;
@@ -127,7 +165,7 @@ static uint32_t push_node(sym_cu *cu, Dwarf_Die *die, uint32_t parent,
  * variables, parameters) halves the work: without DW_AT_sibling (clang
  * emits none) dwarf_siblingof parses a skipped subtree once, a visited one
  * twice. */
-static int may_hold_code(int tag) {
+int sym_may_hold_code(int tag) {
   switch (tag) {
   case DW_TAG_subprogram:
   case DW_TAG_inlined_subroutine:
@@ -152,21 +190,29 @@ static void walk(sym_cu *cu, Dwarf_Die *parent_die, uint32_t parent) {
     int tag = dwarf_tag(&child);
     uint32_t here = parent;
     if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-      uint32_t idx = push_node(cu, &child, parent, tag == DW_TAG_subprogram);
-      if (add_die_ranges(&cu->code, &child, idx))
+      uint32_t idx = sym_push_node(cu, dwarf_dieoffset(&child), parent,
+                                   tag == DW_TAG_subprogram);
+      if (sym_add_die_ranges(&cu->code, &child, idx))
         here = idx;
       else
         cu->nnodes--;
     }
-    if (may_hold_code(tag))
+    if (sym_may_hold_code(tag))
       walk(cu, &child, here);
   } while (dwarf_siblingof(&child, &child) == 0);
 }
 
-void sym_cu_build_code(sym_cu *cu) {
+void sym_walk_code(sym_cu *cu) {
+  cu->nnodes = 0;
+  cu->code.n = 0;
+  walk(cu, &cu->die, SYM_NO_PARENT);
+}
+
+void sym_cu_build_code(sym_dwarf *d, sym_cu *cu) {
   if (cu->code_ready)
     return;
-  walk(cu, &cu->die, SYM_NO_PARENT);
+  if (sym_scan_code(d, cu) != 0) /* start again, the slow way */
+    sym_walk_code(cu);
   sym_ranges_finish(&cu->code);
   cu->code_ready = 1;
 }
@@ -214,7 +260,7 @@ static void note_missing_split(sym_dwarf *d, Dwarf_Die *skeleton) {
 /* A CU without ranges of its own is covered by its functions (LLVM's
  * DWARFUnit::collectAddressRanges does the same). */
 static void add_cu_from_functions(sym_dwarf *d, sym_cu *cu, uint64_t key) {
-  sym_cu_build_code(cu);
+  sym_cu_build_code(d, cu);
   for (size_t i = 0; i < cu->code.n; i++)
     sym_ranges_add(&d->cu_ranges, cu->code.r[i].lo, cu->code.r[i].hi, key);
 }
@@ -244,12 +290,24 @@ int sym_dwarf_index(sym_dwarf *d) {
     }
     sym_cu *cu = push_cu(d, &cap, die, &cudie);
     uint64_t key = d->ncus - 1;
-    if (add_die_ranges(&d->cu_ranges, &cu->unit, key) == 0)
+    if (sym_add_die_ranges(&d->cu_ranges, &cu->unit, key) == 0)
       add_cu_from_functions(d, cu, key);
   }
   sym_ranges_finish(&d->cu_ranges);
   d->ready = 1;
   return 0;
+}
+
+void sym_dwarf_sections(sym_dwarf *d) {
+  if (d->sections_ready)
+    return;
+  Elf *elf = dwarf_getelf(d->dw);
+  d->line = sym_elf_section(elf, ".debug_line");
+  d->line_str = sym_elf_section(elf, ".debug_line_str");
+  d->str = sym_elf_section(elf, ".debug_str");
+  d->abbrev = sym_elf_section(elf, ".debug_abbrev");
+  d->addr = sym_elf_section(elf, ".debug_addr");
+  d->sections_ready = 1;
 }
 
 void sym_dwarf_free(sym_dwarf *d) {
@@ -260,6 +318,7 @@ void sym_dwarf_free(sym_dwarf *d) {
     for (size_t k = 0; cu->paths && k < cu->nfiles; k++)
       free(cu->paths[k]);
     free(cu->paths);
+    sym_lines_free(&cu->table);
   }
   free(d->cus);
   free(d->chain);

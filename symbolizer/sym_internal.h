@@ -8,7 +8,10 @@
  *   sym_index.c   sorted address-range indexes: CUs of a module, and the
  *                 subprogram/inlined_subroutine tree of a CU (built once
  *                 per CU, searched by bisection)
+ *   sym_scan.c    the same tree read from the raw DIEs, faster
  *   sym_dwarf.c   one address -> inline frames, LLVM's rules
+ *   sym_lines.c   one address -> its line-table row, without decoding the
+ *                 unit's whole table when it can
  *   sym_cache.c   (module, vaddr) -> frames memo and the frame arena
  *   sym_symtab.c  an address of a module without DWARF named from its ELF
  *                 symbol table (msym_set_symtab_fallback)
@@ -48,6 +51,68 @@ void sym_ranges_finish(sym_range_index *ix);
 const sym_range *sym_ranges_find(const sym_range_index *ix, uint64_t addr);
 void sym_ranges_free(sym_range_index *ix);
 
+/* ---- line tables (sym_lines.c) ---- */
+
+/* A section's bytes as libdw reads them (decompressed). */
+typedef struct sym_section {
+  const uint8_t *data; /* NULL: the file has no such section */
+  size_t size;
+} sym_section;
+
+typedef struct sym_line_row {
+  uint64_t addr;
+  uint32_t file;
+  int line;
+  uint32_t column, discriminator;
+} sym_line_row;
+
+/* Where decoding can resume: right after a row, in the state it left. */
+typedef struct sym_line_mark {
+  sym_line_row row;
+  uint64_t isa;
+  const uint8_t *at;
+} sym_line_mark;
+
+typedef struct sym_line_seq {
+  uint64_t lo, hi;      /* [lo, hi): its first row to its end_sequence */
+  const uint8_t *start; /* its first opcode */
+  size_t mark, nmarks;  /* its marks in sym_lines.marks, by address */
+} sym_line_seq;
+
+/* A unit's version 5 line table: the program, its sequences sorted by
+ * address, and its file names as libdw gives them (dwarf_filesrc). */
+typedef struct sym_lines {
+  const uint8_t *prog, *end;
+  uint8_t min_inst, line_range, opcode_base;
+  int8_t line_base;
+  uint8_t std_len[256]; /* operand counts of standard opcodes; 0 past them */
+  int16_t special_line[256];   /* what each special opcode adds */
+  uint16_t special_addr[256];
+  sym_line_seq *seqs;
+  size_t nseqs;
+  sym_line_mark *marks; /* one every few rows of each sequence */
+  size_t nmarks;
+  char **names;
+  size_t nnames;
+  const char *dir0; /* directory entry 0, NULL when there is none */
+} sym_lines;
+
+/* The table at `offset` in .debug_line; -1 when it is not one this reader
+ * answers for exactly as libdw would (then use dwarf_getsrclines). */
+int sym_lines_read(sym_lines *t, const sym_section *line,
+                   const sym_section *line_str, const sym_section *str,
+                   uint64_t offset);
+/* The row libdw's sorted table gives for addr (the last at or below it,
+ * not an end_sequence): 1 and *row, or 0 when there is none. */
+int sym_lines_find(const sym_lines *t, uint64_t addr, sym_line_row *row);
+void sym_lines_free(sym_lines *t);
+/* dir/name, allocated. */
+char *sym_join_path(const char *dir, const char *name);
+/* The row of libdw's sorted table for addr: the last at or below it, NULL
+ * if that is an end_sequence or there is none (LLVM's choice; sym_dwarf.c). */
+Dwarf_Line *sym_libdw_line_row(Dwarf_Lines *lines, size_t nlines,
+                               uint64_t addr);
+
 /* ---- DWARF per compile unit, built lazily ---- */
 
 enum { SYM_NO_PARENT = UINT32_MAX };
@@ -75,6 +140,8 @@ typedef struct sym_cu {
   size_t nnodes, capnodes;
   sym_range_index code; /* innermost node for each address */
   int lines_ready;      /* lines/files fetched (or failed: NULL) */
+  int own_lines;        /* from `table` (sym_lines.c), not libdw */
+  sym_lines table;
   Dwarf_Lines *lines;
   size_t nlines;
   Dwarf_Files *files;
@@ -92,11 +159,26 @@ typedef struct sym_dwarf {
   size_t chain_cap;
   size_t n_missing_split;    /* skeleton units whose split unit is missing */
   char *missing_split;       /* the first one's .dwo path */
+  int sections_ready;        /* the sections below looked up */
+  sym_section line, line_str, str, abbrev, addr;
 } sym_dwarf;
 
 int sym_dwarf_index(sym_dwarf *d);
 void sym_dwarf_free(sym_dwarf *d);
-void sym_cu_build_code(sym_cu *cu);
+/* Looks up the sections sym_lines.c and sym_scan.c read, once. */
+void sym_dwarf_sections(sym_dwarf *d);
+/* The unit's nodes and code index (sym_scan.c, else the libdw walk). */
+void sym_cu_build_code(sym_dwarf *d, sym_cu *cu);
+/* Pieces of the libdw walk (sym_index.c) that sym_scan.c shares. */
+uint32_t sym_push_node(sym_cu *cu, Dwarf_Off off, uint32_t parent,
+                       int is_subprogram);
+size_t sym_add_die_ranges(sym_range_index *ix, Dwarf_Die *die, uint64_t key);
+int sym_may_hold_code(int tag);
+/* The walk over the unit's raw DIEs; -1 when the unit has something it
+ * does not read, for the libdw walk to do instead.  Neither finishes the
+ * code index (sym_ranges_finish); sym_walk_code starts from nothing. */
+int sym_scan_code(sym_dwarf *d, sym_cu *cu);
+void sym_walk_code(sym_cu *cu);
 
 /* Frames for `addr`, innermost first, written to `out` (grown with
  * mp_xrealloc).  Returns the number of frames, 0 when no DWARF subprogram
@@ -142,6 +224,10 @@ typedef struct sym_elf_file {
 int sym_elf_open(sym_elf_file *f, const char *path, mp_err *err);
 void sym_elf_close(sym_elf_file *f);
 int sym_elf_has_section(Elf *elf, const char *name);
+/* A section's bytes as libdw reads them: decompressed in place when it
+ * opened the file (a .zdebug_* name matches too); {NULL, 0} when absent
+ * or still compressed. */
+sym_section sym_elf_section(Elf *elf, const char *name);
 /* The section after scn (the first for NULL) with its header and name;
  * NULL at the end.  Sections whose header or name cannot be read are
  * skipped. */

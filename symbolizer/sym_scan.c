@@ -1,0 +1,503 @@
+/* sym_scan.c - a unit's subprogram tree read straight from .debug_info.
+ *
+ * sym_index.c's walk finds the subprogram and inlined_subroutine DIEs with
+ * code through libdw, which decodes every attribute of every DIE it steps
+ * over (without DW_AT_sibling, which clang does not emit, skipping a
+ * subtree means reading it).  In a unit of a hundred thousand DIEs that is
+ * most of a merge's time.  This file does the same walk over the raw bytes:
+ * the unit's abbreviations are decoded once, a DIE whose attributes all
+ * have a fixed size is skipped in one step, and only the functions'
+ * DW_AT_low_pc/high_pc are decoded; a function whose ranges are anything
+ * else (DW_AT_ranges, unusual forms) is handed to libdw's dwarf_ranges.
+ *
+ * The result must be the walk's, node for node.  Anything this file does
+ * not read (a form it does not know, an abbreviation code not in the
+ * table, bytes past the unit, a DW_AT_sibling that does not point where
+ * the subtree ends) makes sym_scan_code return -1, and the caller runs the
+ * libdw walk instead.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_bytes.h"
+#include "sym_internal.h"
+
+#ifndef DW_FORM_GNU_addr_index
+#define DW_FORM_GNU_addr_index 0x1f01
+#define DW_FORM_GNU_str_index 0x1f02
+#endif
+#ifndef DW_AT_GNU_addr_base
+#define DW_AT_GNU_addr_base 0x2133
+#endif
+#ifndef DW_FORM_GNU_ref_alt
+#define DW_FORM_GNU_ref_alt 0x1f20
+#define DW_FORM_GNU_strp_alt 0x1f21
+#endif
+
+/* ---- the unit's abbreviations ---- */
+
+typedef struct spec {
+  uint32_t name, form;
+} spec;
+
+typedef struct abbrev {
+  uint32_t tag;
+  uint8_t defined, children, sibling; /* sibling: has DW_AT_sibling */
+  int32_t size; /* bytes of all attributes when every form is fixed, else -1 */
+  uint32_t first, n; /* its attributes in scan.specs */
+  uint32_t first_op, nops; /* how to skip them, in scan.ops */
+} abbrev;
+
+/* Skipping a DIE's attributes: runs of fixed-size forms are one step. */
+typedef struct skip_op {
+  uint32_t bytes; /* fixed bytes to skip first */
+  uint32_t form;  /* then a value of this variable-size form; 0: none */
+} skip_op;
+
+typedef struct scan {
+  sym_cu *cu;
+  unsigned version, addr_size, offset_size;
+  const uint8_t *info;     /* .debug_info */
+  const sym_section *addr; /* .debug_addr */
+  uint64_t addr_base;
+  int has_addr_base;
+  abbrev *ab;
+  size_t nab;
+  spec *specs;
+  size_t nspecs, capspecs;
+  skip_op *ops;
+  size_t nops, capops;
+} scan;
+
+/* Bytes a form's value takes when that does not depend on the value;
+ * -1 when it does, -2 for a form this file does not know. */
+static int form_size(const scan *s, uint32_t form) {
+  switch (form) {
+  case DW_FORM_flag_present:
+  case DW_FORM_implicit_const: return 0;
+  case DW_FORM_data1:
+  case DW_FORM_ref1:
+  case DW_FORM_flag:
+  case DW_FORM_strx1:
+  case DW_FORM_addrx1: return 1;
+  case DW_FORM_data2:
+  case DW_FORM_ref2:
+  case DW_FORM_strx2:
+  case DW_FORM_addrx2: return 2;
+  case DW_FORM_strx3:
+  case DW_FORM_addrx3: return 3;
+  case DW_FORM_data4:
+  case DW_FORM_ref4:
+  case DW_FORM_ref_sup4:
+  case DW_FORM_strx4:
+  case DW_FORM_addrx4: return 4;
+  case DW_FORM_data8:
+  case DW_FORM_ref8:
+  case DW_FORM_ref_sig8:
+  case DW_FORM_ref_sup8: return 8;
+  case DW_FORM_data16: return 16;
+  case DW_FORM_addr: return (int)s->addr_size;
+  case DW_FORM_ref_addr:
+    return (int)(s->version == 2 ? s->addr_size : s->offset_size);
+  case DW_FORM_strp:
+  case DW_FORM_sec_offset:
+  case DW_FORM_line_strp:
+  case DW_FORM_strp_sup:
+  case DW_FORM_GNU_ref_alt:
+  case DW_FORM_GNU_strp_alt: return (int)s->offset_size;
+  case DW_FORM_block1:
+  case DW_FORM_block2:
+  case DW_FORM_block4:
+  case DW_FORM_block:
+  case DW_FORM_exprloc:
+  case DW_FORM_string:
+  case DW_FORM_sdata:
+  case DW_FORM_udata:
+  case DW_FORM_ref_udata:
+  case DW_FORM_strx:
+  case DW_FORM_addrx:
+  case DW_FORM_loclistx:
+  case DW_FORM_rnglistx:
+  case DW_FORM_GNU_addr_index:
+  case DW_FORM_GNU_str_index:
+  case DW_FORM_indirect: return -1;
+  default: return -2;
+  }
+}
+
+/* Skips one value; DW_FORM_indirect names its form first. */
+static void skip_value(const scan *s, sym_cursor *r, uint32_t form) {
+  int n = form_size(s, form);
+  if (n >= 0) {
+    sym_skip(r, (uint64_t)n);
+    return;
+  }
+  switch (form) {
+  case DW_FORM_block1: sym_skip(r, sym_fixed(r, 1)); return;
+  case DW_FORM_block2: sym_skip(r, sym_fixed(r, 2)); return;
+  case DW_FORM_block4: sym_skip(r, sym_fixed(r, 4)); return;
+  case DW_FORM_block:
+  case DW_FORM_exprloc: sym_skip(r, sym_uleb(r)); return;
+  case DW_FORM_string: sym_cstr(r); return;
+  case DW_FORM_indirect: {
+    uint64_t f = sym_uleb(r);
+    if (f == DW_FORM_indirect || f == DW_FORM_implicit_const || f > UINT32_MAX)
+      r->bad = 1;
+    else
+      skip_value(s, r, (uint32_t)f);
+    return;
+  }
+  default:
+    if (n == -2)
+      r->bad = 1;
+    else
+      sym_uleb(r); /* the LEB128 forms */
+    return;
+  }
+}
+
+static void push_op(scan *s, skip_op op) {
+  if (s->nops == s->capops) {
+    s->capops = s->capops ? 2 * s->capops : 256;
+    s->ops = mp_xrealloc(s->ops, s->capops * sizeof *s->ops);
+  }
+  s->ops[s->nops++] = op;
+}
+
+static void plan_skip(scan *s, abbrev *a) {
+  a->first_op = (uint32_t)s->nops;
+  skip_op op = {0, 0};
+  for (uint32_t i = 0; i < a->n; i++) {
+    uint32_t form = s->specs[a->first + i].form;
+    int n = form_size(s, form);
+    if (n >= 0) {
+      op.bytes += (uint32_t)n;
+      continue;
+    }
+    op.form = form;
+    push_op(s, op);
+    op = (skip_op){0, 0};
+  }
+  if (op.bytes)
+    push_op(s, op);
+  a->nops = (uint32_t)(s->nops - a->first_op);
+}
+
+static void skip_attrs(const scan *s, sym_cursor *r, const abbrev *a) {
+  for (uint32_t i = 0; i < a->nops && !r->bad; i++) {
+    const skip_op *op = &s->ops[a->first_op + i];
+    sym_skip(r, op->bytes);
+    if (op->form)
+      skip_value(s, r, op->form);
+  }
+}
+
+static int read_abbrevs(scan *s, const sym_section *sec, uint64_t off) {
+  if (!sec->data || off >= sec->size)
+    return -1;
+  sym_cursor r = {sec->data + off, sec->data + sec->size, 0};
+  for (;;) {
+    uint64_t code = sym_uleb(&r);
+    if (r.bad)
+      return -1;
+    if (code == 0)
+      return 0;
+    if (code > (1u << 20))
+      return -1; /* sparse codes: leave them to libdw */
+    if (code >= s->nab) {
+      size_t n = s->nab ? s->nab : 64;
+      while (n <= code)
+        n *= 2;
+      s->ab = mp_xrealloc(s->ab, n * sizeof *s->ab);
+      memset(s->ab + s->nab, 0, (n - s->nab) * sizeof *s->ab);
+      s->nab = n;
+    }
+    abbrev *a = &s->ab[code];
+    if (a->defined)
+      return -1; /* libdw takes the first: not worth matching */
+    a->defined = 1;
+    a->tag = (uint32_t)sym_uleb(&r);
+    a->children = (uint8_t)sym_fixed(&r, 1);
+    a->first = (uint32_t)s->nspecs;
+    a->size = 0;
+    for (;;) {
+      uint64_t name = sym_uleb(&r), form = sym_uleb(&r);
+      if (r.bad || name > UINT32_MAX || form > UINT32_MAX)
+        return -1;
+      if (name == 0 && form == 0)
+        break;
+      if (form == DW_FORM_implicit_const)
+        sym_uleb(&r); /* the value (signed): never needed here */
+      int n = form_size(s, (uint32_t)form);
+      if (n == -2)
+        return -1;
+      if (name == DW_AT_sibling)
+        a->sibling = 1;
+      if (n < 0 || name == DW_AT_sibling)
+        a->size = -1;
+      else if (a->size >= 0)
+        a->size += n;
+      if (s->nspecs == s->capspecs) {
+        s->capspecs = s->capspecs ? 2 * s->capspecs : 256;
+        s->specs = mp_xrealloc(s->specs, s->capspecs * sizeof *s->specs);
+      }
+      s->specs[s->nspecs++] = (spec){(uint32_t)name, (uint32_t)form};
+    }
+    a->n = (uint32_t)(s->nspecs - a->first);
+    plan_skip(s, a);
+  }
+}
+
+/* ---- one DIE's attributes ---- */
+
+/* What the walk needs of a DIE: its pc attributes (form 0: absent), and
+ * where DW_AT_sibling says its subtree ends (NULL: none). */
+typedef struct die_attrs {
+  uint32_t low_form, high_form;
+  uint64_t low, high;
+  int has_ranges;
+  const uint8_t *sibling;
+} die_attrs;
+
+static uint64_t value_of(sym_cursor *r, const scan *s, uint32_t form) {
+  switch (form) {
+  case DW_FORM_addr: return sym_fixed(r, s->addr_size);
+  case DW_FORM_data1:
+  case DW_FORM_addrx1: return sym_fixed(r, 1);
+  case DW_FORM_data2:
+  case DW_FORM_addrx2: return sym_fixed(r, 2);
+  case DW_FORM_addrx3: return sym_fixed(r, 3);
+  case DW_FORM_data4:
+  case DW_FORM_addrx4:
+  case DW_FORM_ref4: return sym_fixed(r, 4);
+  case DW_FORM_data8:
+  case DW_FORM_ref8: return sym_fixed(r, 8);
+  case DW_FORM_ref1: return sym_fixed(r, 1);
+  case DW_FORM_ref2: return sym_fixed(r, 2);
+  case DW_FORM_udata:
+  case DW_FORM_addrx:
+  case DW_FORM_ref_udata: return sym_uleb(r);
+  default: skip_value(s, r, form); return 0;
+  }
+}
+
+static int is_ref(uint32_t form) {
+  return form == DW_FORM_ref1 || form == DW_FORM_ref2 ||
+         form == DW_FORM_ref4 || form == DW_FORM_ref8 ||
+         form == DW_FORM_ref_udata;
+}
+
+/* Reads the attributes of a DIE whose abbreviation is `a`; the unit
+ * starts at `unit` (references are relative to it). */
+static void read_attrs(const scan *s, sym_cursor *r, const abbrev *a,
+                       const uint8_t *unit, die_attrs *out) {
+  memset(out, 0, sizeof *out);
+  for (uint32_t i = 0; i < a->n && !r->bad; i++) {
+    const spec *sp = &s->specs[a->first + i];
+    switch (sp->name) {
+    case DW_AT_low_pc:
+      if (out->low_form || sp->form == DW_FORM_indirect)
+        goto other;
+      out->low_form = sp->form;
+      out->low = value_of(r, s, sp->form);
+      break;
+    case DW_AT_high_pc:
+      if (out->high_form || sp->form == DW_FORM_indirect)
+        goto other;
+      out->high_form = sp->form;
+      out->high = value_of(r, s, sp->form);
+      break;
+    case DW_AT_ranges:
+      out->has_ranges = 1;
+      goto other;
+    case DW_AT_sibling:
+      if (out->sibling || !is_ref(sp->form)) {
+        r->bad = 1; /* libdw's rules for those are not copied here */
+        break;
+      }
+      out->sibling = unit + value_of(r, s, sp->form);
+      break;
+    default:
+    other:
+      skip_value(s, r, sp->form);
+    }
+  }
+}
+
+/* ---- ranges ---- */
+
+static int address(const scan *s, uint32_t form, uint64_t v, uint64_t *out) {
+  if (form == DW_FORM_addr) {
+    *out = v;
+    return 1;
+  }
+  if (form != DW_FORM_addrx && form != DW_FORM_addrx1 &&
+      form != DW_FORM_addrx2 && form != DW_FORM_addrx3 &&
+      form != DW_FORM_addrx4)
+    return 0;
+  uint64_t at = s->addr_base + v * s->addr_size;
+  if (!s->has_addr_base || !s->addr->data || v > s->addr->size ||
+      at < s->addr_base || at + s->addr_size > s->addr->size)
+    return 0;
+  sym_cursor r = {s->addr->data + at, s->addr->data + s->addr->size, 0};
+  *out = sym_fixed(&r, s->addr_size);
+  return 1;
+}
+
+/* The DIE's ranges into the unit's code index, as dwarf_ranges gives
+ * them: [low, high) when both are there, else DW_AT_ranges (read by
+ * libdw). Returns how many were added. */
+static size_t add_ranges(const scan *s, const die_attrs *a, Dwarf_Off off,
+                         uint64_t key) {
+  sym_cu *cu = s->cu;
+  if (!a->low_form && !a->high_form && !a->has_ranges)
+    return 0;
+  uint64_t lo, hi;
+  int fast = a->low_form && a->high_form && address(s, a->low_form, a->low, &lo);
+  if (fast && !address(s, a->high_form, a->high, &hi)) {
+    fast = s->version >= 4 &&
+           (a->high_form == DW_FORM_data1 || a->high_form == DW_FORM_data2 ||
+            a->high_form == DW_FORM_data4 || a->high_form == DW_FORM_data8 ||
+            a->high_form == DW_FORM_udata);
+    hi = lo + a->high;
+  }
+  if (fast) {
+    size_t before = cu->code.n;
+    sym_ranges_add(&cu->code, lo, hi, key);
+    return cu->code.n - before;
+  }
+  Dwarf_Die die;
+  if (dwarf_offdie(cu->dw, off, &die) == NULL)
+    return 0;
+  return sym_add_die_ranges(&cu->code, &die, key);
+}
+
+/* ---- the walk ---- */
+
+typedef struct level {
+  uint32_t parent;        /* node the DIEs at this level hang under */
+  int walk;               /* sym_index.c's walk visits this level */
+  const uint8_t *sibling; /* where the DIE owning the level says it ends */
+} level;
+
+static int walk_unit(scan *s, const uint8_t *unit, const uint8_t *die,
+                     const uint8_t *end) {
+  sym_cu *cu = s->cu;
+  sym_cursor r = {die, end, 0};
+  level *stack = NULL;
+  size_t sp = 0, cap = 0;
+  int rc = -1;
+  int first = 1; /* the unit DIE itself */
+  while (r.p < end) {
+    const uint8_t *at = r.p;
+    uint64_t code = sym_uleb(&r);
+    if (r.bad)
+      goto out;
+    if (code == 0) {
+      if (first || sp == 0)
+        goto out;
+      level done = stack[--sp];
+      if (done.sibling && done.sibling != r.p)
+        goto out;
+      if (sp == 0)
+        break;
+      continue;
+    }
+    if (code >= s->nab || !s->ab[code].defined)
+      goto out;
+    const abbrev *a = &s->ab[code];
+    const level *up = sp ? &stack[sp - 1] : NULL;
+    int walked = first || up->walk;
+    int fn = a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine;
+    die_attrs da = {0};
+    if (a->size >= 0 && !(walked && fn))
+      sym_skip(&r, (uint64_t)a->size);
+    else if (!(walked && fn) && !a->sibling)
+      skip_attrs(s, &r, a);
+    else
+      read_attrs(s, &r, a, unit, &da);
+    if (r.bad)
+      goto out;
+    uint32_t here = up ? up->parent : SYM_NO_PARENT;
+    if (!first && walked && fn) {
+      uint32_t idx = sym_push_node(cu, (Dwarf_Off)(at - s->info), here,
+                                   a->tag == DW_TAG_subprogram);
+      if (add_ranges(s, &da, (Dwarf_Off)(at - s->info), idx))
+        here = idx;
+      else
+        cu->nnodes--;
+    }
+    if (a->children) {
+      if (sp == cap) {
+        cap = cap ? 2 * cap : 32;
+        stack = mp_xrealloc(stack, cap * sizeof *stack);
+      }
+      stack[sp++] = (level){here, first || (walked && sym_may_hold_code((int)a->tag)),
+                            da.sibling};
+    } else if (da.sibling && da.sibling != r.p) {
+      goto out;
+    }
+    if (first && !a->children)
+      break; /* a unit without children */
+    first = 0;
+  }
+  /* The unit may end without its closing zeros: libdw stops there too. */
+  rc = 0;
+out:
+  free(stack);
+  return rc;
+}
+
+/* Room for the nodes and ranges a unit of `bytes` can have, at most one
+ * function DIE every BYTES_PER_FUNCTION: growing the arrays by doubling
+ * copied them (and faulted in their pages) several times over, while
+ * room reserved and never written costs no page. */
+enum { BYTES_PER_FUNCTION = 16 };
+
+static void reserve(sym_cu *cu, uint64_t bytes) {
+  size_t n = (size_t)(bytes / BYTES_PER_FUNCTION) + 1;
+  if (cu->capnodes < n) {
+    cu->nodes = mp_xrealloc(cu->nodes, n * sizeof *cu->nodes);
+    cu->capnodes = n;
+  }
+  if (cu->code.cap < n) {
+    cu->code.r = mp_xrealloc(cu->code.r, n * sizeof *cu->code.r);
+    cu->code.cap = n;
+  }
+}
+
+int sym_scan_code(sym_dwarf *d, sym_cu *cu) {
+  if (cu->die.addr != cu->unit.addr || cu->dw != d->dw)
+    return -1; /* split units: the walk through libdw */
+  Dwarf_Off die_off = dwarf_dieoffset(&cu->die);
+  Dwarf_Off cu_off = die_off - dwarf_cuoffset(&cu->die); /* the header's */
+  Dwarf_Off next, abbrev_off;
+  size_t hsize;
+  Dwarf_Half version;
+  uint8_t asize, osize;
+  if (dwarf_next_unit(d->dw, cu_off, &next, &hsize, &version, &abbrev_off,
+                      &asize, &osize, NULL, NULL) != 0 ||
+      version < 2 || version > 5 || (asize != 4 && asize != 8) ||
+      (osize != 4 && osize != 8) || die_off < cu_off || next <= die_off)
+    return -1;
+  sym_dwarf_sections(d);
+  scan s = {.cu = cu, .version = version, .addr_size = asize,
+            .offset_size = osize, .addr = &d->addr};
+  s.info = (const uint8_t *)cu->die.addr - die_off;
+  Dwarf_Attribute attr;
+  Dwarf_Word base;
+  /* libdw prefers DW_AT_GNU_addr_base: such units take the slow way. */
+  if (!dwarf_hasattr(&cu->die, DW_AT_GNU_addr_base) &&
+      dwarf_formudata(dwarf_attr(&cu->die, DW_AT_addr_base, &attr), &base) == 0) {
+    s.addr_base = base;
+    s.has_addr_base = 1;
+  }
+  int rc = -1;
+  reserve(cu, next - die_off);
+  if (read_abbrevs(&s, &d->abbrev, abbrev_off) == 0)
+    rc = walk_unit(&s, s.info + cu_off, cu->die.addr, s.info + next);
+  free(s.ab);
+  free(s.specs);
+  free(s.ops);
+  return rc;
+}
