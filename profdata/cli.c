@@ -91,8 +91,7 @@ static const opt_def OPTS[] = {
     {"weighted-input", OPT_WEIGHTED_INPUT, 1, IN_MERGE},
     {"instr", OPT_INSTR, 0, IN_MERGE}, /* llvm-profdata's default kind */
     {"sparse", OPT_SPARSE, 0, IN_MERGE},
-    {"num-threads", OPT_NUM_THREADS, 1, IN_MERGE}, /* llvm-profdata's; ours
-                                                      chooses its own */
+    {"num-threads", OPT_NUM_THREADS, 1, IN_MERGE}, /* llvm-profdata's too */
     {"timeline", OPT_TIMELINE, 1, IN_SHOW | IN_REPORT},
     {"no-timeline", OPT_NO_TIMELINE, 0, IN_SHOW | IN_REPORT},
 };
@@ -137,7 +136,10 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             count W times (W >= 1; repeatable)\n"
         "  --sparse                   leave out functions whose counters are\n"
         "                             all zero\n"
-        "  --instr, --num-threads=N   accepted for llvm-profdata's command\n"
+        "  --num-threads=N            1: read and merge on one thread; more:\n"
+        "                             with helper threads; 0 (default): helpers\n"
+        "                             only when the inputs total 8 MiB or more\n"
+        "  --instr                    accepted for llvm-profdata's command\n"
         "                             lines (no effect)\n"
         "  -h, --help                 show this help\n",
         out);
@@ -405,7 +407,12 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   case OPT_WEIGHTED_INPUT: return add_weighted(o, v, err);
   case OPT_INSTR: return 0;
   case OPT_SPARSE: o->index.sparse = 1; return 0;
-  case OPT_NUM_THREADS: return 0;
+  case OPT_NUM_THREADS: {
+    unsigned long n = 0;
+    if (parse_unsigned(d->name, v, UINT32_MAX, &n, err) != 0) return -1;
+    o->num_threads = (unsigned)n;
+    return 0;
+  }
   case OPT_TIMELINE:
     if (!*v) return mp_fail(err, "empty file name for --timeline");
     push(&o->timelines, &o->n_timelines, v);

@@ -10,10 +10,12 @@
  * cpuset is respected), which starts it on one of them at once, and its
  * first act is to allow all of them again, so that it can still move
  * should its CPU get busy.  With a single CPU it is created as usual.
+ * main.c turns helpers off for small merges (mp_helper_enable).
  */
 #define _GNU_SOURCE
 #include "helper.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 
@@ -48,7 +50,12 @@ static int elsewhere(start *s, pthread_attr_t *a) {
   return 1;
 }
 
+static int enabled = 1;
+
+void mp_helper_enable(int on) { enabled = on; }
+
 int mp_helper_start(pthread_t *t, void *(*fn)(void *), void *arg) {
+  if (!enabled) return EAGAIN;
   start *s = malloc(sizeof *s);
   pthread_attr_t a;
   if (!s || !elsewhere(s, &a)) {

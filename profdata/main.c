@@ -504,16 +504,20 @@ static raw_ids *timeline_inputs(const cli_opts *o) {
   return ids;
 }
 
-/* Fault in the heap the run will need (heap.c), from its inputs' sizes. */
-static void prefill_heap(const cli_opts *o) {
-  uint64_t sum = 0, largest = 0;
+/* Inputs totalling less than this are read and merged on one thread:
+ * starting a helper and waiting for it at the join costs more than the
+ * work it takes over, and on a busy machine the helper waits for a CPU
+ * while the main thread waits for it. */
+#define HELPERS_FROM_BYTES (8u << 20)
+
+static void input_sizes(const cli_opts *o, uint64_t *sum, uint64_t *largest) {
   struct stat st;
+  *sum = *largest = 0;
   for (size_t i = 0; i < o->n_inputs; i++)
     if (stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode)) {
-      sum += (uint64_t)st.st_size;
-      if ((uint64_t)st.st_size > largest) largest = (uint64_t)st.st_size;
+      *sum += (uint64_t)st.st_size;
+      if ((uint64_t)st.st_size > *largest) *largest = (uint64_t)st.st_size;
     }
-  mp_heap_prefill(sum, largest);
 }
 
 static int run_inputs(const cli_opts *o);
@@ -584,7 +588,12 @@ static int run(const cli_opts *o) {
 }
 
 static int run_inputs(const cli_opts *o) {
-  if (!o->no_prefill) prefill_heap(o);
+  uint64_t sum, largest;
+  input_sizes(o, &sum, &largest);
+  /* Fault in the heap the run will need (heap.c), from its inputs' sizes. */
+  if (!o->no_prefill) mp_heap_prefill(sum, largest);
+  mp_helper_enable(o->num_threads == 0 ? sum >= HELPERS_FROM_BYTES
+                                       : o->num_threads > 1);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
   /* report names code without debug information from symbol tables, in

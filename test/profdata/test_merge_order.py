@@ -95,6 +95,36 @@ class MergeOrder(harness.ProfTest):
         b = self.merge(self.raws, "b.memprofdata", "--no-prefill")
         self.assertEqual(self.read(a), self.read(b))
 
+    def test_threads_give_the_same_file(self):
+        a = self.merge(self.raws, "auto.memprofdata")
+        one = self.merge(self.raws, "one-thread.memprofdata", "--num-threads=1")
+        helpers = self.merge(self.raws, "helpers.memprofdata", "--num-threads=2")
+        self.assertEqual(self.read(a), self.read(one))
+        self.assertEqual(self.read(a), self.read(helpers))
+
+    def threads_started(self, *flags):
+        """How many threads a merge of the six raws starts (strace -f)."""
+        log = self.scratch.path("clone.log")
+        out = self.scratch.path("traced.memprofdata")
+        harness.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-o", log,
+                     harness.profdata_tool(), "merge", *self.raws,
+                     f"--profiled-binary={self.exe}", *flags, "-o", out])
+        with open(log) as f:
+            return sum(1 for line in f if "clone" in line)
+
+    def test_small_merges_start_no_thread(self):
+        # The six raws total a few KB, far below the 8 MiB from which the
+        # default starts helper threads; --num-threads=2 starts them anyway.
+        if os.environ.get("ASAN_OPTIONS"):
+            self.skipTest("the sanitizer tier's runtime starts threads of its own")
+        if harness.run(["strace", "-qq", "-o", os.devnull, "true"],
+                       check=False).returncode != 0:
+            self.skipTest("strace cannot trace here")
+        self.assertLess(sum(os.path.getsize(r) for r in self.raws), 8 << 20)
+        self.assertEqual(self.threads_started(), 0)
+        self.assertEqual(self.threads_started("--num-threads=1"), 0)
+        self.assertGreater(self.threads_started("--num-threads=2"), 0)
+
     def peak_kb(self, inputs):
         wrapper = self.scratch.path("peak_rss")
         if not os.path.exists(wrapper):

@@ -45,7 +45,12 @@ static void test_instr_options(void) {
   CHECK(o.weights[0] == 1 && o.weights[1] == 1 && o.weights[2] == 3 &&
         o.weights[3] == 10);
   CHECK(o.index.sparse == 1);
+  CHECK(o.num_threads == 4);
   cli_free(&o);
+  CHECK(PARSE(&o, &e, "p", "merge", "a.raw") == 0 && o.num_threads == 0);
+  cli_free(&o);
+  expect_error("--num-threads", PARSE(&o, &e, "p", "merge", "--num-threads=x",
+                                      "a.raw"), &e);
   expect_error("input weight must be a positive integer",
                PARSE(&o, &e, "p", "merge", "--weighted-input=0,a.raw"), &e);
   cli_free(&o);
