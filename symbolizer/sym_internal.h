@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashmap.h"
 #include "symbolizer.h"
 
 /* ---- address ranges ---- */
@@ -187,12 +188,10 @@ size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
                         size_t *cap);
 
 /* ---- per-module memo of symbolized addresses ---- */
-typedef struct sym_cache_slot {
-  uint64_t vaddr;
-  const msym_frame *frames;
+typedef struct sym_cache_entry {
+  const msym_frame *frames; /* in the arena; NULL when n == 0 */
   uint32_t n;
-  uint32_t used;
-} sym_cache_slot;
+} sym_cache_entry;
 
 typedef struct sym_arena_chunk {
   struct sym_arena_chunk *next;
@@ -201,16 +200,19 @@ typedef struct sym_arena_chunk {
 } sym_arena_chunk;
 
 typedef struct sym_cache {
-  sym_cache_slot *slots;
-  size_t nslots, count;
+  mp_map index; /* vaddr -> entry (common/hashmap.h); slots NULL until used */
+  sym_cache_entry *entries;
+  size_t n, cap;
   sym_arena_chunk *chunks;
 } sym_cache;
 
-/* Returns the slot for vaddr, or NULL if it was never stored. */
-const sym_cache_slot *sym_cache_get(const sym_cache *c, uint64_t vaddr);
-/* Copies frames into the arena; returns the stable copy. */
-const sym_cache_slot *sym_cache_put(sym_cache *c, uint64_t vaddr,
-                                    const msym_frame *frames, size_t n);
+/* The frames stored for vaddr, or NULL if it was never stored.  The entry
+ * pointer is valid until the next sym_cache_put; the frames until
+ * sym_cache_free. */
+const sym_cache_entry *sym_cache_get(const sym_cache *c, uint64_t vaddr);
+/* Copies frames into the arena; returns the entry (valid as above). */
+const sym_cache_entry *sym_cache_put(sym_cache *c, uint64_t vaddr,
+                                     const msym_frame *frames, size_t n);
 void sym_cache_free(sym_cache *c);
 
 /* ---- ELF files ---- */

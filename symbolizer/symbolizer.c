@@ -246,7 +246,7 @@ int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
   if (!sm)
     return mp_fail(err, "msym_symbolize: module does not belong to this "
                          "symbolizer");
-  const sym_cache_slot *s = sym_cache_get(&sm->cache, vaddr);
+  const sym_cache_entry *s = sym_cache_get(&sm->cache, vaddr);
   if (!s && c->symtab_fallback && !m->has_debug_info) {
     msym_frame f;
     sym_symtab_frame(&sm->symtab, sm->bin.elf, m->path, vaddr, &f);

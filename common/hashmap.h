@@ -1,4 +1,4 @@
-/* hashmap.h - the tool's one hash map: open addressing with linear
+/* hashmap.h - the tools' one hash map: open addressing with linear
  * probing, one 16-byte slot per entry holding a 64-bit word and a 32-bit
  * value (MP_MAP_EMPTY marks a free slot, so it is never a value).
  *
@@ -9,8 +9,8 @@
  *    frames, stacks and strings this way); mp_map_probe/insert.
  * The table keeps at most 3/4 of its slots used, doubling as it fills.
  */
-#ifndef PROFDATA_HASHMAP_H
-#define PROFDATA_HASHMAP_H
+#ifndef MEMPROF_HASHMAP_H
+#define MEMPROF_HASHMAP_H
 
 #include <stddef.h>
 #include <stdint.h>

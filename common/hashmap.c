@@ -1,4 +1,5 @@
-/* hashmap.c - the tool's one hash map (hashmap.h). */
+/* hashmap.c - the tools' one hash map (hashmap.h): memprof-profdata's
+ * model and the symbolizer's memo. */
 #include "hashmap.h"
 
 #include <stdlib.h>
