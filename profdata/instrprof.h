@@ -124,6 +124,11 @@ void mp_instr_add_to(mp_instr *ip, const char *src, uint32_t func,
  * skip the name table when every function it names is known. */
 uint32_t mp_instr_find_md5(const mp_instr *ip, uint64_t md5);
 
+/* Room for a profile of `records` records (of as many functions) and
+ * `name_bytes` of names in all: a reader's first input then fills arrays
+ * allocated once instead of doubling them; inputs of the same program
+ * after it need no more. */
+void mp_instr_reserve(mp_instr *ip, uint64_t records, uint64_t name_bytes);
 void mp_instr_add_binary_id(mp_instr *ip, const uint8_t *id, size_t len);
 
 static inline const char *mp_ifunc_name(const mp_instr *ip,

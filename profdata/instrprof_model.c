@@ -213,6 +213,14 @@ void mp_instr_add_to(mp_instr *ip, const char *src, uint32_t fid,
   mp_isites_sort_by_count(d);
 }
 
+void mp_instr_reserve(mp_instr *ip, uint64_t records, uint64_t name_bytes) {
+  if (records > UINT32_MAX || name_bytes > UINT32_MAX) return; /* bogus */
+  MP_VEC_RESERVE(ip->funcs, ip->cap_funcs, records);
+  MP_VEC_RESERVE(ip->recs, ip->cap_recs, records);
+  MP_VEC_RESERVE(ip->names, ip->names_cap, name_bytes);
+  mp_map_reserve(&ip->func_index, records);
+}
+
 /* ---- binary ids ----------------------------------------------------------- */
 
 void mp_instr_add_binary_id(mp_instr *ip, const uint8_t *id, size_t len) {

@@ -369,6 +369,8 @@ static int read_profile(rawprof *r, mp_instr *ip, const char *src,
                         uint64_t weight, size_t *next, mp_err *err) {
   if (read_header(r, ip, err)) return -1;
   build_addr_map(r);
+  /* (The names' bytes, when compressed, are more than the section's.) */
+  mp_instr_reserve(ip, r->h[H_NUM_DATA], r->h[H_NAMES_SIZE]);
   size_t vpos = r->values;
   for (uint64_t i = 0; i < r->h[H_NUM_DATA]; i++)
     if (read_record(r, ip, src, i, &vpos, weight, err)) {

@@ -235,10 +235,16 @@ uint64_t mp_instr_write(mp_buf *out, const mp_instr *ip, int sparse,
   summary s, cs;
   summary_init(&s);
   summary_init(&cs);
+  /* The bytes of the items plus room for the hash table's buckets: the
+   * output grows once rather than doubling its way there. */
+  uint64_t bytes = 4096 + 40 * (uint64_t)t.n;
   for (size_t k = 0; ip && k < t.first[t.n]; k++) {
     const mp_irecord *r = &ip->recs[t.order[k]];
     add_record(r->hash & CS_FLAG_IN_HASH ? &cs : &s, r);
+    bytes += record_size(r);
   }
+  for (size_t i = 0; i < t.n; i++) bytes += ip->funcs[t.funcs[i]].name_len;
+  if (bytes < SIZE_MAX / 2) mp_buf_reserve(out, (size_t)bytes);
   write_summary(out, &s);
   if (ip && (ip->variant & MP_IVAR_CSIR)) write_summary(out, &cs);
   summary_free(&s);
