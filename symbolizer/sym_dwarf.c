@@ -175,20 +175,28 @@ static void leaf_location(sym_cu *cu, uint64_t addr, msym_frame *f) {
     f->file = dwarf_linesrc(row, NULL, NULL);
 }
 
-/* Reads, once, the attributes of a node that frames need. */
-static void node_attrs(sym_cu *cu, sym_node *n) {
-  if (n->attrs_ready)
-    return;
-  n->attrs_ready = 1;
+/* The attributes frames need of node i, read once: their index in
+ * cu->attrs (which may move when another node's are added). */
+static uint32_t node_attrs(sym_cu *cu, uint32_t i) {
+  if (!cu->attr_index.slots)
+    mp_map_init(&cu->attr_index, 1);
+  uint32_t k = mp_map_get_or_put(&cu->attr_index, i, (uint32_t)cu->nattrs);
+  if (k != MP_MAP_EMPTY)
+    return k;
+  MP_VEC_RESERVE(cu->attrs, cu->capattrs, cu->nattrs + 1);
+  k = (uint32_t)cu->nattrs++;
+  sym_node_attrs *n = &cu->attrs[k];
+  memset(n, 0, sizeof *n);
+  const sym_node *node = &cu->nodes[i];
   Dwarf_Die die;
-  if (dwarf_offdie(cu->dw, n->off, &die) == NULL)
-    return;
+  if (dwarf_offdie(cu->dw, node->off, &die) == NULL)
+    return k;
   n->name = function_name(&die);
   int decl = 0;
   if (dwarf_decl_line(&die, &decl) == 0)
     n->decl_line = (uint32_t)decl;
-  if (n->is_subprogram)
-    return;
+  if (node->is_subprogram)
+    return k;
   n->call_line = attr_u32(&die, DW_AT_call_line);
   n->call_column = attr_u32(&die, DW_AT_call_column);
   n->call_discriminator = attr_u32(&die, DW_AT_GNU_discriminator);
@@ -196,6 +204,7 @@ static void node_attrs(sym_cu *cu, sym_node *n) {
   Dwarf_Word idx;
   if (dwarf_attr(&die, DW_AT_call_file, &a) && dwarf_formudata(&a, &idx) == 0)
     n->call_file = file_path(cu, idx);
+  return k;
 }
 
 /* Node indexes from the innermost up to the first subprogram. */
@@ -228,19 +237,19 @@ size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
   if (!s)
     return 0;
   size_t n = node_chain(cu, (uint32_t)s->key, &d->chain, &d->chain_cap);
-  const uint32_t *chain = d->chain;
+  uint32_t *chain = d->chain; /* node indexes, then their attributes' */
   cu_lines(d, cu);
   for (size_t i = 0; i < n; i++)
-    node_attrs(cu, &cu->nodes[chain[i]]);
+    chain[i] = node_attrs(cu, chain[i]);
   /* Frame 0 without a name is what LLVM drops: report no frames. */
-  if (cu->nodes[chain[0]].name == NULL)
+  if (cu->attrs[chain[0]].name == NULL)
     return 0;
   if (*cap < n) {
     *cap = n;
     *out = mp_xrealloc(*out, n * sizeof **out);
   }
   for (size_t i = 0; i < n; i++) {
-    const sym_node *node = &cu->nodes[chain[i]];
+    const sym_node_attrs *node = &cu->attrs[chain[i]];
     msym_frame *f = &(*out)[i];
     memset(f, 0, sizeof *f);
     f->name = node->name ? node->name : BAD_NAME;
@@ -248,7 +257,7 @@ size_t sym_dwarf_frames(sym_dwarf *d, uint64_t addr, msym_frame **out,
     if (i == 0) {
       leaf_location(cu, addr, f);
     } else {
-      const sym_node *callee = &cu->nodes[chain[i - 1]];
+      const sym_node_attrs *callee = &cu->attrs[chain[i - 1]];
       f->file = callee->call_file;
       f->line = callee->call_line;
       f->column = callee->call_column;

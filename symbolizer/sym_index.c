@@ -38,44 +38,73 @@ static inline int range_before(const sym_range *x, const sym_range *y) {
   return x->key < y->key;
 }
 
-/* A natural merge sort: ranges come in DIE order, which is mostly address
- * order, so the runs are long and few.  (Equal ranges are equal in every
- * field, so any correct sort gives the same array.) */
-static void sort_ranges(sym_range *r, size_t n) {
-  if (n < 2)
-    return;
-  sym_range *tmp = mp_xmalloc(n * sizeof *tmp);
-  sym_range *src = r, *dst = tmp;
-  for (;;) {
-    size_t runs = 0;
-    for (size_t i = 0; i < n;) {
-      size_t mid = i + 1;
-      while (mid < n && !range_before(&src[mid], &src[mid - 1]))
-        mid++;
-      size_t end = mid;
-      if (mid < n) {
-        end = mid + 1;
-        while (end < n && !range_before(&src[end], &src[end - 1]))
-          end++;
-      }
-      size_t a = i, b = mid, k = i;
-      while (a < mid && b < end)
-        dst[k++] = range_before(&src[b], &src[a]) ? src[b++] : src[a++];
-      memcpy(dst + k, src + a, (mid - a) * sizeof *src);
-      k += mid - a;
-      memcpy(dst + k, src + b, (end - b) * sizeof *src);
-      runs++;
-      i = end;
-    }
-    sym_range *t = src;
-    src = dst;
-    dst = t;
-    if (runs == 1)
-      break;
+static inline void swap_ranges(sym_range *a, sym_range *b) {
+  sym_range t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static void sift_down(sym_range *r, size_t i, size_t n) {
+  for (size_t c; (c = 2 * i + 1) < n; i = c) {
+    if (c + 1 < n && range_before(&r[c], &r[c + 1]))
+      c++;
+    if (!range_before(&r[i], &r[c]))
+      return;
+    swap_ranges(&r[i], &r[c]);
   }
-  if (src != r)
-    memcpy(r, src, n * sizeof *r);
-  free(tmp);
+}
+
+/* Introsort in place: quicksort on a median of three, insertion sort for
+ * short slices, heapsort past a depth limit.  In place because a unit's
+ * ranges are tens of thousands and every page written for the first time
+ * is a fault.  (Equal ranges are equal in every field, so any correct sort
+ * gives the same array.) */
+static void sort_ranges(sym_range *r, size_t n, unsigned depth) {
+  while (n > 16) {
+    if (depth-- == 0) {
+      for (size_t i = n / 2; i-- > 0;)
+        sift_down(r, i, n);
+      for (size_t i = n; i-- > 1;) {
+        swap_ranges(&r[0], &r[i]);
+        sift_down(r, 0, i);
+      }
+      return;
+    }
+    size_t m = n / 2;
+    if (range_before(&r[m], &r[0]))
+      swap_ranges(&r[m], &r[0]);
+    if (range_before(&r[n - 1], &r[0]))
+      swap_ranges(&r[n - 1], &r[0]);
+    if (range_before(&r[n - 1], &r[m]))
+      swap_ranges(&r[n - 1], &r[m]);
+    sym_range pivot = r[m];
+    size_t i = 0, j = n - 1;
+    for (;;) {
+      while (range_before(&r[i], &pivot))
+        i++;
+      while (range_before(&pivot, &r[j]))
+        j--;
+      if (i >= j)
+        break;
+      swap_ranges(&r[i++], &r[j--]);
+    }
+    /* [0, j] <= pivot <= [j + 1, n): recurse on the smaller side */
+    if (j + 1 < n - j - 1) {
+      sort_ranges(r, j + 1, depth);
+      r += j + 1;
+      n -= j + 1;
+    } else {
+      sort_ranges(r + j + 1, n - j - 1, depth);
+      n = j + 1;
+    }
+  }
+  for (size_t i = 1; i < n; i++) {
+    sym_range x = r[i];
+    size_t k = i;
+    for (; k > 0 && range_before(&x, &r[k - 1]); k--)
+      r[k] = r[k - 1];
+    r[k] = x;
+  }
 }
 
 static void emit(sym_range *out, size_t *n, uint64_t lo, uint64_t hi,
@@ -85,17 +114,27 @@ static void emit(sym_range *out, size_t *n, uint64_t lo, uint64_t hi,
 }
 
 /* Sweep over the sorted ranges with a stack of the open ones: each point
- * belongs to the range on top of the stack, i.e. the innermost. */
+ * belongs to the range on top of the stack, i.e. the innermost.  The
+ * segments (at most 2n + 1) are written after the ranges in the same
+ * array, then moved to its start. */
 void sym_ranges_finish(sym_range_index *ix) {
-  if (!ix->n)
+  size_t n = ix->n;
+  if (!n)
     return;
-  sort_ranges(ix->r, ix->n);
-  sym_range *out = mp_xmalloc((2 * ix->n + 1) * sizeof *out);
-  sym_range *stack = mp_xmalloc(ix->n * sizeof *stack);
+  unsigned depth = 0;
+  for (size_t k = n; k; k >>= 1)
+    depth += 2;
+  sort_ranges(ix->r, n, depth);
+  if (ix->cap < 3 * n + 1) {
+    ix->cap = 3 * n + 1;
+    ix->r = mp_xrealloc(ix->r, ix->cap * sizeof *ix->r);
+  }
+  sym_range *in = ix->r, *out = ix->r + n;
+  sym_range *stack = mp_xmalloc(n * sizeof *stack);
   size_t nout = 0, sp = 0;
   uint64_t cur = 0;
-  for (size_t i = 0; i <= ix->n; i++) {
-    uint64_t lo = i < ix->n ? ix->r[i].lo : UINT64_MAX;
+  for (size_t i = 0; i <= n; i++) {
+    uint64_t lo = i < n ? in[i].lo : UINT64_MAX;
     while (sp && stack[sp - 1].hi <= lo) {
       sym_range top = stack[--sp];
       if (top.hi > cur) {
@@ -103,18 +142,17 @@ void sym_ranges_finish(sym_range_index *ix) {
         cur = top.hi;
       }
     }
-    if (i == ix->n)
+    if (i == n)
       break;
     if (sp)
       emit(out, &nout, cur, lo, stack[sp - 1].key);
     if (lo > cur)
       cur = lo;
-    stack[sp++] = ix->r[i];
+    stack[sp++] = in[i];
   }
   free(stack);
-  free(ix->r);
-  ix->r = out;
-  ix->n = ix->cap = nout;
+  memmove(ix->r, out, nout * sizeof *out);
+  ix->n = nout;
 }
 
 const sym_range *sym_ranges_find(const sym_range_index *ix, uint64_t addr) {
@@ -157,7 +195,7 @@ uint32_t sym_push_node(sym_cu *cu, Dwarf_Off off, uint32_t parent,
   memset(n, 0, sizeof *n);
   n->off = off;
   n->parent = parent;
-  n->is_subprogram = (uint8_t)is_subprogram;
+  n->is_subprogram = (uint32_t)is_subprogram;
   return (uint32_t)cu->nnodes++;
 }
 
@@ -315,6 +353,9 @@ void sym_dwarf_free(sym_dwarf *d) {
     sym_cu *cu = &d->cus[i];
     sym_ranges_free(&cu->code);
     free(cu->nodes);
+    if (cu->attr_index.slots)
+      mp_map_free(&cu->attr_index);
+    free(cu->attrs);
     for (size_t k = 0; cu->paths && k < cu->nfiles; k++)
       free(cu->paths[k]);
     free(cu->paths);

@@ -70,7 +70,6 @@ typedef struct sym_line_row {
 /* Where decoding can resume: right after a row, in the state it left. */
 typedef struct sym_line_mark {
   sym_line_row row;
-  uint64_t isa;
   const uint8_t *at;
 } sym_line_mark;
 
@@ -119,18 +118,21 @@ Dwarf_Line *sym_libdw_line_row(Dwarf_Lines *lines, size_t nlines,
 enum { SYM_NO_PARENT = UINT32_MAX };
 
 /* A subprogram or inlined_subroutine DIE with code.  parent is the nearest
- * enclosing such node (lexical blocks are transparent).  The attributes
- * frames need are read once, on first use. */
+ * enclosing such node (lexical blocks are transparent).  A unit has one
+ * per function and inlined call; few are ever in a frame, so what frames
+ * need of them is kept apart (sym_node_attrs) for those that are. */
 typedef struct sym_node {
   Dwarf_Off off;
   uint32_t parent;
-  uint8_t is_subprogram;
-  uint8_t attrs_ready;
-  uint32_t decl_line;
+  uint32_t is_subprogram;
+} sym_node;
+
+typedef struct sym_node_attrs {
   const char *name;      /* NULL: the DIE has no name at all */
   const char *call_file; /* inlined_subroutine: DW_AT_call_* */
+  uint32_t decl_line;
   uint32_t call_line, call_column, call_discriminator;
-} sym_node;
+} sym_node_attrs;
 
 typedef struct sym_cu {
   Dwarf_Die die;  /* the CU DIE: for split DWARF, the split unit's (.dwo) */
@@ -140,6 +142,9 @@ typedef struct sym_cu {
   sym_node *nodes;
   size_t nnodes, capnodes;
   sym_range_index code; /* innermost node for each address */
+  mp_map attr_index;    /* node -> its attributes (slots NULL until used) */
+  sym_node_attrs *attrs;
+  size_t nattrs, capattrs;
   int lines_ready;      /* lines/files fetched (or failed: NULL) */
   int own_lines;        /* from `table` (sym_lines.c), not libdw */
   sym_lines table;

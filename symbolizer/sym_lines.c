@@ -304,7 +304,7 @@ static void add_mark(sym_lines *t, size_t *cap, const state *s,
     *cap = *cap ? 2 * *cap : 256;
     t->marks = mp_xrealloc(t->marks, *cap * sizeof *t->marks);
   }
-  t->marks[t->nmarks++] = (sym_line_mark){row_of(s), s->isa, at};
+  t->marks[t->nmarks++] = (sym_line_mark){row_of(s), at};
 }
 
 static void add_seq(sym_lines *t, size_t *cap, sym_line_seq q) {
@@ -467,8 +467,8 @@ int sym_lines_find(const sym_lines *t, uint64_t addr, sym_line_row *row) {
     const sym_line_mark *k = &marks[m];
     *row = k->row;
     found = 1;
-    s = (state){k->row.addr, k->row.line, k->row.file, k->row.column, 0,
-                k->isa};
+    /* isa only decides whether a table is read here: not needed again */
+    s = (state){k->row.addr, k->row.line, k->row.file, k->row.column, 0, 0};
     c.p = k->at;
   }
   for (;;) {
