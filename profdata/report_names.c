@@ -1,11 +1,12 @@
 /* report_names.c - how a report names frames: the linkage name demangled
- * by the C++ ABI's __cxa_demangle (libstdc++), the name as it is when it
+ * by the C++ ABI's __cxa_demangle (libstdc++, loaded on first use), the name as it is when it
  * does not demangle (C functions), or the function GUID when the profile
  * has no names (llvm-profdata's indexed files and YAML); and the source
  * location the symbolizer found ("?" for a frame named from a symbol
  * table, which has none).  And a stack as the text formats print
  * it, a frame a line.
  */
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,15 +14,28 @@
 
 #include "report.h"
 
-/* libstdc++'s demangler (cxxabi.h), declared for C. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-                            int *status);
+/* libstdc++'s demangler (cxxabi.h's __cxa_demangle), loaded the first time
+ * a name needs it: linking libstdc++ would load it, libm and libgcc_s at
+ * every start of the tool, which merges, the commands that must be quick,
+ * never use.  NULL (names stay mangled) if libstdc++ cannot be loaded. */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len,
+                             int *status);
+
+static demangle_fn cxa_demangle(void) {
+  static int tried;
+  static demangle_fn fn;
+  if (!tried) {
+    tried = 1;
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (h) *(void **)&fn = dlsym(h, "__cxa_demangle");
+  }
+  return fn;
+}
 
 static char *demangle(const char *name) {
   int status = 0;
-  char *d = name[0] == '_' && name[1] == 'Z'
-                ? __cxa_demangle(name, NULL, NULL, &status)
-                : NULL;
+  demangle_fn fn = name[0] == '_' && name[1] == 'Z' ? cxa_demangle() : NULL;
+  char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
   if (d && status == 0) return d;
   free(d);
   return mp_xstrndup(name, strlen(name));
