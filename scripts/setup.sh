@@ -28,7 +28,7 @@ PACKAGES=(
   llvm-22-tools
   clang-22 llvm-22 llvm-22-dev libclang-rt-22-dev
   clang-19 llvm-19 llvm-19-dev libclang-rt-19-dev
-  libdw-dev libelf-dev libyaml-dev zlib1g-dev libzstd-dev
+  libdw-dev libelf-dev libyaml-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
   dwz debuginfod libdebuginfod1
   git xz-utils zstd
   libgmock-dev
