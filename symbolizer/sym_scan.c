@@ -43,6 +43,8 @@ typedef struct spec {
 typedef struct abbrev {
   uint32_t tag;
   uint8_t defined, children, sibling; /* sibling: has DW_AT_sibling */
+  uint8_t fn;         /* a subprogram or inlined_subroutine */
+  uint8_t holds_code; /* sym_may_hold_code(tag) */
   int32_t size; /* bytes of all attributes when every form is fixed, else -1 */
   uint32_t first, n; /* its attributes in scan.specs */
   uint32_t first_op, nops; /* how to skip them, in scan.ops */
@@ -217,6 +219,8 @@ static int read_abbrevs(scan *s, const sym_section *sec, uint64_t off) {
       return -1; /* libdw takes the first: not worth matching */
     a->defined = 1;
     a->tag = (uint32_t)sym_uleb(&r);
+    a->fn = a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine;
+    a->holds_code = (uint8_t)sym_may_hold_code((int)a->tag);
     a->children = (uint8_t)sym_fixed(&r, 1);
     a->first = (uint32_t)s->nspecs;
     a->size = 0;
@@ -380,6 +384,14 @@ typedef struct level {
   const uint8_t *sibling; /* where the DIE owning the level says it ends */
 } level;
 
+static void push_level(level **stack, size_t *sp, size_t *cap, level l) {
+  if (*sp == *cap) {
+    *cap = *cap ? 2 * *cap : 32;
+    *stack = mp_xrealloc(*stack, *cap * sizeof **stack);
+  }
+  (*stack)[(*sp)++] = l;
+}
+
 static int walk_unit(scan *s, const uint8_t *unit, const uint8_t *die,
                      const uint8_t *end) {
   sym_cu *cu = s->cu;
@@ -387,15 +399,26 @@ static int walk_unit(scan *s, const uint8_t *unit, const uint8_t *die,
   level *stack = NULL;
   size_t sp = 0, cap = 0;
   int rc = -1;
-  int first = 1; /* the unit DIE itself */
+  /* The unit DIE: its children are walked. */
+  uint64_t code = sym_uleb(&r);
+  if (r.bad || code == 0 || code >= s->nab || !s->ab[code].defined)
+    goto out;
+  const abbrev *a = &s->ab[code];
+  die_attrs da;
+  read_attrs(s, &r, a, unit, &da);
+  if (r.bad)
+    goto out;
+  if (!a->children) { /* a unit without children */
+    rc = da.sibling && da.sibling != r.p ? -1 : 0;
+    goto out;
+  }
+  push_level(&stack, &sp, &cap, (level){SYM_NO_PARENT, 1, da.sibling});
   while (r.p < end) {
     const uint8_t *at = r.p;
-    uint64_t code = sym_uleb(&r);
+    code = *r.p < 0x80 ? *r.p++ : sym_uleb(&r);
     if (r.bad)
       goto out;
     if (code == 0) {
-      if (first || sp == 0)
-        goto out;
       level done = stack[--sp];
       if (done.sibling && done.sibling != r.p)
         goto out;
@@ -405,41 +428,39 @@ static int walk_unit(scan *s, const uint8_t *unit, const uint8_t *die,
     }
     if (code >= s->nab || !s->ab[code].defined)
       goto out;
-    const abbrev *a = &s->ab[code];
-    const level *up = sp ? &stack[sp - 1] : NULL;
-    int walked = first || up->walk;
-    int fn = a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine;
-    die_attrs da = {0};
-    if (a->size >= 0 && !(walked && fn))
-      sym_skip(&r, (uint64_t)a->size);
-    else if (!(walked && fn) && !a->sibling)
-      skip_attrs(s, &r, a);
-    else
-      read_attrs(s, &r, a, unit, &da);
+    a = &s->ab[code];
+    const level *up = &stack[sp - 1];
+    da.sibling = NULL;
+    if (!up->walk || !a->fn) { /* most DIEs: stepped over */
+      if (a->size >= 0)
+        sym_skip(&r, (uint64_t)a->size);
+      else if (!a->sibling)
+        skip_attrs(s, &r, a);
+      else
+        read_attrs(s, &r, a, unit, &da);
+      if (r.bad)
+        goto out;
+      if (a->children)
+        push_level(&stack, &sp, &cap,
+                   (level){up->parent, up->walk && a->holds_code, da.sibling});
+      else if (da.sibling && da.sibling != r.p)
+        goto out;
+      continue;
+    }
+    read_attrs(s, &r, a, unit, &da);
     if (r.bad)
       goto out;
-    uint32_t here = up ? up->parent : SYM_NO_PARENT;
-    if (!first && walked && fn) {
-      uint32_t idx = sym_push_node(cu, (Dwarf_Off)(at - s->info), here,
-                                   a->tag == DW_TAG_subprogram);
-      if (add_ranges(s, &da, (Dwarf_Off)(at - s->info), idx))
-        here = idx;
-      else
-        cu->nnodes--;
-    }
-    if (a->children) {
-      if (sp == cap) {
-        cap = cap ? 2 * cap : 32;
-        stack = mp_xrealloc(stack, cap * sizeof *stack);
-      }
-      stack[sp++] = (level){here, first || (walked && sym_may_hold_code((int)a->tag)),
-                            da.sibling};
-    } else if (da.sibling && da.sibling != r.p) {
+    uint32_t here = up->parent;
+    uint32_t idx = sym_push_node(cu, (Dwarf_Off)(at - s->info), here,
+                                 a->tag == DW_TAG_subprogram);
+    if (add_ranges(s, &da, (Dwarf_Off)(at - s->info), idx))
+      here = idx;
+    else
+      cu->nnodes--;
+    if (a->children)
+      push_level(&stack, &sp, &cap, (level){here, a->holds_code, da.sibling});
+    else if (da.sibling && da.sibling != r.p)
       goto out;
-    }
-    if (first && !a->children)
-      break; /* a unit without children */
-    first = 0;
   }
   /* The unit may end without its closing zeros: libdw stops there too. */
   rc = 0;
