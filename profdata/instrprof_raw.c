@@ -91,8 +91,10 @@ static void add_names(rawprof *r, const char *s, size_t n) {
   size_t begin = start, end = start + n;
   for (size_t i = start; i <= end; i++) {
     if (r->name_buf[i] != 1 && i != end) continue;
+    size_t cap = r->cap_names;
     MP_VEC_RESERVE(r->name_off, r->cap_names, r->n_names + 1);
-    r->name_sz = mp_xrealloc(r->name_sz, r->cap_names * sizeof *r->name_sz);
+    if (r->cap_names != cap) /* name_sz follows name_off's capacity */
+      r->name_sz = mp_xrealloc(r->name_sz, r->cap_names * sizeof *r->name_sz);
     r->name_off[r->n_names] = (uint32_t)begin;
     r->name_sz[r->n_names++] = (uint32_t)(i - begin);
     begin = i + 1;
