@@ -51,9 +51,12 @@ typedef struct abbrev {
 } abbrev;
 
 /* Skipping a DIE's attributes: runs of fixed-size forms are one step. */
+enum { V_NONE, V_LEB, V_STRING, V_BLOCK1, V_BLOCK2, V_BLOCK4, V_BLOCK_LEB,
+       V_OTHER };
 typedef struct skip_op {
   uint32_t bytes; /* fixed bytes to skip first */
-  uint32_t form;  /* then a value of this variable-size form; 0: none */
+  uint16_t kind;  /* then a variable-size value of this kind (V_*) */
+  uint16_t form;  /* its form, for V_OTHER (DW_FORM_indirect) */
 } skip_op;
 
 typedef struct scan {
@@ -166,9 +169,22 @@ static void push_op(scan *s, skip_op op) {
   s->ops[s->nops++] = op;
 }
 
+static uint16_t value_kind(uint32_t form) {
+  switch (form) {
+  case DW_FORM_block1: return V_BLOCK1;
+  case DW_FORM_block2: return V_BLOCK2;
+  case DW_FORM_block4: return V_BLOCK4;
+  case DW_FORM_block:
+  case DW_FORM_exprloc: return V_BLOCK_LEB;
+  case DW_FORM_string: return V_STRING;
+  case DW_FORM_indirect: return V_OTHER;
+  default: return V_LEB; /* the rest of form_size's variable forms */
+  }
+}
+
 static void plan_skip(scan *s, abbrev *a) {
   a->first_op = (uint32_t)s->nops;
-  skip_op op = {0, 0};
+  skip_op op = {0, V_NONE, 0};
   for (uint32_t i = 0; i < a->n; i++) {
     uint32_t form = s->specs[a->first + i].form;
     int n = form_size(s, form);
@@ -176,21 +192,37 @@ static void plan_skip(scan *s, abbrev *a) {
       op.bytes += (uint32_t)n;
       continue;
     }
-    op.form = form;
+    op.kind = value_kind(form);
+    op.form = (uint16_t)form; /* known forms are below 0x2000 */
     push_op(s, op);
-    op = (skip_op){0, 0};
+    op = (skip_op){0, V_NONE, 0};
   }
   if (op.bytes)
     push_op(s, op);
   a->nops = (uint32_t)(s->nops - a->first_op);
 }
 
+static inline void skip_leb(sym_cursor *r) {
+  while (r->p < r->end)
+    if (!(*r->p++ & 0x80))
+      return;
+  r->bad = 1;
+}
+
 static void skip_attrs(const scan *s, sym_cursor *r, const abbrev *a) {
-  for (uint32_t i = 0; i < a->nops && !r->bad; i++) {
-    const skip_op *op = &s->ops[a->first_op + i];
+  const skip_op *op = &s->ops[a->first_op], *last = op + a->nops;
+  for (; op < last && !r->bad; op++) {
     sym_skip(r, op->bytes);
-    if (op->form)
-      skip_value(s, r, op->form);
+    switch (op->kind) {
+    case V_NONE: break;
+    case V_LEB: skip_leb(r); break;
+    case V_STRING: sym_cstr(r); break;
+    case V_BLOCK1: sym_skip(r, sym_fixed(r, 1)); break;
+    case V_BLOCK2: sym_skip(r, sym_fixed(r, 2)); break;
+    case V_BLOCK4: sym_skip(r, sym_fixed(r, 4)); break;
+    case V_BLOCK_LEB: sym_skip(r, sym_uleb(r)); break;
+    default: skip_value(s, r, op->form); break;
+    }
   }
 }
 
