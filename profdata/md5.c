@@ -45,37 +45,33 @@ static void store_le32(unsigned char *p, uint32_t v) {
   p[3] = (unsigned char)(v >> 24);
 }
 
+/* One MD5 step; the four rounds below differ in F and the word order.  One
+ * loop per round (rather than one loop choosing the round each step) lets
+ * the compiler unroll them: names are hashed by the thousand per input. */
+#define STEP(F, i, g)                                                       \
+  do {                                                                      \
+    uint32_t f_ = (F), t_ = d;                                              \
+    d = c;                                                                  \
+    c = b;                                                                  \
+    b = b + rotl(a + f_ + K[i] + w[g], S[i]);                               \
+    a = t_;                                                                 \
+  } while (0)
+
 static void md5_block(mp_md5 *m, const unsigned char *blk) {
   uint32_t w[16];
   for (int i = 0; i < 16; i++) w[i] = load_le32(blk + 4 * i);
   uint32_t a = m->a, b = m->b, c = m->c, d = m->d;
-  for (int i = 0; i < 64; i++) {
-    uint32_t f;
-    int g;
-    if (i < 16) {
-      f = (b & c) | (~b & d);
-      g = i;
-    } else if (i < 32) {
-      f = (d & b) | (~d & c);
-      g = (5 * i + 1) & 15;
-    } else if (i < 48) {
-      f = b ^ c ^ d;
-      g = (3 * i + 5) & 15;
-    } else {
-      f = c ^ (b | ~d);
-      g = (7 * i) & 15;
-    }
-    uint32_t t = d;
-    d = c;
-    c = b;
-    b = b + rotl(a + f + K[i] + w[g], S[i]);
-    a = t;
-  }
+  for (int i = 0; i < 16; i++) STEP((b & c) | (~b & d), i, i);
+  for (int i = 16; i < 32; i++) STEP((d & b) | (~d & c), i, (5 * i + 1) & 15);
+  for (int i = 32; i < 48; i++) STEP(b ^ c ^ d, i, (3 * i + 5) & 15);
+  for (int i = 48; i < 64; i++) STEP(c ^ (b | ~d), i, (7 * i) & 15);
   m->a += a;
   m->b += b;
   m->c += c;
   m->d += d;
 }
+
+#undef STEP
 
 void mp_md5_init(mp_md5 *m) {
   m->a = 0x67452301;
