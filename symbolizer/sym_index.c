@@ -345,6 +345,7 @@ void sym_dwarf_sections(sym_dwarf *d) {
   d->str = sym_elf_section(elf, ".debug_str");
   d->abbrev = sym_elf_section(elf, ".debug_abbrev");
   d->addr = sym_elf_section(elf, ".debug_addr");
+  d->rnglists = sym_elf_section(elf, ".debug_rnglists");
   d->sections_ready = 1;
 }
 

@@ -166,7 +166,7 @@ typedef struct sym_dwarf {
   size_t n_missing_split;    /* skeleton units whose split unit is missing */
   char *missing_split;       /* the first one's .dwo path */
   int sections_ready;        /* the sections below looked up */
-  sym_section line, line_str, str, abbrev, addr;
+  sym_section line, line_str, str, abbrev, addr, rnglists;
 } sym_dwarf;
 
 int sym_dwarf_index(sym_dwarf *d);

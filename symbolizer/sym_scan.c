@@ -7,8 +7,9 @@
  * most of a merge's time.  This file does the same walk over the raw bytes:
  * the unit's abbreviations are decoded once, a DIE whose attributes all
  * have a fixed size is skipped in one step, and only the functions'
- * DW_AT_low_pc/high_pc are decoded; a function whose ranges are anything
- * else (DW_AT_ranges, unusual forms) is handed to libdw's dwarf_ranges.
+ * DW_AT_low_pc/high_pc and DWARF 5 DW_AT_ranges lists are decoded; a
+ * function whose ranges are anything else (DWARF 4 .debug_ranges, unusual
+ * forms, bases libdw would compute) is handed to libdw's dwarf_ranges.
  *
  * The result must be the walk's, node for node.  Anything this file does
  * not read (a form it does not know, an abbreviation code not in the
@@ -66,6 +67,9 @@ typedef struct scan {
   const sym_section *addr; /* .debug_addr */
   uint64_t addr_base;
   int has_addr_base;
+  const sym_section *rnglists; /* .debug_rnglists */
+  uint64_t rnglists_base, cu_base;
+  int has_rnglists_base, has_cu_base;
   abbrev *ab;
   size_t nab;
   spec *specs;
@@ -292,6 +296,8 @@ typedef struct die_attrs {
   uint32_t low_form, high_form;
   uint64_t low, high;
   int has_ranges;
+  uint32_t ranges_form; /* DW_FORM_rnglistx or sec_offset, else 0 */
+  uint64_t ranges;
   const uint8_t *sibling;
 } die_attrs;
 
@@ -344,6 +350,15 @@ static void read_attrs(const scan *s, sym_cursor *r, const abbrev *a,
       out->high = value_of(r, s, sp->form);
       break;
     case DW_AT_ranges:
+      if (!out->has_ranges && (sp->form == DW_FORM_rnglistx ||
+                               sp->form == DW_FORM_sec_offset)) {
+        out->ranges_form = sp->form;
+        out->ranges = sp->form == DW_FORM_rnglistx
+                          ? sym_uleb(r)
+                          : sym_fixed(r, s->offset_size);
+        out->has_ranges = 1;
+        break;
+      }
       out->has_ranges = 1;
       goto other;
     case DW_AT_sibling:
@@ -380,9 +395,77 @@ static int address(const scan *s, uint32_t form, uint64_t v, uint64_t *out) {
   return 1;
 }
 
+/* A DWARF 5 unit's DW_AT_ranges list, read as libdw's dwarf_ranges reads
+ * it (its rnglists base and base address as libdw finds them, when they
+ * are plain); 1 and the ranges added, or 0 and none when anything is not
+ * as expected, for libdw to read instead. */
+static int read_rnglist(const scan *s, const die_attrs *a, uint64_t key) {
+  const sym_section *sec = s->rnglists;
+  uint64_t off, osz = s->offset_size, asz = s->addr_size;
+  if (s->version != 5 || !s->has_cu_base || !sec->data)
+    return 0;
+  if (a->ranges_form == DW_FORM_sec_offset) {
+    off = a->ranges;
+  } else {
+    uint64_t b = s->rnglists_base;
+    if (!s->has_rnglists_base || osz > sec->size || b > sec->size - osz ||
+        a->ranges > (sec->size - osz - b) / osz)
+      return 0;
+    sym_cursor t = {sec->data + b + a->ranges * osz, sec->data + sec->size, 0};
+    off = sym_fixed(&t, osz) + b;
+  }
+  if (off >= sec->size)
+    return 0;
+  sym_cursor c = {sec->data + off, sec->data + sec->size, 0};
+  sym_range_index *ix = &s->cu->code;
+  size_t first = ix->n;
+  uint64_t base = s->cu_base, b, e;
+  for (;;) {
+    uint8_t code = (uint8_t)sym_fixed(&c, 1);
+    switch (c.bad ? 0xff : code) {
+    case DW_RLE_end_of_list: return 1;
+    case DW_RLE_base_addressx:
+      if (!address(s, DW_FORM_addrx, sym_uleb(&c), &base))
+        goto fail;
+      continue;
+    case DW_RLE_startx_endx:
+      if (!address(s, DW_FORM_addrx, sym_uleb(&c), &b) ||
+          !address(s, DW_FORM_addrx, sym_uleb(&c), &e))
+        goto fail;
+      break;
+    case DW_RLE_startx_length:
+      if (!address(s, DW_FORM_addrx, sym_uleb(&c), &b))
+        goto fail;
+      e = b + sym_uleb(&c);
+      break;
+    case DW_RLE_offset_pair:
+      b = base + sym_uleb(&c);
+      e = base + sym_uleb(&c);
+      break;
+    case DW_RLE_base_address: base = sym_fixed(&c, asz); continue;
+    case DW_RLE_start_end:
+      b = sym_fixed(&c, asz);
+      e = sym_fixed(&c, asz);
+      break;
+    case DW_RLE_start_length:
+      b = sym_fixed(&c, asz);
+      e = b + sym_uleb(&c);
+      break;
+    default: goto fail;
+    }
+    if (c.bad)
+      goto fail;
+    sym_ranges_add(ix, b, e, key);
+  }
+fail:
+  ix->n = first;
+  return 0;
+}
+
 /* The DIE's ranges into the unit's code index, as dwarf_ranges gives
- * them: [low, high) when both are there, else DW_AT_ranges (read by
- * libdw). Returns how many were added. */
+ * them: [low, high) when both are there, else DW_AT_ranges (through
+ * libdw when read_rnglist does not read them). Returns how many were
+ * added. */
 static size_t add_ranges(const scan *s, const die_attrs *a, Dwarf_Off off,
                          uint64_t key) {
   sym_cu *cu = s->cu;
@@ -397,11 +480,14 @@ static size_t add_ranges(const scan *s, const die_attrs *a, Dwarf_Off off,
             a->high_form == DW_FORM_udata);
     hi = lo + a->high;
   }
+  size_t before = cu->code.n;
   if (fast) {
-    size_t before = cu->code.n;
     sym_ranges_add(&cu->code, lo, hi, key);
     return cu->code.n - before;
   }
+  /* Without DW_AT_low_pc, dwarf_ranges goes straight to DW_AT_ranges. */
+  if (!a->low_form && a->ranges_form && read_rnglist(s, a, key))
+    return cu->code.n - before;
   Dwarf_Die die;
   if (dwarf_offdie(cu->dw, off, &die) == NULL)
     return 0;
@@ -544,6 +630,20 @@ int sym_scan_code(sym_dwarf *d, sym_cu *cu) {
       dwarf_formudata(dwarf_attr(&cu->die, DW_AT_addr_base, &attr), &base) == 0) {
     s.addr_base = base;
     s.has_addr_base = 1;
+  }
+  /* The list base and base address libdw would use, where they are plain:
+   * an explicit DW_AT_rnglists_base (libdw recomputes a zero one) and the
+   * unit's DW_AT_low_pc. */
+  s.rnglists = &d->rnglists;
+  Dwarf_Addr low;
+  if (dwarf_formudata(dwarf_attr(&cu->die, DW_AT_rnglists_base, &attr),
+                      &base) == 0 && base != 0) {
+    s.rnglists_base = base;
+    s.has_rnglists_base = 1;
+  }
+  if (dwarf_lowpc(&cu->die, &low) == 0 && low != (Dwarf_Addr)-1) {
+    s.cu_base = low;
+    s.has_cu_base = 1;
   }
   int rc = -1;
   reserve(cu, next - die_off);
