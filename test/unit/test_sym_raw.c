@@ -121,7 +121,7 @@ static int build(const variant *v, const char *dir, char *exe, size_t cap) {
   const char *src_dir = getenv("MEMPROF_SOURCE_DIR");
   char cmd[2048];
   snprintf(exe, cap, "%s/prog", dir);
-  snprintf(cmd, sizeof cmd, "%s %s %s/test/unit/programs/sym_raw_prog.c -o %s",
+  snprintf(cmd, sizeof cmd, "%s %s %s/test/unit/progs/sym_raw_prog.c -o %s",
            v->cc, v->flags, src_dir ? src_dir : ".", exe);
   return system(cmd) == 0 ? 0 : -1;
 }
