@@ -5,10 +5,13 @@
  *                 its separate debug file
  *   sym_zstd.c    zstd-compressed debug sections for libdw before 0.189
  *   sym_debuginfod.c  debug files from debuginfod servers
- *   sym_index.c   sorted address-range indexes: CUs of a module, and the
- *                 subprogram/inlined_subroutine tree of a CU (built once
- *                 per CU, searched by bisection)
- *   sym_scan.c    the same tree read from the raw DIEs, faster
+ *   sym_index.c   the CUs of a module by address, and the subprogram /
+ *                 inlined_subroutine tree of a CU (built once per CU by
+ *                 sym_scan.c's walk, else libdw's, searched by bisection)
+ *   sym_scan.c    the tree read from the raw DIEs, faster; the raw bytes
+ *                 of the sections it and sym_lines.c read
+ *   sym_ranges.c  the sorted address-range index both walks fill, and the
+ *                 tree's nodes
  *   sym_dwarf.c   one address -> inline frames, LLVM's rules
  *   sym_lines.c   one address -> its line-table row, without decoding the
  *                 unit's whole table when it can
@@ -171,11 +174,11 @@ typedef struct sym_dwarf {
 
 int sym_dwarf_index(sym_dwarf *d);
 void sym_dwarf_free(sym_dwarf *d);
-/* Looks up the sections sym_lines.c and sym_scan.c read, once. */
+/* Looks up the sections sym_lines.c and sym_scan.c read, once (sym_scan.c). */
 void sym_dwarf_sections(sym_dwarf *d);
 /* The unit's nodes and code index (sym_scan.c, else the libdw walk). */
 void sym_cu_build_code(sym_dwarf *d, sym_cu *cu);
-/* Pieces of the libdw walk (sym_index.c) that sym_scan.c shares. */
+/* What both walks of a unit use to build its tree (sym_ranges.c). */
 uint32_t sym_push_node(sym_cu *cu, Dwarf_Off off, uint32_t parent,
                        int is_subprogram);
 size_t sym_add_die_ranges(sym_range_index *ix, Dwarf_Die *die, uint64_t key);

@@ -23,6 +23,21 @@
 #include "sym_bytes.h"
 #include "sym_internal.h"
 
+/* The raw bytes of the sections the raw readers decode (this file and
+ * sym_lines.c), once per module. */
+void sym_dwarf_sections(sym_dwarf *d) {
+  if (d->sections_ready)
+    return;
+  Elf *elf = dwarf_getelf(d->dw);
+  d->line = sym_elf_section(elf, ".debug_line");
+  d->line_str = sym_elf_section(elf, ".debug_line_str");
+  d->str = sym_elf_section(elf, ".debug_str");
+  d->abbrev = sym_elf_section(elf, ".debug_abbrev");
+  d->addr = sym_elf_section(elf, ".debug_addr");
+  d->rnglists = sym_elf_section(elf, ".debug_rnglists");
+  d->sections_ready = 1;
+}
+
 #ifndef DW_FORM_GNU_addr_index
 #define DW_FORM_GNU_addr_index 0x1f01
 #define DW_FORM_GNU_str_index 0x1f02
