@@ -25,6 +25,7 @@ typedef enum opt_id {
   OPT_SYMBOLIZED,
   OPT_MEMORY,
   OPT_NO_PREFILL,
+  OPT_LIBDW_ONLY,
   OPT_FORMAT,
   OPT_TOP,
   OPT_SORT,
@@ -73,6 +74,7 @@ static const opt_def OPTS[] = {
     {"symbolized", OPT_SYMBOLIZED, 0, IN_SHOW},
     {"memory", OPT_MEMORY, 0, IN_SHOW}, /* llvm-profdata show --memory */
     {"no-prefill", OPT_NO_PREFILL, 0, IN_MERGE | IN_SHOW | IN_REPORT},
+    {"libdw-only", OPT_LIBDW_ONLY, 0, IN_MERGE | IN_SHOW | IN_REPORT},
     {"format", OPT_FORMAT, 1, IN_REPORT},
     {"top", OPT_TOP, 1, IN_REPORT},
     {"sort", OPT_SORT, 1, IN_REPORT},
@@ -132,6 +134,8 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             locations after LLVM's sections\n"
         "  --no-prefill               do not fault the heap in up front (saves\n"
         "                             memory, costs time where faults are slow)\n"
+        "  --libdw-only               read debug info through libdw alone, not\n"
+        "                             the faster raw readers (same output)\n"
         "  --weighted-input=W,FILE    an input whose instrumentation counts\n"
         "                             count W times (W >= 1; repeatable)\n"
         "  --sparse                   leave out functions whose counters are\n"
@@ -402,6 +406,7 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   case OPT_FULL_SCHEMA: o->index.full_schema = 1; return 0;
   case OPT_NO_SYM_SECTION: o->index.symbolized_section = 0; return 0;
   case OPT_NO_PREFILL: o->no_prefill = 1; return 0;
+  case OPT_LIBDW_ONLY: o->libdw_only = 1; return 0;
   case OPT_SYMBOLIZED: o->symbolized = 1; return 0;
   case OPT_MEMORY: return 0;
   case OPT_WEIGHTED_INPUT: return add_weighted(o, v, err);

@@ -45,6 +45,7 @@ typedef struct cli_opts {
   size_t n_timelines;
   int no_timeline;
   int no_prefill;      /* --no-prefill: no mp_heap_prefill */
+  int libdw_only;      /* --libdw-only: msym_set_raw_dwarf(0) */
   unsigned num_threads; /* --num-threads: 1 none, more: helpers, 0: by size */
   rpt_opts report;     /* report */
 } cli_opts;

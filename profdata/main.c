@@ -68,6 +68,7 @@ static int usage_error(const cli_opts *o, const char *msg) {
 
 static msym_ctx *open_binaries(const cli_opts *o) {
   msym_ctx *c = msym_new();
+  msym_set_raw_dwarf(c, !o->libdw_only);
   mp_err e;
   for (size_t i = 0; i < o->n_debug_dirs; i++)
     if (msym_add_debug_dir(c, o->debug_dirs[i], &e) != 0) {

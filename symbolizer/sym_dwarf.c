@@ -52,7 +52,7 @@ static uint32_t attr_u32(Dwarf_Die *die, int name) {
 static int own_lines(sym_dwarf *d, sym_cu *cu) {
   Dwarf_Attribute a;
   Dwarf_Word off;
-  if (cu->die.addr != cu->unit.addr || cu->dw != d->dw ||
+  if (d->libdw_only || cu->die.addr != cu->unit.addr || cu->dw != d->dw ||
       dwarf_formudata(dwarf_attr(&cu->die, DW_AT_stmt_list, &a), &off) != 0)
     return 0;
   sym_dwarf_sections(d);

@@ -46,7 +46,7 @@ void sym_walk_code(sym_cu *cu) {
 void sym_cu_build_code(sym_dwarf *d, sym_cu *cu) {
   if (cu->code_ready)
     return;
-  if (sym_scan_code(d, cu) != 0) /* start again, the slow way */
+  if (d->libdw_only || sym_scan_code(d, cu) != 0) /* (again) the slow way */
     sym_walk_code(cu);
   sym_ranges_finish(&cu->code);
   cu->code_ready = 1;

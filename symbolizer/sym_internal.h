@@ -168,6 +168,7 @@ typedef struct sym_dwarf {
   size_t chain_cap;
   size_t n_missing_split;    /* skeleton units whose split unit is missing */
   char *missing_split;       /* the first one's .dwo path */
+  int libdw_only;            /* no raw readers (msym_set_raw_dwarf) */
   int sections_ready;        /* the sections below looked up */
   sym_section line, line_str, str, abbrev, addr, rnglists;
 } sym_dwarf;

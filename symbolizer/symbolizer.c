@@ -25,6 +25,7 @@ struct msym_ctx {
   msym_frame *scratch; /* frames of the address being symbolized */
   size_t scratch_cap;
   int symtab_fallback; /* msym_set_symtab_fallback */
+  int libdw_only;      /* msym_set_raw_dwarf(c, 0) */
 };
 
 /* ---- context ---- */
@@ -60,6 +61,8 @@ void msym_free(msym_ctx *c) {
 }
 
 void msym_set_symtab_fallback(msym_ctx *c, int on) { c->symtab_fallback = on; }
+
+void msym_set_raw_dwarf(msym_ctx *c, int on) { c->libdw_only = !on; }
 
 int msym_add_debug_dir(msym_ctx *c, const char *dir, mp_err *err) {
   if (!dir || !*dir)
@@ -124,6 +127,7 @@ static int attach_debug_info(msym_ctx *c, sym_module *m, mp_err *err) {
       sym_elf_unzstd(src->elf, src->path, &m->unzstd, &m->unzstd_image, err) < 0)
     return -1;
   m->dwarf.dw = dwarf_begin_elf(m->unzstd ? m->unzstd : src->elf, DWARF_C_READ, NULL);
+  m->dwarf.libdw_only = c->libdw_only;
   m->pub.has_debug_info = m->dwarf.dw != NULL;
   return m->dwarf.dw ? attach_alt(c, m, src->path, err) : 0;
 }

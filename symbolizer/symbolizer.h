@@ -68,6 +68,13 @@ void msym_free(msym_ctx *c);
  * with DWARF give the same frames either way.  Set it before symbolizing. */
 void msym_set_symtab_fallback(msym_ctx *c, int on);
 
+/* With `on` (the default), the units' function trees and line tables are
+ * read from the raw DWARF bytes (sym_scan.c, sym_lines.c), which skips
+ * what libdw would decode for nothing; anything those readers do not know
+ * goes to libdw.  Off: libdw reads everything.  Same frames either way.
+ * Set it before adding binaries. */
+void msym_set_raw_dwarf(msym_ctx *c, int on);
+
 /* Debug directories searched for separate debug files of binaries added
  * afterwards.  When none is given, /usr/lib/debug is searched. */
 int msym_add_debug_dir(msym_ctx *c, const char *dir, mp_err *err);
