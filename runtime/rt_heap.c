@@ -57,6 +57,62 @@ static inline uint32_t *live_class_state(uintptr_t p, int *cls, uint32_t *slot,
   return *st & RT_LIVE_BIT && into == lead_of(*st) ? w : NULL;
 }
 
+/* Class of a block of `size` bytes aligned to `align`, -1 for a large one. */
+static inline int class_of(size_t size, size_t align) {
+  return align <= 64 ? (size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1)
+                     : rt_class_for_aligned(size, align);
+}
+
+/* Where the block of `size` bytes in slot s of class c starts (its lead
+ * in *lead), cleared if asked and the slot was handed out before. */
+static inline uintptr_t class_block(int c, uint32_t s, size_t size, size_t align,
+                                    int zero, uint32_t *lead) {
+  *lead = lead_bit(c, size, align);
+  uintptr_t p = slot_addr(c, s) + lead_of(*lead);
+  if (zero && (state_of_class[c][s] & DIRTY_BIT))
+    rt_memset((void *)p, 0, size);
+  return p;
+}
+
+/* mp_alloc of a block that is recorded: its stack, time and cpu, its
+ * metadata and its shadow cleared.  Out of line, so that the unsampled
+ * path keeps a small frame (the captured stack is 3 KiB). */
+static __attribute__((noinline)) void *alloc_sampled(size_t size, size_t align,
+                                                     int zero, mp_caller caller) {
+  rt_captured cap;
+  cap.n = 0;
+  uint64_t stamp = rt_stamp(); /* read while the stack is walked */
+  if (mp_inited)
+    rt_stack_unwind(caller, &cap);
+  uint32_t ts = rt_stamp_ms(stamp);
+  uint32_t cpu = rt_cpu();
+  uintptr_t p;
+  uint32_t ref;
+  int c = class_of(size, align);
+  uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
+  if (s != NO_SLOT) {
+    uint32_t lead;
+    p = class_block(c, s, size, align, zero, &lead);
+    rt_shadow_clear(p, size);
+    block_meta *m = meta_of(c, s, lead | (uint32_t)size);
+    m->stack = ref = rt_stack_intern(&cap);
+    m->alloc_ts = ts;
+    __atomic_store_n(&state_of_class[c][s],
+                     RT_LIVE_BIT | DIRTY_BIT | lead | pack_cpu(cpu) << CPU_SHIFT |
+                         (uint32_t)size,
+                     __ATOMIC_RELEASE);
+  } else {
+    ref = rt_stack_intern(&cap);
+    p = rt_large_alloc(size, align, ref, ts, cpu);
+    if (!p)
+      return NULL;
+  }
+  count_event(0, size);
+  rt_tl_count(0, size, ref, stamp, ts);
+  rt_malloc_hooks((void *)p, size);
+  return (void *)p;
+}
+
 void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
   heap_ensure();
   if (MP_UNLIKELY(!mp_inited))
@@ -69,51 +125,27 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
    * metadata or shadow clear, and its free records nothing: its state word
    * says so (CPU_UNSAMPLED), a large block's stack ref (RT_UNSAMPLED).
    * The check is here rather than in the thread cache's refill branch: the
-   * stack walk must be decided before the slot is taken. */
-  int sampled = rt_sample_take(size);
-  rt_captured cap;
-  cap.n = 0;
-  uint32_t ts = 0, cpu = 0xFFFFFFFFu;
-  uint64_t stamp = 0;
-  if (sampled) {
-    stamp = rt_stamp(); /* read while the stack is walked */
-    if (mp_inited)
-      rt_stack_unwind(caller, &cap);
-    ts = rt_stamp_ms(stamp);
-    cpu = rt_cpu();
-  }
+   * stack walk must be decided before the slot is taken.  Such blocks
+   * exist only with sampling on, hence with the timeline off (rt_sample.c):
+   * they skip rt_tl_count. */
+  if (rt_sample_take(size))
+    return alloc_sampled(size, align, zero, caller);
   uintptr_t p;
-  uint32_t ref;
-  int c = align <= 64 ? (size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1)
-                      : rt_class_for_aligned(size, align);
+  int c = class_of(size, align);
   uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
-  if (s != NO_SLOT) {
-    uint32_t *w = &state_of_class[c][s];
-    uint32_t lead = lead_bit(c, size, align);
-    p = slot_addr(c, s) + lead_of(lead);
-    if (zero && (*w & DIRTY_BIT))
-      rt_memset((void *)p, 0, size);
-    uint32_t cpu_field = CPU_UNSAMPLED;
-    ref = RT_UNSAMPLED;
-    if (sampled) {
-      rt_shadow_clear(p, size);
-      block_meta *m = meta_of(c, s, lead | (uint32_t)size);
-      m->stack = ref = rt_stack_intern(&cap);
-      m->alloc_ts = ts;
-      cpu_field = pack_cpu(cpu);
-    }
-    __atomic_store_n(w,
-                     RT_LIVE_BIT | DIRTY_BIT | lead | cpu_field << CPU_SHIFT |
+  if (MP_LIKELY(s != NO_SLOT)) {
+    uint32_t lead;
+    p = class_block(c, s, size, align, zero, &lead);
+    __atomic_store_n(&state_of_class[c][s],
+                     RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
   } else {
-    ref = sampled ? rt_stack_intern(&cap) : RT_UNSAMPLED;
-    p = rt_large_alloc(size, align, ref, ts, cpu);
+    p = rt_large_alloc(size, align, RT_UNSAMPLED, 0, 0xFFFFFFFFu);
     if (!p)
       return NULL;
   }
   count_event(0, size);
-  rt_tl_count(0, size, ref, stamp, ts);
   rt_malloc_hooks((void *)p, size);
   return (void *)p;
 }
