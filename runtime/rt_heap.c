@@ -177,16 +177,22 @@ void mp_free(void *ptr) {
       return;
     rt_free_hooks(ptr);
     uint64_t size = st & SIZE_MASK;
-    uint32_t ref = RT_UNSAMPLED;
     if (unsampled_state(st)) {
-      if (!rt_claim_live(w))
-        return;
-    } else {
-      const block_meta *m = meta_of(c, s, st);
-      ref = m->stack;
-      if (!retire(p, size, ref, m->alloc_ts, unpack_cpu(st), w, stamp))
-        return;
+      /* No atomic claim: the only other writer of a live block's word is
+       * another free of it (a double free racing this one, which no
+       * allocator catches), and a dump skips unsampled blocks, so its
+       * exactly-once rule does not concern them.  A double free after
+       * this one still sees the bit clear.  No rt_tl_count: unsampled
+       * blocks exist only with the timeline off (mp_alloc). */
+      __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
+      count_event(1, size);
+      slot_give(c, s);
+      return;
     }
+    const block_meta *m = meta_of(c, s, st);
+    uint32_t ref = m->stack;
+    if (!retire(p, size, ref, m->alloc_ts, unpack_cpu(st), w, stamp))
+      return;
     count_event(1, size);
     rt_tl_count(1, size, ref, stamp, 0);
     slot_give(c, s);
