@@ -42,7 +42,10 @@ static inline uint32_t *class_state(uintptr_t p, int *cls, uint32_t *slot,
   *cls = c;
   *slot = (uint32_t)i;
   *into = off - i * class_size[c];
-  return &state_of_class[c][i];
+  uint32_t *w = &state_of_class[c][i];
+  if (!w)
+    __builtin_unreachable(); /* lets callers' NULL checks fold away */
+  return w;
 }
 
 /* State word of the live class block starting at p (its value in *st),
