@@ -170,7 +170,7 @@ typedef struct sym_dwarf {
   char *missing_split;       /* the first one's .dwo path */
   int libdw_only;            /* no raw readers (msym_set_raw_dwarf) */
   int sections_ready;        /* the sections below looked up */
-  sym_section line, line_str, str, abbrev, addr, rnglists;
+  sym_section info, line, line_str, str, abbrev, addr, rnglists;
 } sym_dwarf;
 
 int sym_dwarf_index(sym_dwarf *d);

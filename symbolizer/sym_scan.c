@@ -29,6 +29,7 @@ void sym_dwarf_sections(sym_dwarf *d) {
   if (d->sections_ready)
     return;
   Elf *elf = dwarf_getelf(d->dw);
+  d->info = sym_elf_section(elf, ".debug_info");
   d->line = sym_elf_section(elf, ".debug_line");
   d->line_str = sym_elf_section(elf, ".debug_line_str");
   d->str = sym_elf_section(elf, ".debug_str");
@@ -638,6 +639,10 @@ int sym_scan_code(sym_dwarf *d, sym_cu *cu) {
   scan s = {.cu = cu, .version = version, .addr_size = asize,
             .offset_size = osize, .addr = &d->addr};
   s.info = (const uint8_t *)cu->die.addr - die_off;
+  /* The unit must lie in the section libdw reads it from: a damaged
+   * length would have the walk (and the room reserved for it) go past. */
+  if (s.info != d->info.data || next > d->info.size)
+    return -1;
   Dwarf_Attribute attr;
   Dwarf_Word base;
   /* libdw prefers DW_AT_GNU_addr_base: such units take the slow way. */

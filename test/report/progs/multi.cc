@@ -53,9 +53,13 @@ NOINLINE void hot_a() { for (int i = 0; i < 200; i++) churn(hot_site(32), 32, 20
 NOINLINE void hot_b() { for (int i = 0; i < 200; i++) churn(hot_site(48), 48, 10); }
 
 int main() {
+  // The 64 KiB block is allocated first and freed last, a few ms apart
+  // from the others, so its context is the longest-lived by a margin the
+  // millisecond timestamps see (the HTML test sorts by lifetime).
+  top_a();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
   cold_a();
   cold_b();
-  top_a();
   busy_a();
   busy_b();
   top_b();
@@ -64,7 +68,9 @@ int main() {
   hot_a();
   hot_b();
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));
-  for (int i = 0; i < n_kept; i++) delete[] kept[i];
+  for (int i = n_kept - 1; i > 0; i--) delete[] kept[i];
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  delete[] kept[0];
   std::printf("%ld\n", (long)sink);
   return 0;
 }
