@@ -379,6 +379,7 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
       free(e);
       free(name_at);
       free(b.d);
+      mp_symsec_free(out); /* the facts read above */
       return -1;
     }
   }
