@@ -175,7 +175,8 @@ def shell_program(cfg, so):
 
 def speed(cfg, works):
     variants = [("floor", "floor", None), ("exact", "ours", None),
-                ("sampled", "ours", f"sample_interval={SPEED_R}")]
+                ("sampled", "ours", f"sample_interval={SPEED_R}"),
+                ("own", "ours", f"sample_interval={SPEED_R}:unsampled_to_libc=0")]
     rows = []
     for w in works:
         samples = {v: [] for v, _, _ in variants}
@@ -195,10 +196,12 @@ def speed(cfg, works):
              for v, ss in samples.items() if ss}
         f = m["floor"]
         rows.append([w.key, fmt(f[0]), fmt(m["exact"][0]), fmt(m["sampled"][0]),
+                     fmt(m["own"][0]),
                      pct((m["exact"][0] - f[0]) / f[0]), pct((m["sampled"][0] - f[0]) / f[0]),
-                     pct((m["sampled"][1] - f[1]) / f[1])])
-    hdr = ["program", "floor s", "exact s", "R=512K s", "exact added (wall)",
-           "R=512K added (wall)", "R=512K added (CPU)"]
+                     pct((m["sampled"][1] - f[1]) / f[1]), pct((m["own"][1] - f[1]) / f[1])])
+    hdr = ["program", "floor s", "exact s", "R=512K s", "R=512K own heap s",
+           "exact added (wall)", "R=512K added (wall)", "R=512K added (CPU)",
+           "own heap added (CPU)"]
     return B.table(hdr, rows)
 
 
@@ -210,7 +213,8 @@ def malloc_pairs(cfg, bench_objs, lib):
                            cxx=False)
     total = 2000000
     variants = [("glibc", "floor", None), ("exact", "ours", None),
-                ("R=512K", "ours", f"sample_interval={SPEED_R}")]
+                ("R=512K", "ours", f"sample_interval={SPEED_R}"),
+                ("R=512K own heap", "ours", f"sample_interval={SPEED_R}:unsampled_to_libc=0")]
     rows = []
     for threads in [1, 2, 8]:
         rates = {v: [] for v, _, _ in variants}

@@ -157,6 +157,9 @@ typedef struct rt_heap_stats {
 MP_HIDDEN void rt_heap_get_stats(rt_heap_stats *s);
 /* 1 if p is the start of a live block of ours (size 0 included). */
 MP_HIDDEN int rt_heap_owns(const void *p);
+/* With sampling, hands unrecorded blocks to the C library's allocator from
+ * here on (rt_heap_libc.c); called once the loader may be asked. */
+MP_HIDDEN void rt_heap_libc_install(void);
 /* Start of the live block containing p, or NULL. */
 MP_HIDDEN const void *rt_heap_block_begin(const void *p);
 

@@ -7,7 +7,6 @@
  * (rt_mib_on_free), which is what makes a concurrent dump see every block
  * exactly once: either live (walked here) or recorded. */
 #include "rt_heap_priv.h"
-#include "rt_sample.h"
 
 void rt_heap_thread_start(void) {
   heap_ensure();
@@ -77,11 +76,11 @@ static inline uintptr_t class_block(int c, uint32_t s, size_t size, size_t align
   return p;
 }
 
-/* mp_alloc of a block that is recorded: its stack, time and cpu, its
- * metadata and its shadow cleared.  Out of line, so that the unsampled
- * path keeps a small frame (the captured stack is 3 KiB). */
-static __attribute__((noinline)) void *alloc_sampled(size_t size, size_t align,
-                                                     int zero, mp_caller caller) {
+/* A block that is recorded: its stack, time and cpu, its metadata and its
+ * shadow cleared.  Out of line, so that the unsampled path keeps a small
+ * frame (the captured stack is 3 KiB). */
+__attribute__((noinline)) void *mp_alloc_recorded(size_t size, size_t align, int zero,
+                                                  mp_caller caller) {
   rt_captured cap;
   cap.n = 0;
   uint64_t stamp = rt_stamp(); /* read while the stack is walked */
@@ -116,7 +115,7 @@ static __attribute__((noinline)) void *alloc_sampled(size_t size, size_t align,
   return (void *)p;
 }
 
-void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
+void *mp_alloc_own(size_t size, size_t align, int zero, mp_caller caller) {
   heap_ensure();
   if (MP_UNLIKELY(!mp_inited))
     mp_init_core();
@@ -132,7 +131,7 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
    * exist only with sampling on, hence with the timeline off (rt_sample.c):
    * they skip rt_tl_count. */
   if (rt_sample_take(size))
-    return alloc_sampled(size, align, zero, caller);
+    return mp_alloc_recorded(size, align, zero, caller);
   uintptr_t p;
   int c = class_of(size, align);
   uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
@@ -153,6 +152,46 @@ void *mp_alloc(size_t size, size_t align, int zero, mp_caller caller) {
   return (void *)p;
 }
 
+/* 1 if p, not in the heap's reservation, is the C library's: it does not
+ * start on a page (as large blocks of ours do), or no live large block of
+ * ours starts there.  Only with unsampled_to_libc. */
+static inline int libc_holds(uintptr_t p) {
+  rt_block b;
+  return libc_heap_serves() && ((p & (RT_PAGE - 1)) || !rt_large_find(p, &b));
+}
+
+int mp_is_libc_block(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  return heap_may_own(p) && !in_heap(p) && libc_holds(p);
+}
+
+void *mp_realloc_libc(void *old, size_t n, mp_caller caller) {
+  if (n > MAX_USER_SIZE)
+    return NULL;
+  /* In a handler that interrupted the C library's allocator, a block of
+   * ours (mp_alloc_own makes the draw); else the draw decides. */
+  int busy = libc_tls.busy, recorded = !busy && rt_sample_take(n);
+  if (!busy && !recorded) {
+    libc_enter();
+    void *p = libc_heap.realloc(old, n);
+    libc_leave();
+    if (p) {
+      rt_free_hooks(old);
+      rt_malloc_hooks(p, n);
+    }
+    return p;
+  }
+  /* Reading the old block's size takes no lock. */
+  void *p = recorded ? mp_alloc_recorded(n, 16, 0, caller) : mp_alloc_own(n, 16, 0, caller);
+  if (!p)
+    return NULL;
+  size_t old_n = libc_heap.usable(old);
+  rt_memcpy(p, old, old_n < n ? old_n : n);
+  rt_free_hooks(old);
+  libc_free(old);
+  return p;
+}
+
 /* Record (if profiling and the block was sampled) and mark dead; 0 if it
  * was not live. */
 static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
@@ -166,7 +205,7 @@ static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
   return rt_claim_live(live);
 }
 
-void mp_free(void *ptr) {
+void mp_free_own(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   if (!heap_may_own(p))
     return;
@@ -203,8 +242,13 @@ void mp_free(void *ptr) {
   }
   rt_block b;
   uint32_t *live = rt_large_find(p, &b);
-  if (!live)
+  if (!live) {
+    if (libc_heap_serves()) { /* the C library's, on a page (mp_free) */
+      rt_free_hooks(ptr);
+      libc_free(ptr);
+    }
     return;
+  }
   rt_free_hooks(ptr);
   if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live, stamp))
     return;
@@ -234,7 +278,9 @@ static int live_block(uintptr_t p, uint64_t *size) {
 
 size_t mp_usable_size(const void *ptr) {
   uint64_t n;
-  return live_block((uintptr_t)ptr, &n) ? n : 0;
+  if (live_block((uintptr_t)ptr, &n))
+    return n;
+  return mp_is_libc_block(ptr) ? libc_heap.usable((void *)ptr) : 0;
 }
 
 /* ---- enumeration, fork, stats ------------------------------------------ */

@@ -10,6 +10,8 @@
  *                      own thread inside the allocator
  *   rt_heap_central.c  per-class central free lists under per-class locks
  *   rt_heap_populate.c faulting in a growing class's next slots ahead
+ *   rt_heap_libc.c     the C library's allocator, home of the blocks
+ *                      sampling leaves unrecorded (unsampled_to_libc)
  *   rt_heap_layout.c   the reservation, its slots and metadata, the shared
  *                      state and its lazy initialisation
  * with the size classes in rt_size_class.c.
@@ -55,6 +57,7 @@
 #ifndef MEMPROF_RT_HEAP_PRIV_H
 #define MEMPROF_RT_HEAP_PRIV_H
 
+#include "rt_alloc.h"
 #include "rt_core.h"
 #include "rt_lock.h"
 #include "rt_size_class.h"

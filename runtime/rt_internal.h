@@ -44,11 +44,7 @@ typedef struct mp_caller {
 #define MP_CALLER() ((mp_caller){(uintptr_t)__builtin_frame_address(0)})
 
 /* ---- allocation core ----------------------------------------------------
- * mp_alloc: `size` bytes aligned to `align` (a power of two; 0 means the
- * default 16) with every shadow cell of the block cleared; zeroed if `zero`.
- * Returns NULL when the memory cannot be had; it never sets errno and never
- * reports: the caller applies the API's semantics. */
-MP_HIDDEN void *mp_alloc(size_t size, size_t align, int zero, mp_caller c);
+ * mp_alloc and mp_free, for the API's files, are in rt_alloc.h. */
 /* The largest block mp_alloc serves (rt_heap.c's limit; LLVM's too). */
 #define MP_MAX_ALLOC_SIZE (1ULL << 40)
 /* Fatal allocation errors (rt_errors.c): a report on stderr as LLVM's
@@ -63,14 +59,9 @@ MP_HIDDEN void mp_alloc_failed(size_t n, mp_caller c);
 MP_HIDDEN int mp_may_return_null(void);
 /* realloc calls that moved a block, and their bytes (rt_malloc.c). */
 MP_HIDDEN void mp_realloc_stats(uint64_t *calls, uint64_t *bytes);
-/* Record the block's MIB and release it.  NULL, foreign pointers, interior
- * pointers and double frees are ignored.
- * The core runs the sanitizer hooks itself: mp_alloc calls the malloc hooks
- * after allocating, mp_free calls the free hooks before recording (so entry
- * points must not call them again).  The core also owns the pthread_create
- * interceptor (rt_thread.c, it records thread stack bounds for the
- * unwinder): no other file may define pthread_create. */
-MP_HIDDEN void mp_free(void *p);
+/* The core owns the pthread_create interceptor (rt_thread.c, it records
+ * thread stack bounds for the unwinder): no other file may define
+ * pthread_create. */
 /* The size requested for a live block of ours, 0 if `p` is not one. */
 MP_HIDDEN size_t mp_usable_size(const void *p);
 
@@ -131,6 +122,9 @@ typedef struct rt_libc_fns {
 } rt_libc_fns;
 MP_HIDDEN extern rt_libc_fns rt_libc;
 MP_HIDDEN void rt_libc_resolve(void);
+/* The definition of `name` after the runtime's in the loader's order (the
+ * C library's), or NULL if there is none besides `ours`. */
+MP_HIDDEN void *rt_next_definition(const char *name, void *ours);
 #define RT_LIBC(name) (__atomic_load_n(&rt_libc.name, __ATOMIC_RELAXED))
 
 static inline void *rt_memcpy(void *d, const void *s, size_t n) {

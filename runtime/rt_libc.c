@@ -163,7 +163,7 @@ rt_libc_fns rt_libc = {
 };
 
 /* glibc's definition of `name`, or NULL if the loader has none besides ours. */
-static void *next_definition(const char *name, void *ours) {
+void *rt_next_definition(const char *name, void *ours) {
   void *p = dlsym(RTLD_NEXT, name);
   return p && p != ours ? p : NULL;
 }
@@ -174,7 +174,7 @@ void rt_libc_resolve(void) {
     return;
   void *p;
 #define RT_LIBC_FN(name, ret, args)                                         \
-  if ((p = next_definition(#name, (void *)&name)) != NULL)                  \
+  if ((p = rt_next_definition(#name, (void *)&name)) != NULL)                  \
     __atomic_store_n((void **)&rt_libc.name, p, __ATOMIC_RELEASE);
 #include "rt_libc_fns.inc"
 #undef RT_LIBC_FN

@@ -54,6 +54,7 @@ void rt_lifecycle_install(void) {
                                   __ATOMIC_ACQUIRE)) {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     rt_libc_resolve();
+    rt_heap_libc_install();
     rt_output_install_exit();
     rt_unwind_init();
   }

@@ -12,10 +12,12 @@
  *    MP_MAX_ALLOC_SIZE, no memory, calloc/reallocarray overflow, and the
  *    alignments aligned_alloc and posix_memalign refuse.
  *  - realloc(p, 0) with p != NULL frees p and returns NULL, as LLVM does
- *    (allocator_frees_and_returns_null_on_realloc_zero=1).  realloc always
- *    moves the block: new block with the realloc call's stack, copy of
- *    min(old, new) bytes (not counted as accesses), then the old block is
- *    freed and its MIB recorded.
+ *    (allocator_frees_and_returns_null_on_realloc_zero=1).  realloc moves
+ *    the block: new block with the realloc call's stack, copy of min(old,
+ *    new) bytes (not counted as accesses), then the old block is freed and
+ *    its MIB recorded.  Only a block the C library serves (sampling with
+ *    unsampled_to_libc) whose new block is not sampled either goes to the
+ *    C library's realloc, which may grow it in place.
  *  - memalign rounds a non-power-of-two alignment up, as glibc does;
  *    aligned_alloc and posix_memalign reject it (EINVAL).
  *  - glibc's own names of its entry points (__libc_malloc, __libc_free,
@@ -33,7 +35,7 @@
 #include <sys/auxv.h>
 
 #include "memprof_interface.h"
-#include "rt_internal.h"
+#include "rt_alloc.h"
 
 #define RT_MIN_ALIGN 16
 
@@ -51,8 +53,10 @@ static size_t page_size(void) {
 
 static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
 
-/* mp_alloc with the API's failure convention (errno ENOMEM). */
-static void *alloc_or_enomem(size_t n, size_t align, int zero, mp_caller c) {
+/* mp_alloc with the API's failure convention (errno ENOMEM).  Inline in
+ * each entry point: its constant arguments fold the C library's path
+ * (rt_alloc.h) to a countdown and one call. */
+static inline __attribute__((always_inline)) void *alloc_or_enomem(size_t n, size_t align, int zero, mp_caller c) {
   void *p = mp_alloc(n, align, zero, c);
   if (MP_UNLIKELY(!p)) {
     mp_alloc_failed(n, c);
@@ -117,6 +121,14 @@ static void *realloc_impl(void *old, size_t n, mp_caller c) {
   }
   __atomic_fetch_add(&realloc_calls, 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&realloc_bytes, n, __ATOMIC_RELAXED);
+  if (mp_is_libc_block(old)) {
+    void *p = mp_realloc_libc(old, n, c);
+    if (MP_UNLIKELY(!p)) {
+      mp_alloc_failed(n, c);
+      errno = ENOMEM;
+    }
+    return p;
+  }
   void *p = alloc_or_enomem(n, 0, 0, c);
   if (!p)
     return NULL; /* the old block stays valid, as the standard requires */

@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt_internal.h"
+#include "rt_alloc.h"
 
 /* std::bad_alloc, thrown by libstdc++, unwinds through the frames of this
  * file: runtime/CMakeLists.txt builds it with -funwind-tables although the
@@ -53,22 +53,33 @@ static void check_alignment(size_t align, mp_caller c) {
                  (long)align);
 }
 
-static void *new_throwing(size_t n, size_t align, mp_caller c) {
-  check_alignment(align, c);
+/* operator new once its first try failed: the new-handler, until it gives
+ * up (bad_alloc) or memory is found. */
+static __attribute__((noinline)) void *new_retry(size_t n, size_t align, mp_caller c) {
   for (;;) {
-    void *p = mp_alloc(n, align, 0, c);
-    if (MP_LIKELY(p != NULL))
-      return p;
     rt_new_handler h = _ZSt15get_new_handlerv ? _ZSt15get_new_handlerv() : NULL;
     if (!h)
       fail_bad_alloc();
     h();
+    void *p = mp_alloc(n, align, 0, c);
+    if (p)
+      return p;
   }
+}
+
+/* Inline in each operator: a constant alignment folds its checks, and the
+ * C library's path (rt_alloc.h) is then a countdown and one call. */
+static inline __attribute__((always_inline)) void *new_throwing(size_t n, size_t align,
+                                                               mp_caller c) {
+  check_alignment(align, c);
+  void *p = mp_alloc(n, align, 0, c);
+  return MP_LIKELY(p != NULL) ? p : new_retry(n, align, c);
 }
 
 /* The nothrow forms do not run the new-handler: a handler may throw, and
  * a nothrow operator must not; failure is simply NULL. */
-static void *new_nothrow(size_t n, size_t align, mp_caller c) {
+static inline __attribute__((always_inline)) void *new_nothrow(size_t n, size_t align,
+                                                              mp_caller c) {
   check_alignment(align, c);
   return mp_alloc(n, align, 0, c);
 }

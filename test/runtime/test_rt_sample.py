@@ -1,5 +1,10 @@
 """test_rt_sample.py - allocation sampling (sample_interval, sample_seed).
 
+The classes run with the default unsampled_to_libc=1 (the blocks sampling
+leaves unrecorded come from the C library's malloc), and those named
+...OwnHeap again with unsampled_to_libc=0 (from the profiler's heap); the
+two settings record the same blocks for a seed (TestSampleHeaps).
+
 The programs (progs/sample_sites.c, progs/sample_threads.c) allocate known
 numbers of blocks of sizes no other site uses, so each site's truth is
 known.  A block of s bytes is sampled with probability p = 1 - exp(-s/R)
@@ -57,11 +62,13 @@ def sites_of(prof):
 
 
 class SampleTest(harness.ProfTest):
+    EXTRA = ""  # appended to every option string: the heap setting
+
     def build(self, name):
         return harness.compile_program(self.scratch, prog(name), out=name[:-2])
 
     def profile(self, exe, options, count=1):
-        env = {"MEMPROF_OPTIONS": options} if options is not None else {}
+        env = {"MEMPROF_OPTIONS": options + self.EXTRA} if options is not None else {}
         r, files = harness.run_program(self.scratch, exe, env=env)
         raws = [f for f in files if not f.endswith(".timeline")]
         self.assertEqual(len(raws), count, f"profiles of {options}")
@@ -250,7 +257,8 @@ class TestSamplePreloaded(SampleTest):
                      prog("sample_sites.c"), "-o", exe])
         lib = harness.find_built("libmemprof.so")
         r, raws = harness.run_program(self.scratch, exe, env={
-            "LD_PRELOAD": lib, "MEMPROF_OPTIONS": f"sample_interval={self.R}:sample_seed=11"})
+            "LD_PRELOAD": lib,
+            "MEMPROF_OPTIONS": f"sample_interval={self.R}:sample_seed=11" + self.EXTRA})
         prof = harness.read_raw(raws[0])[0]
         self.assertEqual(prof["note"], {"sample_interval": self.R, "uninstrumented": True})
         got = sites_of(prof)
@@ -270,6 +278,72 @@ class TestSamplePreloaded(SampleTest):
         for size, n in SITES.items():
             self.assertEqual((got[size]["AllocCount"], got[size]["TotalSize"]), (n, n * size))
         self.assertNotIn(" cold ", rep.stdout.split("Top ")[0].split("verdicts")[1])
+
+
+OWN_HEAP = ":unsampled_to_libc=0"
+
+
+class TestSampleFixedSeedOwnHeap(TestSampleFixedSeed):
+    EXTRA = OWN_HEAP
+
+
+class TestSampleThreadsForkSignalOwnHeap(TestSampleThreadsForkSignal):
+    EXTRA = OWN_HEAP
+
+
+class TestSamplePreloadedOwnHeap(TestSamplePreloaded):
+    EXTRA = OWN_HEAP
+
+
+class TestSampleHeaps(SampleTest):
+    """unsampled_to_libc: where the blocks sampling leaves unrecorded come
+    from, and the allocation API over both heaps (progs/sample_heaps.c)."""
+
+    def run_heaps(self, exe, mode, options, preload=False):
+        env = {"MEMPROF_OPTIONS": options}
+        if preload:
+            env["LD_PRELOAD"] = harness.find_built("libmemprof.so")
+        r, files = harness.run_program(self.scratch, exe, args=[mode], env=env, check=False)
+        for f in files:
+            os.unlink(f)
+        out = r.stdout.decode().strip()
+        if r.returncode:
+            out += f" [exit {r.returncode}] {r.stderr.decode(errors='replace')}"
+        return out
+
+    def test_unrecorded_blocks_leave_the_heap(self):
+        """At R = 1 GiB no block of 32 bytes is recorded: with the default
+        none of 10000 is the profiler's, with unsampled_to_libc=0 and
+        without sampling all are."""
+        exe = self.build("sample_heaps.c")
+        never = "sample_interval=1073741824"
+        self.assertEqual(self.run_heaps(exe, "own", never), "0")
+        self.assertEqual(self.run_heaps(exe, "own", never + OWN_HEAP), "10000")
+        self.assertEqual(self.run_heaps(exe, "own", ""), "10000")
+
+    def test_api_across_heaps(self):
+        """Every malloc-family call, realloc moving blocks between the
+        heaps both ways, at R = 256 bytes (about half the blocks recorded),
+        under both settings and preloaded: contents, zeroing, alignment
+        and usable sizes hold."""
+        exe = self.build("sample_heaps.c")
+        plain = self.scratch.path("plain_heaps")
+        harness.run(["clang-22", "-O1", "-g", prog("sample_heaps.c"), "-o", plain])
+        for extra in ("", OWN_HEAP):
+            for seed in (1, 2):
+                opts = f"sample_interval=256:sample_seed={seed}" + extra
+                with self.subTest(options=opts):
+                    self.assertEqual(self.run_heaps(exe, "api", opts), "ok")
+                    self.assertEqual(self.run_heaps(plain, "api", opts, preload=True), "ok")
+
+    def test_same_blocks_recorded(self):
+        """For one seed both settings record the same blocks: equal
+        estimates."""
+        exe = self.build("sample_sites.c")
+        key = lambda p: {s: (m["AllocCount"], m["TotalSize"]) for s, m in sites_of(p).items()}
+        _, (libc,) = self.profile(exe, "sample_interval=65536:sample_seed=7")
+        _, (own,) = self.profile(exe, "sample_interval=65536:sample_seed=7" + OWN_HEAP)
+        self.assertEqual(key(libc), key(own))
 
 
 if __name__ == "__main__":

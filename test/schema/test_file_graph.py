@@ -23,7 +23,7 @@ LIBS = {
 RUNTIME = "runtime/CMakeFiles/memprof_rt_objs.dir"
 # Top to bottom, as rt_heap_priv.h's file comment lists them.
 HEAP_ORDER = ["rt_heap", "rt_heap_tcache", "rt_heap_nested", "rt_heap_central",
-              "rt_heap_populate", "rt_heap_layout"]
+              "rt_heap_populate", "rt_heap_libc", "rt_heap_layout"]
 
 
 def symbols(objs, defined):
