@@ -47,7 +47,8 @@ MIN_SHARE = 0.01
 REPORT_FLAGS = ["--top", "1000000", "--memprof-ave-lifetime-cold-threshold=1"]
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 # "     1    25.00 MiB  34.9%        400  64.00 KiB  0.0525 ms  120  3276800  notcold"
-CTX_RE = re.compile(r"^\s+\d+\s+([\d.]+) (B|KiB|MiB|GiB|TiB)\s+[\d.]+%\s+(\d+)\s.*?\s(\S+)"
+# a row: #, bytes, [95% range of a sampled profile], %, allocs, ..., verdict
+CTX_RE = re.compile(r"^\s+\d+\s+([\d.]+) (B|KiB|MiB|GiB|TiB)(?:\s+\+-[\d>]+%)?\s+[\d.]+%\s+(\d+)\s.*?\s(\S+)"
                     r"(?: \((?:ambiguous call|call not matched)\))?$")
 
 

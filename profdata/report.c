@@ -12,6 +12,8 @@
 #include "hashmap.h"
 #include "report.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +154,24 @@ void rpt_free(rpt *r) {
 
 double rpt_avg_size(const rpt_ctx *c) {
   return c->mib->AllocCount ? (double)c->mib->TotalSize / c->mib->AllocCount : 0;
+}
+
+double rpt_sampling_error(const rpt *r, const rpt_ctx *c) {
+  uint64_t R = mp_max_interval(r->p);
+  if (!R || !c->mib->AllocCount) return -1;
+  double n = c->mib->AllocCount, s = rpt_avg_size(c);
+  double p = -expm1(-(s > 1 ? s : 1) / (double)R);
+  return 1.96 * sqrt((1 - p) / (n * p));
+}
+
+const char *rpt_error_text(double err, char *buf, size_t n) {
+  if (err < 0)
+    snprintf(buf, n, "exact");
+  else if (err >= 9.995)
+    snprintf(buf, n, "+->999%%");
+  else
+    snprintf(buf, n, "+-%d%%", (int)(err * 100 + 0.5)); /* as the HTML page */
+  return buf;
 }
 
 double rpt_avg_lifetime_ms(const rpt_ctx *c) {

@@ -232,6 +232,16 @@ double rpt_avg_size(const rpt_ctx *c);
 double rpt_avg_lifetime_ms(const rpt_ctx *c);
 /* clang's lifetime access density: accesses per byte per lifetime second */
 double rpt_density(const rpt_ctx *c);
+/* With a sampled profile, how far sampling alone may have put the
+ * context's bytes and allocations: the half-width of their 95% range
+ * relative to the estimate (0.2: +-20%), for n allocations of the
+ * context's average size s each recorded with probability
+ * p = 1 - exp(-s/R): 1.96 sqrt((1 - p) / (n p)) (the Horvitz-Thompson
+ * estimate's standard error; R the largest interval of the inputs).
+ * -1 when the counts are exact. */
+double rpt_sampling_error(const rpt *r, const rpt_ctx *c);
+/* That error as the report prints it ("+-20%"), into buf. */
+const char *rpt_error_text(double err, char *buf, size_t n);
 /* The context's value for `k` as a summable quantity (folded, flame). */
 uint64_t rpt_value(const rpt_ctx *c, rpt_key k);
 /* Context indices ordered by o->sort (report.c says how each key ranks). */

@@ -261,6 +261,13 @@ static void ctx_json(page *g) {
     for (size_t i = 0; i < n; i++) v[i] = rpt_value(&r->ctx[i], keys[k]);
     num_array(o, names[k], v, 1, n, k == 0);
   }
+  if (mp_max_interval(r->p)) { /* sampled: each context's 95% range, in % */
+    for (size_t i = 0; i < n; i++) {
+      double e = rpt_sampling_error(r, &r->ctx[i]);
+      v[i] = e < 0 ? 0 : e >= 9.995 ? 1000 : (uint64_t)(e * 100 + 0.5);
+    }
+    num_array(o, "err", v, 1, n, 0);
+  }
   for (size_t i = 0; i < n; i++)
     v[i] = r->ctx[i].verdict |
            (r->sites[r->ctx[i].site].attr & (RPT_AMBIGUOUS | RPT_UNMATCHED));

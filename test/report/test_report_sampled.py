@@ -13,6 +13,7 @@ version 1.0 with a 64-byte header.  Skipped parts (no Chromium, no Go)
 show as skipped."""
 import gzip
 import json
+import math
 import os
 import re
 import shutil
@@ -231,6 +232,70 @@ class TestHtmlBanners(Sampled):
         # the preloaded program's banner replaces the "no access" guess
         self.assertEqual(self.banners(self.mp["plain"]), [UNINSTR + "."])
         self.assertEqual(self.banners(self.mp["exact"]), [])
+
+
+class TestRange(Sampled):
+    """The "95% range" of a sampled profile's contexts (text and HTML;
+    docs/memprof-profdata.md): each row's value is 1.96 sqrt((1-p)/(n p))
+    for its allocations n and average size s, p = 1 - exp(-s/R); over 20
+    seeds the truth of progs/sample_sites.c's five sites lies inside it in
+    at least 85 of the 100 (seed, site) pairs (95 expected); a profile
+    recorded in full has no such column."""
+    R = 65536
+    TRUTH = {32: 200000, 48: 20000, 4096: 4000, 65536: 400, 1 << 20: 24}
+    ROW = re.compile(r"^\s+\d+\s+[\d.]+ \S+\s+(\+-[\d>]+%)\s+[\d.]+%\s+(\d+)\s", re.M)
+
+    def expected(self, mib):
+        n, size = mib["AllocCount"], mib["TotalSize"] / mib["AllocCount"]
+        p = -math.expm1(-max(size, 1) / self.R)
+        return 1.96 * math.sqrt((1 - p) / (n * p))
+
+    def sites(self, raw):
+        """{block size: MIB} of a raw profile of sample_sites.c."""
+        mibs = harness.read_raw(raw)[0]["mibs"].values()
+        return {m["MinSize"]: m for m in mibs if m["MinSize"] == m["MaxSize"]}
+
+    def test_text_rows(self):
+        out = rc.report(self.raw["r64k"], f"--profiled-binary={self.exe}").stdout
+        self.assertIn("  95% range", out)
+        got = {int(n): r for r, n in self.ROW.findall(out)}
+        want = {m["AllocCount"]: "+-%d%%" % math.floor(100 * self.expected(m) + 0.5)
+                for m in self.sites(self.raw["r64k"]).values()}
+        self.assertEqual(len(want), 5)
+        self.assertEqual(got, want)
+        self.assertEqual(want[24], "+-0%")  # 1 MiB blocks: every one recorded
+        exact = rc.report(self.raw["exact"], f"--profiled-binary={self.exe}").stdout
+        self.assertNotIn("95% range", exact)
+
+    def test_html_carries_the_ranges(self):
+        page = self.shared.path("range.html")
+        rc.report(self.raw["r64k"], f"--profiled-binary={self.exe}", "--format=html",
+                  "-o", page)
+        with open(page) as f:
+            m = re.search(r'"err":\[([\d,]*)\]', f.read())
+        self.assertTrue(m, "no err array in the sampled page")
+        want = sorted(math.floor(100 * self.expected(x) + 0.5) for x in self.sites(self.raw["r64k"]).values())
+        self.assertEqual(sorted(int(v) for v in m.group(1).split(",")), want)
+        plain = self.shared.path("exact.html")
+        rc.report(self.raw["exact"], f"--profiled-binary={self.exe}", "--format=html", "-o", plain)
+        with open(plain) as f:
+            self.assertNotIn('"err":[', f.read())
+
+    def test_truth_inside_the_range(self):
+        inside, pairs = 0, 0
+        for seed in range(1, 21):
+            _, (raw,) = harness.run_program(self.shared, self.exe, env={
+                "MEMPROF_OPTIONS": f"sample_interval={self.R}:sample_seed={seed}"})
+            got = self.sites(raw)
+            os.unlink(raw)
+            for size, n in self.TRUTH.items():
+                pairs += 1
+                m = got.get(size)
+                if m is None:
+                    continue  # never sampled: no row, no range
+                est = m["AllocCount"]
+                inside += abs(est - n) <= self.expected(m) * est + 1
+        self.assertGreaterEqual(inside, 85, f"{inside} of {pairs} pairs inside the range")
 
 
 if __name__ == "__main__":
