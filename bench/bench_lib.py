@@ -51,6 +51,39 @@ def compile_exe(src, exe):
     return exe
 
 
+def measure_pair(runs):
+    """Two commands at once, each pinned to a CPU of its own (the first to
+    CPU 0, the second to CPU 1); runs = [(argv, cwd, env)] * 2.  Returns
+    their CPU times (None for one that failed).  On a shared machine the
+    two see the same neighbours at the same moment, so the ratio of their
+    times varies far less than the times of runs made one after the
+    other; swap the order between repetitions to cancel the CPUs'
+    differences."""
+    procs = []
+    for cpu, (argv, cwd, env) in enumerate(runs):
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        usage = os.path.join(tempfile.gettempdir(), f"bench-rusage.{os.getpid()}.{cpu}")
+        if os.path.exists(usage):
+            os.unlink(usage)
+        p = subprocess.Popen([RUSAGE_RUN, usage, *argv], cwd=cwd, env=full_env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=lambda c=cpu: os.sched_setaffinity(0, {c}))
+        procs.append((p, usage))
+    out = []
+    for p, usage in procs:
+        _, err = p.communicate()
+        cpu = None
+        if p.returncode == 0:
+            with open(usage) as f:
+                utime, stime = f.read().split()[:2]
+            cpu = float(utime) + float(stime)
+        else:
+            log(f"{' '.join(p.args)[:200]} exited {p.returncode}: {err[-400:]!r}")
+        out.append(cpu)
+    return out
+
+
 def measure(argv, cwd=None, env=None, stdout=subprocess.DEVNULL, stamp=None):
     """Run argv once through rusage_run (CPU and peak RSS of argv alone)."""
     full_env = dict(os.environ)

@@ -20,18 +20,24 @@ run) pairs the verdict differs from the exact one.
 
 Speed: wall and CPU time of the do-nothing runtime (bench/floor_rt.c: the
 instrumentation's shadow increments, glibc malloc), ours recording every
-allocation and ours at R = 512 KiB, interleaved, medians; the time ours adds
-over the floor as a share of the floor's own time.  malloc_pairs (M
-malloc/free pairs per second at 1, 2 and 8 threads) for glibc (the floor),
-ours exact and ours at 512 KiB.
+allocation and ours at R = 512 KiB (unrecorded blocks from glibc's malloc,
+then from our heap: unsampled_to_libc=0), interleaved, medians; the time
+ours adds over the floor as a share of the floor's own time.  malloc_pairs
+(M malloc/free pairs per second at 1, 2 and 8 threads) for glibc (the
+floor), ours exact and ours at 512 KiB under both settings.  --paired runs
+the floor and each variant of ours at the same time instead, one per CPU,
+swapping CPUs between repetitions, and gives the median of their CPU time
+ratios: on a shared machine whose neighbours come and go, far steadier
+than runs one after the other (malloc_pairs is then left out).
 
-Usage: bench/sample.py [--quick] [--runs N] [--reps N] [--only accuracy|speed]
+Usage: bench/sample.py [--quick] [--runs N] [--reps N] [--only accuracy|speed] [--paired]
 Environment: BENCH_DIR (default build-bench/), MEMPROF_BUILD_DIR (an
 existing build of this tree; else built in BENCH_DIR/tree).
 """
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -206,6 +212,40 @@ def speed(cfg, works):
     return B.table(hdr, rows)
 
 
+def speed_paired(cfg, works):
+    variants = [("exact", None), ("sampled", f"sample_interval={SPEED_R}"),
+                ("own", f"sample_interval={SPEED_R}:unsampled_to_libc=0")]
+    rows = []
+    for w in works:
+        cwds = [B.fresh_dir(os.path.join(cfg.work, f"pair{k}")) for k in (0, 1)]
+        for cwd in cwds:
+            for f in w.inputs:
+                os.symlink(f, os.path.join(cwd, os.path.basename(f)))
+        # the two runs at once keep apart what they write (leveldb's database)
+        db = P.db_dir(cfg)
+        tail_b = [a.replace(db, db + ".pair") for a in w.tail]
+        log(f"speed (paired): {w.title}, {cfg.reps} reps")
+        ratios = {v: [] for v, _ in variants}
+        for rep in range(cfg.reps):
+            for v, opts in variants:
+                floor = ([w.exes["floor"], *w.tail], cwds[0], None)
+                ours = ([w.exes["ours"], *tail_b], cwds[1],
+                        {"MEMPROF_OPTIONS": opts} if opts else None)
+                first, second = (floor, ours) if rep % 2 == 0 else (ours, floor)
+                a, b = B.measure_pair([first, second])
+                f, o = (a, b) if rep % 2 == 0 else (b, a)
+                for cwd in cwds:
+                    B.clean_profiles(cwd)
+                if f and o:
+                    ratios[v].append(o / f)
+        P.cleanup(cfg)
+        shutil.rmtree(db + ".pair", ignore_errors=True)
+        rows.append([w.key] + [pct(median(ratios[v]) - 1) if ratios[v] else "-"
+                               for v, _ in variants])
+    return B.table(["program", "exact added (CPU)", "R=512K added (CPU)",
+                    "R=512K own heap added (CPU)"], rows)
+
+
 def malloc_pairs(cfg, bench_objs, lib):
     o = B.compile_obj(os.path.join(B.BENCH_SRC, "malloc_pairs.c"),
                       os.path.join(cfg.obj, "malloc_pairs.o"), B.CC,
@@ -240,6 +280,8 @@ def main():
     ap.add_argument("--reps", type=int, help="speed repetitions (default 7)")
     ap.add_argument("--only", choices=["accuracy", "speed"])
     ap.add_argument("--programs", help="comma separated keys (default: all)")
+    ap.add_argument("--paired", action="store_true",
+                    help="speed: floor and ours at once, one per CPU (median CPU ratios)")
     a = ap.parse_args()
     cfg = Config(a)
     B.init_wrapper(cfg.obj)
@@ -267,7 +309,10 @@ def main():
                          "bytes err median", "bytes err worst",
                          "count err median", "count err worst", "verdict differs"], rows),
               flush=True)
-    if a.only != "accuracy":
+    if a.only != "accuracy" and a.paired:
+        print("### Speed, paired runs (median CPU ratio - 1)\n\n" + speed_paired(cfg, works),
+              flush=True)
+    elif a.only != "accuracy":
         print("### Speed (medians)\n\n" + speed(cfg, works), flush=True)
         print("### malloc_pairs (2000000 pairs per run)\n\n"
               + malloc_pairs(cfg, bench_objs, lib), flush=True)
