@@ -36,6 +36,17 @@ typedef struct libc_heap_fns {
   size_t (*usable)(void *);
 } libc_heap_fns;
 MP_HIDDEN extern libc_heap_fns libc_heap;
+/* The C library's tuning and inspection calls (NULL where it has none):
+ * mallopt and malloc_trim act on its heap, mallinfo reads it. */
+struct mallinfo;
+struct mallinfo2;
+typedef struct libc_tune_fns {
+  int (*mallopt)(int, int);
+  int (*trim)(size_t);
+  struct mallinfo (*mallinfo)(void);
+  struct mallinfo2 (*mallinfo2)(void);
+} libc_tune_fns;
+MP_HIDDEN extern libc_tune_fns libc_tune;
 /* Set once libc_heap is filled in, and the heap and the core are up. */
 MP_HIDDEN extern int libc_heap_on;
 /* The heap's reservation (rt_heap_layout.c): class blocks lie inside. */

@@ -19,7 +19,8 @@
  *
  * What changes for the program: its unrecorded blocks follow the C
  * library's rules (realloc may grow one in place; a double free meets
- * glibc's checks), and the allocator's statistics (malloc_stats,
+ * glibc's checks; mallopt, malloc_trim and mallinfo are glibc's own and
+ * act on its heap), and the allocator's statistics (malloc_stats,
  * __sanitizer_get_*) describe the profiler's heap only.  A signal handler
  * that interrupts its thread inside one of our calls to the C library
  * stays out of it (libc_tls.busy: its blocks come from our heap, its frees
@@ -35,6 +36,7 @@
 #include "rt_heap_priv.h"
 
 libc_heap_fns libc_heap;
+libc_tune_fns libc_tune;
 int libc_heap_on;
 
 void rt_heap_libc_install(void) {
@@ -57,6 +59,15 @@ void rt_heap_libc_install(void) {
   }
   heap_ensure(); /* the recorded blocks' home, which mp_alloc then assumes */
   libc_heap = f;
+#pragma GCC diagnostic push /* glibc marks mallinfo deprecated; programs call it */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  libc_tune = (libc_tune_fns){
+      (int (*)(int, int))rt_next_definition("mallopt", (void *)&mallopt),
+      (int (*)(size_t))rt_next_definition("malloc_trim", (void *)&malloc_trim),
+      (struct mallinfo(*)(void))rt_next_definition("mallinfo", (void *)&mallinfo),
+      (struct mallinfo2(*)(void))rt_next_definition("mallinfo2", (void *)&mallinfo2),
+  };
+#pragma GCC diagnostic pop
   __atomic_store_n(&libc_heap_on, 1, __ATOMIC_RELEASE);
 }
 

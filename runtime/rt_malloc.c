@@ -25,7 +25,8 @@
  *    they glibc's, a block from one family freed by the other would reach
  *    an allocator that never gave it out.
  *  - mallinfo/mallinfo2 return zeros, mallopt accepts glibc's parameters
- *    (returns 1) and ignores them, malloc_trim returns 0, malloc_stats
+ *    (returns 1) and ignores them, malloc_trim returns 0 (glibc's own
+ *    answers while it serves the unrecorded blocks of sampling), malloc_stats
  *    prints the profiler's allocator statistics, as LLVM's does.
  */
 #include <errno.h>
@@ -232,27 +233,35 @@ MP_EXPORT size_t malloc_usable_size(void *p) {
   return p ? mp_usable_size(p) : 0;
 }
 
+/* While the C library serves the unrecorded blocks (sampling), these are
+ * its answers: its heap holds nearly all of the program's blocks. */
 MP_EXPORT struct mallinfo mallinfo(void) {
   struct mallinfo mi;
+  if (libc_heap_serves() && libc_tune.mallinfo)
+    return libc_tune.mallinfo();
   rt_memset(&mi, 0, sizeof(mi));
   return mi;
 }
 
 MP_EXPORT struct mallinfo2 mallinfo2(void) {
   struct mallinfo2 mi;
+  if (libc_heap_serves() && libc_tune.mallinfo2)
+    return libc_tune.mallinfo2();
   rt_memset(&mi, 0, sizeof(mi));
   return mi;
 }
 
 MP_EXPORT int mallopt(int param, int value) {
-  (void)value;
+  if (libc_heap_serves() && libc_tune.mallopt)
+    return libc_tune.mallopt(param, value);
   /* glibc's parameters: M_MXFAST (1) and M_TRIM_THRESHOLD .. M_ARENA_MAX
    * (-1 .. -8).  Accepted and ignored. */
   return param == 1 || (param <= -1 && param >= -8);
 }
 
 MP_EXPORT int malloc_trim(size_t pad) {
-  (void)pad;
+  if (libc_heap_serves() && libc_tune.trim)
+    return libc_tune.trim(pad);
   return 0;
 }
 

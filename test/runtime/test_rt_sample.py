@@ -336,6 +336,18 @@ class TestSampleHeaps(SampleTest):
                     self.assertEqual(self.run_heaps(exe, "api", opts), "ok")
                     self.assertEqual(self.run_heaps(plain, "api", opts, preload=True), "ok")
 
+    def test_glibc_tuning_calls(self):
+        """mallopt, mallinfo2 and malloc_trim are glibc's while it serves
+        the unrecorded blocks (at R = 1 GiB, all 4000 blocks of 4000
+        bytes: mallinfo2 counts them, trim releases their pages), and the
+        runtime's answers otherwise (mallinfo2 zeros, trim 0)."""
+        exe = self.build("sample_heaps.c")
+        never = "sample_interval=1073741824"
+        self.assertEqual(self.run_heaps(exe, "tune", never), "mallopt 1 inuse 1 trim 1")
+        self.assertEqual(self.run_heaps(exe, "tune", never + OWN_HEAP),
+                         "mallopt 1 inuse 0 trim 0")
+        self.assertEqual(self.run_heaps(exe, "tune", ""), "mallopt 1 inuse 0 trim 0")
+
     def test_same_blocks_recorded(self):
         """For one seed both settings record the same blocks: equal
         estimates."""

@@ -6,7 +6,11 @@
  *   sample_heaps api  every malloc-family call, with realloc carrying
  *                     blocks between the heaps both ways: contents,
  *                     zeroing, alignment and usable sizes are checked;
- *                     prints "ok" or the first failure (exit 1) */
+ *                     prints "ok" or the first failure (exit 1)
+ *   sample_heaps tune glibc's tuning calls with N blocks of 4000 bytes
+ *                     live: "mallopt R1 inuse I trim R2" (mallopt's
+ *                     return, 1 if mallinfo2 counts at least their bytes,
+ *                     malloc_trim's return once they are freed) */
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,8 +157,22 @@ static int own(void) {
   return 0;
 }
 
+static int tune(void) {
+  int opt = mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  for (int i = 0; i < N; i++)
+    blk[i] = malloc(4000);
+  struct mallinfo2 mi = mallinfo2();
+  int inuse = mi.uordblks >= (size_t)N * 4000;
+  for (int i = 0; i < N; i++)
+    free(blk[i]);
+  printf("mallopt %d inuse %d trim %d\n", opt, inuse, malloc_trim(0));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "own"))
     return own();
+  if (argc > 1 && !strcmp(argv[1], "tune"))
+    return tune();
   return api();
 }
