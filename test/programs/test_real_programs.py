@@ -14,6 +14,9 @@ as one context.  The programs carry no debug information: apart from the
 marker, only contexts through libc (libc6-dbg, when installed) can be
 symbolized.  Every expected writer must have written a profile.
 
+RealProgramsSampled runs every case again with sample_interval=64, most
+blocks then served by glibc's malloc behind ours (unsampled_to_libc).
+
 A program missing from the machine skips its case (visibly); programs
 are looked up in /usr/bin and /bin only, so version-manager shims in PATH
 are not what gets tested.
@@ -56,6 +59,7 @@ def write_words(path, lines, seed):
 
 
 class RealPrograms(harness.ProfTest):
+    OPTIONS = ""  # appended to MEMPROF_OPTIONS
     @classmethod
     def setUpClass(cls):
         cls.runtime = harness.find_built("libmemprof.so")
@@ -105,7 +109,7 @@ class RealPrograms(harness.ProfTest):
             e = dict(base)
             if preload:
                 e["LD_PRELOAD"] = f"{self.runtime} {self.marker}"
-                e["MEMPROF_OPTIONS"] = f"log_path={prof_dir}/p"
+                e["MEMPROF_OPTIONS"] = f"log_path={prof_dir}/p" + self.OPTIONS
             stdin_f = open(stdin, "rb") if stdin else subprocess.DEVNULL
             try:
                 r = subprocess.run(argv, cwd=cwd, env=e, stdin=stdin_f, timeout=TIMEOUT,
@@ -266,6 +270,15 @@ class RealPrograms(harness.ProfTest):
 
     def test_zstd_threads(self):
         self.compressor_round_trip("zstd", ["-q", "-T2", "-3", "-B262144"], ["-q", "-d"])
+
+
+class RealProgramsSampled(RealPrograms):
+    """The same with sampling at R = 64 bytes: a block of 32 bytes is
+    recorded with probability 0.39, so the C library's heap (the default
+    unsampled_to_libc=1) and ours both serve many blocks, and realloc and
+    free cross between them.  The marker's block of 4321 bytes is recorded
+    with probability 1 - exp(-67) and weighs 1: its context is as exact."""
+    OPTIONS = ":sample_interval=64"
 
 
 if __name__ == "__main__":
