@@ -66,14 +66,6 @@ RUN_ENV = {EXACT: {"MEMPROF_OPTIONS": "exact_clock=1"}}
 OURS_LIKE = ["ours", EXACT]
 
 
-def build_bench_objs(cfg):
-    floor_o = B.compile_obj(os.path.join(B.BENCH_SRC, "floor_rt.c"),
-                            os.path.join(cfg.obj, "floor_rt.o"), B.CC, ["-O2"])
-    stamp_o = B.compile_obj(os.path.join(B.BENCH_SRC, "exit_stamp.c"),
-                            os.path.join(cfg.obj, "exit_stamp.o"), B.CC, ["-O2"])
-    return floor_o, stamp_o
-
-
 def run_workload(cfg, w):
     """Interleaved repetitions; per variant: medians and last profile size."""
     exes = dict(w.exes)
@@ -234,31 +226,22 @@ def run_malloc_pairs(cfg, exes):
 
 
 def section_runtime(cfg, lib_ours):
-    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"), P.SOURCES)
-    bench_objs = build_bench_objs(cfg)
     parts = ["## 1. Runtime overhead\n"]
     if not lib_ours:
         parts.append("Our runtime: not built (ours columns say so).\n")
     results = []
-    try:
-        for key, build in P.workloads(cfg, dirs, bench_objs, lib_ours, cfg.programs):
-            try:
-                w = build()
-            except RuntimeError as e:
-                # One program that does not build leaves the others' figures.
-                log(f"{key}: build failed: {str(e)[-600:]}")
-                results.append((key, None))
-                continue
-            res = run_workload(cfg, w)
-            results.append((key, res))
-            parts.append(report_workload(w.title, res))
-            print(parts[-1], flush=True)
-    finally:
-        P.cleanup(cfg)
+    for key, w in P.built_workloads(cfg, lib_ours, cfg.programs):
+        if w is None:
+            results.append((key, None))
+            continue
+        res = run_workload(cfg, w)
+        results.append((key, res))
+        parts.append(report_workload(w.title, res))
+        print(parts[-1], flush=True)
     parts.append(report_summary(results))
     print(parts[-1], flush=True)
     if cfg.programs is None:
-        mp = build_malloc_pairs(cfg, bench_objs, lib_ours)
+        mp = build_malloc_pairs(cfg, P.bench_objs(cfg), lib_ours)
         parts.append(run_malloc_pairs(cfg, mp))
         print(parts[-1], flush=True)
     return "\n".join(parts)
@@ -269,7 +252,7 @@ def section_runtime(cfg, lib_ours):
 def make_raws(cfg, count):
     """count raw profiles of the deep program (LLVM runtime), one per seed."""
     exe = B.link_variants(P.build_deep(cfg), os.path.join(cfg.obj, "deep"),
-                          build_bench_objs(cfg), None)["llvm"]
+                          P.bench_objs(cfg), None)["llvm"]
     raw_dir = os.path.join(cfg.bench_dir, "raws")
     os.makedirs(raw_dir, exist_ok=True)
     raws = []
@@ -419,7 +402,7 @@ def main():
         parts.append(section_tool(cfg, tool_ours))
     if cfg.only in (None, "pgo"):
         parts.append(bench_pgo.section_pgo(cfg, lib_ours, tool_ours,
-                                           build_bench_objs(cfg)))
+                                           P.bench_objs(cfg)))
     out = os.path.join(cfg.bench_dir, "results.md")
     with open(out, "w") as f:
         f.write("\n".join(parts))

@@ -224,3 +224,31 @@ def workloads(cfg, dirs, bench_objs, lib_ours, keys=None):
         "lua": lambda: lua_workload(cfg, dirs["lua5.4"], bench_objs, lib_ours),
     }
     return [(k, makers[k]) for k in KEYS if keys is None or k in keys]
+
+
+def bench_objs(cfg):
+    """(floor_rt.o, exit_stamp.o): what every workload's executables link
+    with besides their own objects (bench_lib.link_variants)."""
+    return (B.compile_obj(os.path.join(B.BENCH_SRC, "floor_rt.c"),
+                          os.path.join(cfg.obj, "floor_rt.o"), B.CC, ["-O2"]),
+            B.compile_obj(os.path.join(B.BENCH_SRC, "exit_stamp.c"),
+                          os.path.join(cfg.obj, "exit_stamp.o"), B.CC, ["-O2"]))
+
+
+def built_workloads(cfg, lib_ours, keys=None):
+    """Fetches the sources and yields (key, Workload) for the programs named
+    in keys (all by default), built one at a time, in KEYS order; a program
+    that does not build yields (key, None) and its error is logged, so the
+    others' figures stand.  Removes leveldb's database after each program."""
+    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"), SOURCES)
+    objs = bench_objs(cfg)
+    for key, build in workloads(cfg, dirs, objs, lib_ours, keys):
+        try:
+            w = build()
+        except RuntimeError as e:
+            log(f"{key}: build failed: {str(e)[-600:]}")
+            w = None
+        try:
+            yield key, w
+        finally:
+            cleanup(cfg)

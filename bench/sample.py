@@ -155,16 +155,9 @@ def pct(x):
     return f"{100 * x:.1f}%" if x is not None else "-"
 
 
-def bench_programs(cfg, lib):
-    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"), P.SOURCES)
-    bench_objs = (B.compile_obj(os.path.join(B.BENCH_SRC, "floor_rt.c"),
-                                os.path.join(cfg.obj, "floor_rt.o"), B.CC, ["-O2"]),
-                  B.compile_obj(os.path.join(B.BENCH_SRC, "exit_stamp.c"),
-                                os.path.join(cfg.obj, "exit_stamp.o"), B.CC, ["-O2"]))
-    out = []
-    for key, build in P.workloads(cfg, dirs, bench_objs, lib):
-        out.append(build())
-    return out, bench_objs
+def bench_programs(cfg, lib, keys):
+    works = [w for _, w in P.built_workloads(cfg, lib, keys) if w]
+    return works, P.bench_objs(cfg)
 
 
 def shell_program(cfg, so):
@@ -289,9 +282,8 @@ def main():
     if not lib or not tool:
         sys.exit("bench: our runtime or tool did not build")
     so = os.path.join(os.path.dirname(lib), "libmemprof.so")
-    works, bench_objs = bench_programs(cfg, lib)
     keys = a.programs.split(",") if a.programs else None
-    works = [w for w in works if not keys or w.key in keys]
+    works, bench_objs = bench_programs(cfg, lib, keys)
     print(f"Machine: {machine_line()}\n", flush=True)
     if a.only != "speed":
         progs = [Program(w.key, [w.exes["ours"], *w.tail], w.exes["ours"], w.inputs)

@@ -113,23 +113,15 @@ def main():
     lib_ours, _ = B.build_ours(cfg.bench_dir)
     if not lib_ours:
         sys.exit("timeline: our runtime is not built")
-    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"), P.SOURCES)
-    bench_objs = bench.build_bench_objs(cfg)
     out = [f"Machine: {bench.machine_line()}; load average at start: "
            f"{os.getloadavg()[0]:.2f}; {cfg.reps} interleaved repetitions, medians\n"]
     print(out[0], flush=True)
-    try:
-        for key, build in P.workloads(cfg, dirs, bench_objs, lib_ours, cfg.programs):
-            try:
-                w = build()
-            except RuntimeError as e:
-                log(f"{key}: build failed: {str(e)[-400:]}")
-                continue
-            res, tl = run_modes(cfg, w, cfg.reps, modes)
-            out.append(report(w.title, res, tl, modes))
-            print(out[-1], flush=True)
-    finally:
-        P.cleanup(cfg)
+    for key, w in P.built_workloads(cfg, lib_ours, cfg.programs):
+        if w is None:
+            continue
+        res, tl = run_modes(cfg, w, cfg.reps, modes)
+        out.append(report(w.title, res, tl, modes))
+        print(out[-1], flush=True)
     with open(os.path.join(cfg.bench_dir, "timeline.md"), "w") as f:
         f.write("\n".join(out))
 
