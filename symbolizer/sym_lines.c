@@ -365,7 +365,8 @@ static int index_sequences(sym_lines *t) {
   }
   if (any)
     return -1; /* a last sequence without its end: libdw makes one up */
-  qsort(t->seqs, t->nseqs, sizeof *t->seqs, seq_cmp);
+  if (t->nseqs > 1) /* none: seqs may be NULL, which qsort may not get */
+    qsort(t->seqs, t->nseqs, sizeof *t->seqs, seq_cmp);
   for (size_t i = 1; i < t->nseqs; i++)
     if (t->seqs[i].lo < t->seqs[i - 1].hi)
       return -1;
