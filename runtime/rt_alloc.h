@@ -51,6 +51,7 @@ MP_HIDDEN extern libc_tune_fns libc_tune;
 MP_HIDDEN extern int libc_heap_on;
 /* The heap's reservation (rt_heap_layout.c): class blocks lie inside. */
 MP_HIDDEN extern uintptr_t heap_base, heap_end;
+static inline int in_heap(uintptr_t p) { return p >= heap_base && p < heap_end; }
 
 static inline int libc_heap_serves(void) {
   return __atomic_load_n(&libc_heap_on, __ATOMIC_ACQUIRE);
@@ -125,8 +126,7 @@ static inline void mp_free(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   /* Outside the reservation and not on a page (where our large blocks
    * start): the C library's. */
-  if (MP_LIKELY(libc_heap_serves()) && (p < heap_base || p >= heap_end) &&
-      (p & (RT_PAGE - 1))) {
+  if (MP_LIKELY(libc_heap_serves()) && !in_heap(p) && (p & (RT_PAGE - 1))) {
     rt_free_hooks(ptr);
     libc_free(ptr);
     return;

@@ -15,8 +15,6 @@ void rt_heap_thread_start(void) {
 
 /* ---- public core API --------------------------------------------------- */
 
-static inline int in_heap(uintptr_t p) { return p >= heap_base && p < heap_end; }
-
 /* Index of the slot of class c holding region offset off (< REGION_SIZE). */
 static inline uint64_t slot_index(int c, uint64_t off) {
   return (uint64_t)(((unsigned __int128)off * class_recip[c]) >> 64);
@@ -152,17 +150,13 @@ void *mp_alloc_own(size_t size, size_t align, int zero, mp_caller caller) {
   return (void *)p;
 }
 
-/* 1 if p, not in the heap's reservation, is the C library's: it does not
- * start on a page (as large blocks of ours do), or no live large block of
- * ours starts there.  Only with unsampled_to_libc. */
-static inline int libc_holds(uintptr_t p) {
-  rt_block b;
-  return libc_heap_serves() && ((p & (RT_PAGE - 1)) || !rt_large_find(p, &b));
-}
-
+/* Outside the heap's reservation, and not on a page (where large blocks
+ * of ours start) or no live large block of ours there. */
 int mp_is_libc_block(const void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
-  return heap_may_own(p) && !in_heap(p) && libc_holds(p);
+  rt_block b;
+  return p && libc_heap_serves() && !in_heap(p) &&
+         ((p & (RT_PAGE - 1)) || !rt_large_find(p, &b));
 }
 
 void *mp_realloc_libc(void *old, size_t n, mp_caller caller) {
@@ -280,7 +274,9 @@ size_t mp_usable_size(const void *ptr) {
   uint64_t n;
   if (live_block((uintptr_t)ptr, &n))
     return n;
-  return mp_is_libc_block(ptr) ? libc_heap.usable((void *)ptr) : 0;
+  /* no block of ours, class or large: the C library's, if it serves any */
+  uintptr_t p = (uintptr_t)ptr;
+  return p && libc_heap_serves() && !in_heap(p) ? libc_heap.usable((void *)ptr) : 0;
 }
 
 /* ---- enumeration, fork, stats ------------------------------------------ */

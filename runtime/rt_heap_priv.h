@@ -158,7 +158,6 @@ enum { TC_FRESH, TC_REGISTERED, TC_EXITING };
 
 MP_HIDDEN extern __thread tcache rt_tc __attribute__((tls_model("initial-exec")));
 
-MP_HIDDEN extern uintptr_t heap_base, heap_end;
 MP_HIDDEN extern uintptr_t region_start[NCLASS]; /* slot 0 of each class */
 MP_HIDDEN extern uint32_t *state_of_class[NCLASS];
 MP_HIDDEN extern block_meta *xmeta_of_class[NCLASS]; /* blocks that fill their slot */
