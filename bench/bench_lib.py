@@ -51,6 +51,24 @@ def compile_exe(src, exe):
     return exe
 
 
+def fresh_usage_file(tag):
+    """Where rusage_run writes one command's usage; none there yet."""
+    usage = os.path.join(tempfile.gettempdir(), f"bench-rusage.{os.getpid()}{tag}")
+    if os.path.exists(usage):
+        os.unlink(usage)
+    return usage
+
+
+def read_usage(usage):
+    """(utime, stime, maxrss_kb, start, end) that rusage_run wrote, or None."""
+    try:
+        with open(usage) as f:
+            utime, stime, rss_kb, start, end = f.read().split()
+    except (OSError, ValueError):
+        return None
+    return float(utime), float(stime), int(rss_kb), float(start), float(end)
+
+
 def measure_pair(runs):
     """Two commands at once, each pinned to a CPU of its own (the first to
     CPU 0, the second to CPU 1); runs = [(argv, cwd, env)] * 2.  Returns
@@ -63,9 +81,7 @@ def measure_pair(runs):
     for cpu, (argv, cwd, env) in enumerate(runs):
         full_env = dict(os.environ)
         full_env.update(env or {})
-        usage = os.path.join(tempfile.gettempdir(), f"bench-rusage.{os.getpid()}.{cpu}")
-        if os.path.exists(usage):
-            os.unlink(usage)
+        usage = fresh_usage_file(f".{cpu}")
         p = subprocess.Popen([RUSAGE_RUN, usage, *argv], cwd=cwd, env=full_env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              preexec_fn=lambda c=cpu: os.sched_setaffinity(0, {c}))
@@ -73,14 +89,10 @@ def measure_pair(runs):
     out = []
     for p, usage in procs:
         _, err = p.communicate()
-        cpu = None
-        if p.returncode == 0:
-            with open(usage) as f:
-                utime, stime = f.read().split()[:2]
-            cpu = float(utime) + float(stime)
-        else:
+        u = read_usage(usage) if p.returncode == 0 else None
+        if p.returncode != 0:
             log(f"{' '.join(p.args)[:200]} exited {p.returncode}: {err[-400:]!r}")
-        out.append(cpu)
+        out.append(u[0] + u[1] if u else None)
     return out
 
 
@@ -92,28 +104,24 @@ def measure(argv, cwd=None, env=None, stdout=subprocess.DEVNULL, stamp=None):
         full_env["BENCH_EXIT_STAMP"] = stamp
         if os.path.exists(stamp):
             os.unlink(stamp)
-    usage = os.path.join(tempfile.gettempdir(), f"bench-rusage.{os.getpid()}")
-    if os.path.exists(usage):
-        os.unlink(usage)
+    usage = fresh_usage_file("")
     t0 = time.monotonic()
     proc = subprocess.run([RUSAGE_RUN, usage, *argv], cwd=cwd, env=full_env,
                           stdout=stdout, stderr=subprocess.PIPE)
     t1 = time.monotonic()
     if proc.returncode != 0:
         log(f"{' '.join(argv)[:200]} exited {proc.returncode}: {proc.stderr[-400:]!r}")
-    try:
-        with open(usage) as f:
-            utime, stime, rss_kb, start, end = f.read().split()
-    except (OSError, ValueError):
+    u = read_usage(usage)
+    if u is None:
         return Sample(t1 - t0, None, None, proc.returncode or 1)
+    utime, stime, rss_kb, start, end = u
     # The command's own wall time, from rusage_run's fork to its reaping
     # (t1 - t0 would add Python's ~2 ms of subprocess overhead).
     lag = None
     if stamp and os.path.exists(stamp):
         with open(stamp) as f:
-            lag = float(end) - float(f.read())
-    return Sample(float(end) - float(start), float(utime) + float(stime),
-                  int(rss_kb), proc.returncode, lag)
+            lag = end - float(f.read())
+    return Sample(end - start, utime + stime, rss_kb, proc.returncode, lag)
 
 
 def run(argv, cwd=None, quiet=True):

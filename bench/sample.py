@@ -206,8 +206,10 @@ def speed(cfg, works):
 
 
 def speed_paired(cfg, works):
-    variants = [("exact", None), ("sampled", f"sample_interval={SPEED_R}"),
-                ("own", f"sample_interval={SPEED_R}:unsampled_to_libc=0")]
+    # (name, executable, options); LLVM's runtime records every allocation
+    variants = [("llvm", "llvm", None), ("exact", "ours", None),
+                ("sampled", "ours", f"sample_interval={SPEED_R}"),
+                ("own", "ours", f"sample_interval={SPEED_R}:unsampled_to_libc=0")]
     rows = []
     for w in works:
         cwds = [B.fresh_dir(os.path.join(cfg.work, f"pair{k}")) for k in (0, 1)]
@@ -218,11 +220,13 @@ def speed_paired(cfg, works):
         db = P.db_dir(cfg)
         tail_b = [a.replace(db, db + ".pair") for a in w.tail]
         log(f"speed (paired): {w.title}, {cfg.reps} reps")
-        ratios = {v: [] for v, _ in variants}
+        ratios = {v: [] for v, _, _ in variants}
         for rep in range(cfg.reps):
-            for v, opts in variants:
+            for v, exe, opts in variants:
+                if not w.exes.get(exe):
+                    continue
                 floor = ([w.exes["floor"], *w.tail], cwds[0], None)
-                ours = ([w.exes["ours"], *tail_b], cwds[1],
+                ours = ([w.exes[exe], *tail_b], cwds[1],
                         {"MEMPROF_OPTIONS": opts} if opts else None)
                 first, second = (floor, ours) if rep % 2 == 0 else (ours, floor)
                 a, b = B.measure_pair([first, second])
@@ -234,9 +238,9 @@ def speed_paired(cfg, works):
         P.cleanup(cfg)
         shutil.rmtree(db + ".pair", ignore_errors=True)
         rows.append([w.key] + [pct(median(ratios[v]) - 1) if ratios[v] else "-"
-                               for v, _ in variants])
-    return B.table(["program", "exact added (CPU)", "R=512K added (CPU)",
-                    "R=512K own heap added (CPU)"], rows)
+                               for v, _, _ in variants])
+    return B.table(["program", "LLVM's runtime added (CPU)", "ours exact added (CPU)",
+                    "R=512K added (CPU)", "R=512K own heap added (CPU)"], rows)
 
 
 def malloc_pairs(cfg, bench_objs, lib):
