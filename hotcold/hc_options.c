@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "hc_internal.h"
-#include "opt_string.h"
+#include "include/internal/opt_string.h"
 
 hc_options hc_opt = {
     .cold_arena = 1,

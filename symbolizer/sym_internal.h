@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hashmap.h"
+#include "common/hashmap.h"
 #include "symbolizer.h"
 
 /* ---- address ranges ---- */

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "common/error.h"
 
 typedef struct msym_frame {
   const char *name;      /* linkage name, or plain name; never NULL */

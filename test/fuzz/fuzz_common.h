@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "error.h"
-#include "indexed.h"
-#include "instrprof.h"
-#include "io.h"
-#include "model.h"
-#include "yaml_io.h"
+#include "common/error.h"
+#include "profdata/indexed/indexed.h"
+#include "profdata/instrprof/instrprof.h"
+#include "common/io.h"
+#include "profdata/model/model.h"
+#include "profdata/yaml/yaml_io.h"
 
 static void fuzz_die(const char *what, const mp_err *e) {
   fprintf(stderr, "fuzz invariant broken: %s: %s\n", what, e ? e->msg : "");

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "symbolizer.h"
+#include "symbolizer/symbolizer.h"
 
 static void symbolize_some(msym_ctx *c, const msym_module *m) {
   uint64_t span = m->exec_memsz ? m->exec_memsz : 64;

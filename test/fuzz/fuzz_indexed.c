@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "fuzz_common.h"
-#include "symsec.h"
+#include "profdata/indexed/symsec.h"
 
 static uint64_t rd64(const uint8_t *p) {
   uint64_t v;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "instrprof.h"
+#include "profdata/instrprof/instrprof.h"
 
 static void quiet(const char *msg) { (void)msg; }
 

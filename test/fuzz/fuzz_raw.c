@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "raw.h"
-#include "symbolizer.h"
+#include "profdata/raw/raw.h"
+#include "symbolizer/symbolizer.h"
 
 #ifndef MEMPROF_FUZZ_DEFAULT_BINARY
 #define MEMPROF_FUZZ_DEFAULT_BINARY ""

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timeline.h"
+#include "profdata/timeline/timeline.h"
 
 static void die(const char *what) {
   fprintf(stderr, "fuzz invariant broken: %s\n", what);

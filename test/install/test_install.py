@@ -35,9 +35,11 @@ class InstallTest(harness.ProfTest):
                       if os.path.exists(os.path.join(prefix, d, "libmemprof.a")))
         for rel in (f"{libdir}/libmemprof.a", f"{libdir}/libmemprof.so",
                     "bin/memprof-profdata", "include/memprof/memprof_interface.h",
-                    "include/memprof/MIBDef.inc", "include/memprof/memprof_format.h",
                     f"{libdir}/pkgconfig/memprof.pc", f"{libdir}/memprof.syms"):
             self.assertTrue(os.path.isfile(os.path.join(prefix, rel)), rel)
+        # only the public API is installed, none of the shared internals
+        self.assertEqual(sorted(os.listdir(os.path.join(prefix, "include", "memprof"))),
+                         ["memprof_hotcold.h", "memprof_interface.h"])
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, libdir, "pkgconfig"))
         libs = [norm(a) for a in
                 harness.run(["pkg-config", "--libs", "memprof"], env=env).stdout.split()]

@@ -49,7 +49,8 @@ def syntax_check(path):
     with open(path) as f:
         flags = default_flags(f.read())
     cmd = [*STD[os.path.splitext(path)[1]], "-fsyntax-only", "-w",
-           "-I", os.path.join(harness.ROOT, "include"), *flags, os.path.basename(path)]
+           "-I", os.path.join(harness.ROOT, "include"), "-I", harness.ROOT,
+           *flags, os.path.basename(path)]
     return path, subprocess.run(cmd, cwd=os.path.dirname(path), stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
 

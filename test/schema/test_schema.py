@@ -38,7 +38,7 @@ class SchemaTest(harness.ProfTest):
     def test_packed_offsets(self):
         src = harness.prog_path(__file__, "mib_offsets.c")
         exe = self.scratch.path("offsets")
-        harness.run(["cc", "-std=c11", "-I", os.path.join(harness.ROOT, "include"), src, "-o", exe])
+        harness.run(["cc", "-std=c11", "-I", harness.ROOT, src, "-o", exe])
         lines = harness.run([exe]).stdout.split("\n")
         off = 0
         for (tag, name, ty), line in zip(llvm_fields(22), lines):
@@ -51,7 +51,7 @@ class SchemaTest(harness.ProfTest):
 
     def test_raw_magic_and_versions_match_llvm(self):
         text = open("/usr/include/llvm-22/llvm/ProfileData/MemProfData.inc").read()
-        fmt = open(os.path.join(harness.ROOT, "include", "memprof_format.h")).read()
+        fmt = open(os.path.join(harness.ROOT, "include", "internal", "memprof_format.h")).read()
         m = re.search(r"#define MEMPROF_RAW_VERSION (\d+)ULL", text)
         self.assertIsNotNone(m)
         self.assertEqual(int(m.group(1)), 5)

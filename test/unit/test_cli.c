@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "profdata/tool/cli.h"
 
 static int failures;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "heap.h"
+#include "profdata/tool/heap.h"
 
 #define MB ((size_t)1 << 20)
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "indexed.h"
+#include "profdata/indexed/indexed.h"
 
 static void print_frame(const mp_profile *p, uint32_t f) {
   const mp_frame *fr = &p->frames[f];
@@ -50,7 +50,7 @@ static void dump(const mp_profile *p) {
       printf("        MemInfoBlock:\n");
 #define MIB_FIELD(Tag, Name, CType, Merge) \
   printf("          " #Name ": %llu\n", (unsigned long long)m->Name);
-#include "MIBDef.inc"
+#include "include/MIBDef.inc"
 #undef MIB_FIELD
     }
     if (r->n_calls) printf("    CallSites:\n");

@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blake3.h"
-#include "indexed.h"
-#include "instrprof.h"
-#include "mib_schema.h"
-#include "radix.h"
-#include "symsec.h"
+#include "common/blake3.h"
+#include "profdata/indexed/indexed.h"
+#include "profdata/instrprof/instrprof.h"
+#include "profdata/llvm/mib_schema.h"
+#include "profdata/llvm/radix.h"
+#include "profdata/indexed/symsec.h"
 
 static int failures;
 #define CHECK(c)                                                    \

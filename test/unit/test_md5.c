@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "guid.h"
-#include "md5.h"
-#include "model.h"
+#include "common/guid.h"
+#include "common/md5.h"
+#include "profdata/model/model.h"
 
 static int failures;
 

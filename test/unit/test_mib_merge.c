@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "mib_merge.h"
+#include "include/internal/mib_merge.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ULL;
 

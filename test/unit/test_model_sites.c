@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "model.h"
+#include "profdata/model/model.h"
 
 enum { RECORDS = 3, SITES = 5000 };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "opt_string.h"
+#include "include/internal/opt_string.h"
 
 /* The pairs of s as "name=value;" each ("name;" printed as "name=;"). */
 static const char *pairs(const char *s) {

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "raw.h"
-#include "report.h"
+#include "profdata/raw/raw.h"
+#include "profdata/report/report.h"
 
 static uint32_t stack_of(mp_profile *p, uint64_t guid) {
   mp_frame f[2] = {{guid, 1, 2, 0}, {0x99, 3, 4, 0}};

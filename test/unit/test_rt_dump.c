@@ -17,11 +17,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "model.h"
-#include "raw.h"
-#include "raw_internal.h"
+#include "profdata/model/model.h"
+#include "profdata/raw/raw.h"
+#include "profdata/raw/raw_internal.h"
 #include "rt_dump_stubs.h"
-#include "symbolizer.h"
+#include "symbolizer/symbolizer.h"
 
 /* ---- the table -------------------------------------------------------- */
 
@@ -52,7 +52,7 @@ static void build_table(void) {
     t->id = (uint32_t)(3 * i + 1);
     mp_mib *m = &t->e.mib;
 #define MIB_FIELD(Tag, Name, CType, Merge) m->Name = (CType)field_value(i, Tag);
-#include "MIBDef.inc"
+#include "include/MIBDef.inc"
 #undef MIB_FIELD
     m->AccessHistogramSize = hist_len(i);
     for (uint32_t j = 0; j < hist_len(i); j++) hists[i][j] = hist_value(i, j);
@@ -225,7 +225,7 @@ static const struct {
 
 static const char *const field_name[] = {
 #define MIB_FIELD(Tag, Name, CType, Merge) [Tag] = "MIB " #Name " (entry)",
-#include "MIBDef.inc"
+#include "include/MIBDef.inc"
 #undef MIB_FIELD
 };
 
@@ -384,7 +384,7 @@ static void check_read(const raw_file *f, size_t d, int version) {
 #define MIB_FIELD(Tag, Name, CType, Merge)                                     \
   if (Tag < 26 || version != 3)                                                \
     CHECK(m.Name == (CType)mib_field_want(i, Tag), "dump %zu MIB %zu: " #Name, d, i);
-#include "MIBDef.inc"
+#include "include/MIBDef.inc"
 #undef MIB_FIELD
     const unsigned char *h = e + 8 + mib_size(version);
     for (uint32_t j = 0; version != 3 && j < hist_len(i); j++) {

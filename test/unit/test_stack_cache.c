@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "stack_cache.h"
+#include "profdata/raw/stack_cache.h"
 
 
 /* Key i: (i % 7) + 1 elements; every 16 keys share their first hash, so

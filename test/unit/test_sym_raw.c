@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "sym_internal.h"
+#include "symbolizer/sym_internal.h"
 
 typedef struct variant {
   const char *cc, *flags;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbolizer.h"
+#include "symbolizer/symbolizer.h"
 
 static int failures;
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "timeline.h"
+#include "profdata/timeline/timeline.h"
 
 static void json_list(const mp_tl_live *v, size_t n) {
   printf("[");

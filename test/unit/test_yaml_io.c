@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io.h"
-#include "model.h"
-#include "yaml_io.h"
-#include "yaml_scalar.h"
+#include "common/io.h"
+#include "profdata/model/model.h"
+#include "profdata/yaml/yaml_io.h"
+#include "profdata/yaml/yaml_scalar.h"
 
 static int failures;
 

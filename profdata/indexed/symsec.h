@@ -1,0 +1,68 @@
+/* symsec.h - our symbolized section (docs/symbolized-section.md): per
+ * written frame its function name, source file, line, column and
+ * discriminator, and how the inputs were recorded (sampling intervals, not
+ * instrumented).  Stored after LLVM's sections and found through a 40-byte
+ * trailer at the very end of the file, so LLVM's readers never see it.
+ */
+#ifndef PROFDATA_SYMSEC_H
+#define PROFDATA_SYMSEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/io.h"
+#include "profdata/model/model.h"
+
+#define MP_SYMSEC_MAGIC "MPSYMSEC"
+#define MP_SYMSEC_MAJOR 1u
+#define MP_SYMSEC_MINOR 1u /* written only with facts; 1.0 otherwise */
+#define MP_SYMSEC_TRAILER_SIZE 40u
+
+/* What an entry's frame key means. */
+enum {
+  MP_SYMSEC_KEY_LINEAR = 0,   /* index in the memprof v3/v4 frame array */
+  MP_SYMSEC_KEY_FRAME_ID = 1, /* FrameId of the memprof v2 frame table */
+};
+
+/* Facts flags (header offset 64, version 1.1). */
+#define MP_SYMSEC_FACT_UNINSTRUMENTED 1u /* an input was not instrumented */
+
+/* 1 if the profile has facts to record (sampled or not instrumented). */
+int mp_symsec_has_facts(const mp_profile *p);
+
+/* Pad `out` to 8 and append the section (one entry for each of the n
+ * model frames `frames[i]` that has symbol info, keyed by keys[i]), then
+ * the trailer. */
+void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
+                     const uint64_t *keys, size_t n, unsigned key_kind);
+
+typedef struct mp_symsec_entry {
+  uint64_t key;
+  const char *name; /* NULL if unknown; point into mp_symsec storage */
+  const char *file;
+  uint32_t line, column, discriminator;
+} mp_symsec_entry;
+
+typedef struct mp_symsec {
+  unsigned key_kind;
+  mp_symsec_entry *entries;
+  size_t n_entries;
+  char *storage; /* every name and path, NUL-terminated */
+  uint64_t llvm_end; /* file offset where the section starts */
+  /* the facts (1.1): has_facts 0 when the section has none */
+  int has_facts, uninstrumented;
+  uint64_t *intervals; /* distinct sampling intervals, increasing */
+  uint32_t n_intervals;
+} mp_symsec;
+
+/* 1 if the file ends with our trailer magic. */
+int mp_symsec_present(const void *data, size_t len);
+
+/* Parse and validate the section found through the trailer (checksum,
+ * version, every offset and id).  Returns -1 with a message on damage or
+ * an unknown major version. */
+int mp_symsec_read(const void *data, size_t len, mp_symsec *s, mp_err *err);
+void mp_symsec_free(mp_symsec *s);
+
+#endif

@@ -1,0 +1,169 @@
+/* raw_libs.c - the shared libraries of a profiled process, for `report`.
+ *
+ * A raw profile's segment table (docs/raw-format.md, section 3) lists
+ * every module the process had loaded by its GNU build id, with no path.
+ * `report` names frames in libraries too (libc's, libstdc++'s), so the
+ * modules whose build id no --profiled-binary has are looked for among the
+ * files named "*.so*" in the directories the dynamic loader searches on
+ * Debian (LIB_DIRS), in $LD_LIBRARY_PATH and beside the given binaries;
+ * a file is taken only when its build id is the segment's
+ * (msym_add_binary_with_id).  No path is recorded in the profile: LLVM's
+ * segment entry has none, and the layout is LLVM's.
+ *
+ * Only for the profiles of programs libmemprof.so was preloaded into
+ * (heaptrack's use): the report of an instrumented program stays the
+ * report of the profile `merge` writes, with the frames of the binaries
+ * given, as clang will see them (a raw input and its merged indexed file
+ * give the same report).   `merge` and `show` do not do this: they
+ * read only the binaries given, as llvm-profdata.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/io.h"
+#include "include/internal/memprof_format.h"
+#include "raw.h"
+
+static const char *const LIB_DIRS[] = {
+    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+    "/usr/lib64", "/usr/local/lib", "/lib", "/usr/lib",
+};
+
+typedef struct wanted {
+  mp_raw_segment *segs; /* build ids no module has yet */
+  size_t n, cap;
+} wanted;
+
+static int is_wanted(const wanted *w, const uint8_t *id, size_t len) {
+  for (size_t i = 0; i < w->n; i++)
+    if (w->segs[i].build_id_size == len && !memcmp(w->segs[i].build_id, id, len))
+      return 1;
+  return 0;
+}
+
+/* The first dump's note (docs/raw-format.md, section 7) says no
+ * instrumented code ran: libmemprof.so was preloaded into the program.  A
+ * dump that does not fit the file has none here: reading it will say what
+ * is wrong. */
+static int uninstrumented(const mp_file *f) {
+  uint64_t total = mp_rd64(f->data + 16), at = mp_rd64(f->data + 40);
+  if (total > f->size || at > total || total - at < 8) return 0;
+  uint64_t n = mp_rd64(f->data + at);
+  at += 8;
+  for (uint64_t i = 0; i < n; i++) {
+    if (total - at < 16) return 0;
+    uint64_t k = mp_rd64(f->data + at + 8);
+    if (k > (total - at - 16) / 8) return 0;
+    at += 16 + k * 8;
+  }
+  mp_raw_note note;
+  if (total - at < sizeof note) return 0;
+  memcpy(&note, f->data + at, sizeof note);
+  return note.magic == MP_RAW_NOTE_MAGIC && (note.flags & MP_RAW_NOTE_UNINSTRUMENTED);
+}
+
+/* The build ids of the first dump's segments (the dumps of a file list the
+ * same modules) that no module of sym has, for a preloaded program's
+ * profile.  A file too short for what its header says is left alone:
+ * reading it will say what is wrong. */
+static void collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
+  if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mp_raw_header) ||
+      !uninstrumented(f))
+    return;
+  uint64_t seg_off = mp_rd64(f->data + 24);
+  if (seg_off > f->size - 8) return;
+  uint64_t n = mp_rd64(f->data + seg_off);
+  if (n > (f->size - seg_off - 8) / sizeof(mp_raw_segment)) return;
+  for (uint64_t i = 0; i < n; i++) {
+    mp_raw_segment s;
+    memcpy(&s, f->data + seg_off + 8 + i * sizeof s, sizeof s);
+    size_t len = (size_t)s.build_id_size;
+    if (!len || len > MP_BUILD_ID_MAX || msym_find_build_id(sym, s.build_id, len) ||
+        is_wanted(w, s.build_id, len))
+      continue;
+    MP_VEC_RESERVE(w->segs, w->cap, w->n + 1);
+    w->segs[w->n++] = s;
+  }
+}
+
+/* Drops w's entry for the build id of the module just added. */
+static void found(wanted *w, const msym_module *m) {
+  for (size_t i = 0; i < w->n; i++)
+    if (w->segs[i].build_id_size == m->build_id_len &&
+        !memcmp(w->segs[i].build_id, m->build_id, m->build_id_len)) {
+      w->segs[i] = w->segs[--w->n];
+      return;
+    }
+}
+
+static int is_library_name(const struct dirent *e) {
+  return strstr(e->d_name, ".so") != NULL;
+}
+
+static void try_file(msym_ctx *sym, const char *dir, struct dirent **e,
+                     wanted *w) {
+  char path[PATH_MAX];
+  uint8_t id[MP_BUILD_ID_MAX];
+  mp_err err;
+  if (w->n && snprintf(path, sizeof path, "%s/%s", dir, (*e)->d_name) < (int)sizeof path) {
+    size_t len = msym_file_build_id(path, id, sizeof id);
+    if (len && is_wanted(w, id, len) &&
+        msym_add_binary_with_id(sym, path, id, len, &err) == 0)
+      found(w, msym_module_at(sym, msym_num_modules(sym) - 1));
+  }
+  free(*e);
+  *e = NULL;
+}
+
+/* Versioned names first, each in name order, so that of a library's
+ * names (the development link libz.so, libz.so.1 and the file
+ * libz.so.1.2.13) the one the loader opens by, libz.so.1, is the module's
+ * name whatever the directory's order. */
+static void search_dir(msym_ctx *sym, const char *dir, wanted *w) {
+  struct dirent **names;
+  int n = scandir(dir, &names, is_library_name, alphasort);
+  if (n < 0) return;
+  for (int pass = 0; pass < 2; pass++)
+    for (int k = 0; k < n; k++)
+      if (names[k] && (strstr(names[k]->d_name, ".so.") == NULL) == pass)
+        try_file(sym, dir, &names[k], w);
+  free(names);
+}
+
+static void search_path_list(msym_ctx *sym, const char *list, wanted *w) {
+  char *copy = mp_xstrndup(list, strlen(list)), *save = NULL;
+  for (char *dir = strtok_r(copy, ":", &save); dir && w->n;
+       dir = strtok_r(NULL, ":", &save))
+    search_dir(sym, dir, w);
+  free(copy);
+}
+
+void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
+                           size_t n_inputs) {
+  wanted w = {0};
+  for (size_t i = 0; i < n_inputs; i++) {
+    mp_file f;
+    mp_err err;
+    if (mp_file_open(&f, inputs[i], &err) != 0) continue;
+    collect(&f, sym, &w);
+    mp_file_close(&f);
+  }
+  size_t given = msym_num_modules(sym);
+  for (size_t i = 0; i < given && w.n; i++) {
+    char dir[PATH_MAX];
+    const char *path = msym_module_at(sym, i)->path;
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1,
+             slash ? path : ".");
+    search_dir(sym, dir, &w);
+  }
+  const char *ld = getenv("LD_LIBRARY_PATH");
+  if (ld && w.n) search_path_list(sym, ld, &w);
+  for (size_t i = 0; i < sizeof LIB_DIRS / sizeof *LIB_DIRS && w.n; i++)
+    search_dir(sym, LIB_DIRS[i], &w);
+  free(w.segs);
+}

@@ -1,0 +1,248 @@
+/* report_pprof.c - pprof's profile.proto, gzipped (what `go tool pprof`
+ * reads): sample types alloc_objects/count and alloc_space/bytes (the
+ * default), then total_lifetime/milliseconds and accesses/count (0 when
+ * the profile has no access counts: every file has the same four types, so
+ * that pprof's -diff_base takes any two); period_type space/bytes with
+ * period 1.  One sample per context, labelled with clang-22's verdict; its
+ * locations leaf first, each location one physical frame with the frames
+ * inlined into it before it (callee first, as pprof lists a location's
+ * lines); functions carry the demangled name, the linkage name as system
+ * name, the file and the first line.  A sampled or not instrumented
+ * profile says so in the profile's comments (report_facts.c).
+ *
+ * The protobuf encoding is written by hand: varints and length-delimited
+ * fields are all profile.proto needs.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "common/hashmap.h"
+#include "report.h"
+
+/* ---- protobuf ----------------------------------------------------------- */
+
+static void varint(mp_buf *b, uint64_t v) {
+  mp_buf_reserve(b, 10);
+  while (v >= 0x80) {
+    b->data[b->len++] = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  b->data[b->len++] = (unsigned char)v;
+}
+
+static void field_varint(mp_buf *b, unsigned field, uint64_t v) {
+  varint(b, (uint64_t)field << 3);
+  varint(b, v);
+}
+
+static void field_bytes(mp_buf *b, unsigned field, const void *p, size_t n) {
+  varint(b, (uint64_t)field << 3 | 2);
+  varint(b, n);
+  mp_buf_put(b, p, n);
+}
+
+/* A nested message built in `msg`, appended to `b` and `msg` emptied. */
+static void field_msg(mp_buf *b, unsigned field, mp_buf *msg) {
+  field_bytes(b, field, msg->data, msg->len);
+  msg->len = 0;
+}
+
+/* ---- interning ------------------------------------------------------------ */
+
+typedef struct pp {
+  rpt *r;
+  mp_buf out, msg, tmp;
+  mp_map strings, locs; /* by contents */
+  mp_map funcs;         /* keyed: (GUID, file) -> function id */
+  const char **str; /* string table, in id order */
+  size_t n_str, cap_str;
+  uint32_t n_funcs, n_locs;
+  /* the location being looked up: its model frames */
+  const uint32_t *loc_frames;
+  uint32_t loc_len;
+  uint32_t *loc_first; /* per location id - 1: index into loc_store */
+  uint32_t *loc_store; /* frames of every location: len, then frame ids */
+  size_t n_store, cap_store, cap_first;
+} pp;
+
+static int same_string(const void *ctx, uint32_t v, const void *s) {
+  const pp *x = ctx;
+  return !strcmp(x->str[v], s);
+}
+
+/* String table index of s (interned; the table keeps the pointer). */
+static uint32_t str_id(pp *x, const char *s) {
+  size_t n = strlen(s);
+  x->tmp.len = 0;
+  mp_buf_put(&x->tmp, s, n + 1);
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+  h = mp_mix64(h);
+  mp_map_slot *slot = mp_map_probe(&x->strings, h, 0, same_string, x, x->tmp.data);
+  if (slot->val != MP_MAP_EMPTY) return slot->val;
+  MP_VEC_RESERVE(x->str, x->cap_str, x->n_str + 1);
+  x->str[x->n_str] = s;
+  uint32_t id = (uint32_t)x->n_str++;
+  mp_map_insert(&x->strings, slot, h, 0, id);
+  return id;
+}
+
+/* Function id of a frame's function: one per (GUID, file). */
+static uint32_t func_id(pp *x, uint32_t frame) {
+  rpt *r = x->r;
+  const mp_frame *f = &r->p->frames[frame];
+  uint64_t key = f->guid ^ mp_mix64(r->p->syms[frame].file + 1ull);
+  uint32_t id = mp_map_get_or_put(&x->funcs, key, x->n_funcs + 1);
+  if (id != MP_MAP_EMPTY) return id;
+  id = ++x->n_funcs;
+  const char *file = rpt_frame_file(r, frame);
+  const char *linkage = mp_string(r->p, r->p->syms[frame].name);
+  uint32_t line = rpt_frame_line(r, frame);
+  field_varint(&x->msg, 1, id);
+  field_varint(&x->msg, 2, str_id(x, rpt_frame_name(r, frame)));
+  field_varint(&x->msg, 3, str_id(x, linkage ? linkage : rpt_frame_name(r, frame)));
+  if (file) {
+    field_varint(&x->msg, 4, str_id(x, file));
+    if (line >= f->line_offset) field_varint(&x->msg, 5, line - f->line_offset);
+  }
+  field_msg(&x->out, 5, &x->msg);
+  return id;
+}
+
+static int same_loc(const void *ctx, uint32_t v, const void *ekey) {
+  (void)ekey;
+  const pp *x = ctx;
+  const uint32_t *s = &x->loc_store[x->loc_first[v - 1]];
+  return s[0] == x->loc_len &&
+         !memcmp(s + 1, x->loc_frames, x->loc_len * sizeof *s);
+}
+
+/* Location id of one physical frame with the frames inlined into it:
+ * frames[0..n), callee first. */
+static uint32_t loc_id(pp *x, const uint32_t *frames, uint32_t n) {
+  uint64_t h = n;
+  for (uint32_t i = 0; i < n; i++) h = mp_mix64(h ^ frames[i]);
+  x->loc_frames = frames;
+  x->loc_len = n;
+  mp_map_slot *slot = mp_map_probe(&x->locs, h, 0, same_loc, x, NULL);
+  if (slot->val != MP_MAP_EMPTY) return slot->val;
+  uint32_t id = ++x->n_locs;
+  mp_map_insert(&x->locs, slot, h, 0, id);
+  MP_VEC_RESERVE(x->loc_first, x->cap_first, x->n_locs);
+  MP_VEC_RESERVE(x->loc_store, x->cap_store, x->n_store + n + 1);
+  x->loc_first[id - 1] = (uint32_t)x->n_store;
+  x->loc_store[x->n_store++] = n;
+  memcpy(x->loc_store + x->n_store, frames, n * sizeof *frames);
+  x->n_store += n;
+  /* functions first: they write messages of their own */
+  uint32_t fids[n ? n : 1];
+  for (uint32_t i = 0; i < n; i++) fids[i] = func_id(x, frames[i]);
+  mp_buf line = {0};
+  field_varint(&x->msg, 1, id);
+  for (uint32_t i = 0; i < n; i++) {
+    field_varint(&line, 1, fids[i]);
+    field_varint(&line, 2, rpt_frame_line(x->r, frames[i]));
+    field_varint(&line, 3, rpt_frame_column(x->r, frames[i]));
+    field_msg(&x->msg, 4, &line);
+  }
+  mp_buf_free(&line);
+  field_msg(&x->out, 4, &x->msg);
+  return id;
+}
+
+/* ---- the profile ---------------------------------------------------------- */
+
+static void value_type(pp *x, unsigned field, const char *type,
+                       const char *unit) {
+  mp_buf vt = {0};
+  field_varint(&vt, 1, str_id(x, type));
+  field_varint(&vt, 2, str_id(x, unit));
+  field_msg(&x->out, field, &vt);
+  mp_buf_free(&vt);
+}
+
+static void sample(pp *x, const rpt_ctx *c, uint32_t verdict_key) {
+  const mp_profile *p = x->r->p;
+  const uint32_t *f = mp_stack_frames(p, c->stack);
+  uint32_t n = p->stacks[c->stack].len;
+  mp_buf ids = {0}, s = {0}, vals = {0};
+  for (uint32_t i = 0; i < n;) {
+    uint32_t j = i;
+    while (j + 1 < n && p->frames[f[j]].is_inline) j++;
+    varint(&ids, loc_id(x, f + i, j - i + 1));
+    i = j + 1;
+  }
+  field_bytes(&s, 1, ids.data, ids.len);
+  varint(&vals, c->mib->AllocCount);
+  varint(&vals, c->mib->TotalSize);
+  varint(&vals, c->mib->TotalLifetime);
+  varint(&vals, c->mib->TotalAccessCount);
+  field_bytes(&s, 2, vals.data, vals.len);
+  if (rpt_verdicts_known(x->r)) {
+    mp_buf label = {0};
+    field_varint(&label, 1, verdict_key);
+    field_varint(&label, 2, str_id(x, rpt_verdict_name(c->verdict)));
+    field_msg(&s, 3, &label);
+    mp_buf_free(&label);
+  }
+  field_msg(&x->out, 2, &s);
+  mp_buf_free(&ids);
+  mp_buf_free(&s);
+  mp_buf_free(&vals);
+}
+
+static int gzip(const mp_buf *in, mp_buf *out, mp_err *err) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return mp_fail(err, "zlib: cannot start compressing");
+  size_t bound = deflateBound(&z, in->len);
+  mp_buf_reserve(out, bound);
+  z.next_in = in->data;
+  z.avail_in = (uInt)in->len;
+  z.next_out = out->data + out->len;
+  z.avail_out = (uInt)bound;
+  int rc = deflate(&z, Z_FINISH);
+  out->len += bound - z.avail_out;
+  deflateEnd(&z);
+  return rc == Z_STREAM_END ? 0 : mp_fail(err, "zlib: compressing failed");
+}
+
+int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
+  pp x;
+  memset(&x, 0, sizeof x);
+  x.r = r;
+  mp_map_init(&x.strings, 0);
+  mp_map_init(&x.funcs, 1);
+  mp_map_init(&x.locs, 0);
+  str_id(&x, ""); /* string 0 is empty */
+  value_type(&x, 1, "alloc_objects", "count");
+  value_type(&x, 1, "alloc_space", "bytes");
+  value_type(&x, 1, "total_lifetime", "milliseconds");
+  value_type(&x, 1, "accesses", "count");
+  uint32_t verdict_key = str_id(&x, "verdict");
+  for (size_t i = 0; i < r->n_ctx; i++) sample(&x, &r->ctx[i], verdict_key);
+  value_type(&x, 11, "space", "bytes");
+  field_varint(&x.out, 12, 1);
+  field_varint(&x.out, 14, str_id(&x, "alloc_space"));
+  /* how the profile was recorded: comments (`pprof -comments`) */
+  char note[RPT_NOTE_SIZE];
+  if (rpt_sampled_note(r->p, note, sizeof note))
+    field_varint(&x.out, 13, str_id(&x, note));
+  if (rpt_uninstrumented_note(r->p))
+    field_varint(&x.out, 13, str_id(&x, rpt_uninstrumented_note(r->p)));
+  for (size_t i = 0; i < x.n_str; i++)
+    field_bytes(&x.out, 6, x.str[i], strlen(x.str[i]));
+  int rc = gzip(&x.out, out, err);
+  mp_buf_free(&x.out);
+  mp_buf_free(&x.msg);
+  mp_buf_free(&x.tmp);
+  mp_map_free(&x.strings);
+  mp_map_free(&x.funcs);
+  mp_map_free(&x.locs);
+  free(x.str);
+  free(x.loc_first);
+  free(x.loc_store);
+  return rc;
+}

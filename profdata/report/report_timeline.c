@@ -1,0 +1,218 @@
+/* report_timeline.c - timelines (timeline.h) joined to the report's
+ * contexts: the live bytes and blocks each context had at its process's
+ * peak, at exit and at every census.
+ *
+ * A timeline names contexts by the raw profile's stack ids.  Several ids
+ * may become one context (PCs that symbolize to the same frames), so
+ * values are summed per context; ids whose stack has no symbolizable
+ * frame have no context and are summed under RPT_TL_NO_FRAMES.  An id the
+ * raw profile does not have means the timeline belongs to another run,
+ * and the whole timeline is refused.
+ *
+ * Merged processes (docs/memprof-profdata.md): each keeps its own peak
+ * (peaks of different processes are not simultaneous, so they are not
+ * added), while live-at-exit is summed over the processes.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profdata/raw/raw.h"
+#include "report.h"
+
+/* What a join works with: stack id -> context, and per context the
+ * running sums of the list being joined. */
+typedef struct joiner {
+  mp_map ids;        /* raw stack id -> its slot: context index, or n_ctx
+                        for no frames (UINT32_MAX is the map's "absent") */
+  uint64_t *bytes, *blocks; /* per context, + 1 for RPT_TL_NO_FRAMES */
+  uint8_t *seen;     /* per slot: in touched */
+  uint32_t *touched; /* slots with a value, in first-seen order */
+  size_t n_touched;
+  size_t n_ctx;
+} joiner;
+
+static uint32_t slot_of(const joiner *j, uint32_t ctx) {
+  return ctx == RPT_TL_NO_FRAMES ? (uint32_t)j->n_ctx : ctx;
+}
+
+static void joiner_init(joiner *j, const rpt *r, const rpt_tl_input *in) {
+  uint32_t *stack_ctx = mp_xmalloc((r->p->n_stacks + 1) * sizeof *stack_ctx);
+  memset(stack_ctx, 0xff, (r->p->n_stacks + 1) * sizeof *stack_ctx);
+  for (size_t i = 0; i < r->n_ctx; i++) stack_ctx[r->ctx[i].stack] = (uint32_t)i;
+  mp_map_init(&j->ids, 1);
+  mp_map_reserve(&j->ids, in->n);
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t s = in->stacks[i];
+    mp_map_put(&j->ids, in->ids[i],
+               s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks ||
+                       stack_ctx[s] == UINT32_MAX
+                   ? (uint32_t)r->n_ctx
+                   : stack_ctx[s]);
+  }
+  free(stack_ctx);
+  j->n_ctx = r->n_ctx;
+  j->bytes = mp_xcalloc(r->n_ctx + 1, sizeof *j->bytes);
+  j->blocks = mp_xcalloc(r->n_ctx + 1, sizeof *j->blocks);
+  j->seen = mp_xcalloc(r->n_ctx + 1, 1);
+  j->touched = mp_xmalloc((r->n_ctx + 1) * sizeof *j->touched);
+  j->n_touched = 0;
+}
+
+static void joiner_free(joiner *j) {
+  mp_map_free(&j->ids);
+  free(j->bytes);
+  free(j->blocks);
+  free(j->seen);
+  free(j->touched);
+}
+
+static int cmp_val(const void *a, const void *b) {
+  const rpt_tl_val *x = a, *y = b;
+  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+  if (x->blocks != y->blocks) return x->blocks > y->blocks ? -1 : 1;
+  return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+/* Adds one value to the running sums. */
+static void add_value(joiner *j, uint32_t ctx, uint64_t bytes, uint64_t blocks) {
+  uint32_t s = slot_of(j, ctx);
+  if (!j->seen[s]) j->touched[j->n_touched++] = s;
+  j->seen[s] = 1;
+  j->bytes[s] += bytes;
+  j->blocks[s] += blocks;
+}
+
+/* The running sums as a list, largest first; the sums are reset. */
+static rpt_tl_val *take_values(joiner *j, size_t *n) {
+  rpt_tl_val *v = mp_xmalloc((j->n_touched + 1) * sizeof *v);
+  for (size_t i = 0; i < j->n_touched; i++) {
+    uint32_t s = j->touched[i];
+    v[i] = (rpt_tl_val){s == j->n_ctx ? RPT_TL_NO_FRAMES : s, j->bytes[s],
+                        j->blocks[s]};
+    j->bytes[s] = j->blocks[s] = 0;
+    j->seen[s] = 0;
+  }
+  *n = j->n_touched;
+  j->n_touched = 0;
+  qsort(v, *n, sizeof *v, cmp_val);
+  return v;
+}
+
+/* Sums one list of the timeline into the joiner; fails on an unknown id. */
+static int join_list(joiner *j, const rpt_tl_input *in, const mp_tl_live *l,
+                     size_t n, const char *what, mp_err *err) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t v = mp_map_get(&j->ids, l[i].stack_id);
+    if (v == MP_MAP_EMPTY)
+      return mp_fail(err,
+                     "stack id 0x%016" PRIx64 " (%s) is not in the raw profile "
+                     "%s: the timeline belongs to another run",
+                     l[i].stack_id, what, in->raw);
+    add_value(j, v == j->n_ctx ? RPT_TL_NO_FRAMES : v, l[i].bytes,
+              l[i].blocks);
+  }
+  return 0;
+}
+
+static void free_proc(rpt_tl_proc *p) {
+  if (p->census)
+    for (size_t i = 0; i < p->tl.n_census; i++) free(p->census[i].v);
+  free(p->census);
+  free(p->at_peak);
+  free(p->at_exit);
+  free(p->path);
+  mp_timeline_free(&p->tl);
+}
+
+/* Joins everything of one process. */
+static int join_proc(joiner *j, rpt_tl_input *in, rpt_tl_proc *p, mp_err *err) {
+  const mp_timeline *t = &p->tl;
+  if (join_list(j, in, t->at_peak, t->n_at_peak, "live at the peak", err) != 0)
+    return -1;
+  p->at_peak = take_values(j, &p->n_at_peak);
+  p->census = mp_xcalloc(t->n_census + 1, sizeof *p->census);
+  for (size_t c = 0; c < t->n_census; c++) {
+    char what[48];
+    snprintf(what, sizeof what, "census %zu", c);
+    if (join_list(j, in, t->census[c].ctx, t->census[c].n_ctx, what, err) != 0)
+      return -1;
+    p->census[c].c = &t->census[c];
+    p->census[c].v = take_values(j, &p->census[c].n);
+  }
+  if (join_list(j, in, t->at_exit, t->n_at_exit, "live at exit", err) != 0)
+    return -1;
+  p->at_exit = take_values(j, &p->n_at_exit);
+  return 0;
+}
+
+/* Live at exit over all processes so far plus p. */
+static void add_exit(joiner *j, rpt_tl *tl, const rpt_tl_proc *p) {
+  for (size_t i = 0; i < tl->n_at_exit; i++)
+    add_value(j, tl->at_exit[i].ctx, tl->at_exit[i].bytes, tl->at_exit[i].blocks);
+  for (size_t i = 0; i < p->n_at_exit; i++)
+    add_value(j, p->at_exit[i].ctx, p->at_exit[i].bytes, p->at_exit[i].blocks);
+  free(tl->at_exit);
+  tl->at_exit = take_values(j, &tl->n_at_exit);
+}
+
+int rpt_tl_add(rpt *r, rpt_tl_input *in, mp_err *err) {
+  rpt_tl_proc p = {0};
+  p.tl = in->tl;
+  memset(&in->tl, 0, sizeof in->tl);
+  p.path = mp_xstrndup(in->path, strlen(in->path));
+  joiner j;
+  joiner_init(&j, r, in);
+  if (join_proc(&j, in, &p, err) != 0) {
+    joiner_free(&j);
+    free_proc(&p);
+    return -1;
+  }
+  if (!r->tl) r->tl = mp_xcalloc(1, sizeof *r->tl);
+  rpt_tl *tl = r->tl;
+  add_exit(&j, tl, &p);
+  joiner_free(&j);
+  tl->exit_bytes += p.tl.exit_bytes;
+  tl->exit_blocks += p.tl.exit_blocks;
+  tl->proc = mp_xrealloc(tl->proc, (tl->n_proc + 1) * sizeof *tl->proc);
+  tl->proc[tl->n_proc++] = p;
+  return 0;
+}
+
+void rpt_tl_free(rpt_tl *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->n_proc; i++) free_proc(&t->proc[i]);
+  free(t->proc);
+  free(t->at_exit);
+  free(t);
+}
+
+static int cmp_most(const void *a, const void *b, void *arg) {
+  const uint64_t *most = arg;
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  if (most[x] != most[y]) return most[x] > most[y] ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+uint32_t *rpt_tl_graph_contexts(const rpt *r, size_t max, size_t *n) {
+  uint64_t *most = mp_xcalloc(r->n_ctx + 1, sizeof *most);
+  for (size_t k = 0; r->tl && k < r->tl->n_proc; k++) {
+    const rpt_tl_proc *p = &r->tl->proc[k];
+    for (size_t c = 0; c < p->tl.n_census; c++)
+      for (size_t i = 0; i < p->census[c].n; i++) {
+        const rpt_tl_val *v = &p->census[c].v[i];
+        if (v->ctx != RPT_TL_NO_FRAMES && v->bytes > most[v->ctx])
+          most[v->ctx] = v->bytes;
+      }
+  }
+  uint32_t *o = mp_xmalloc((r->n_ctx + 1) * sizeof *o);
+  size_t k = 0;
+  for (size_t i = 0; i < r->n_ctx; i++)
+    if (most[i]) o[k++] = (uint32_t)i;
+  qsort_r(o, k, sizeof *o, cmp_most, most);
+  free(most);
+  *n = k < max ? k : max;
+  return o;
+}
