@@ -36,10 +36,6 @@ void mp_wview_free(mp_wview *v);
 int mp_write_memprof(mp_buf *out, const mp_wview *v, const mp_index_opts *o,
                      uint64_t *sym_key, mp_err *err);
 
-/* LLVM's getAllocType at default thresholds: 0 notcold, 1 cold, 2 hot
- * (hot hints are off by default, so never returned). */
-int mp_alloc_type(const mp_mib *m);
-
 
 /* ---- reading ------------------------------------------------------------ */
 

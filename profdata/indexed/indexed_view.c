@@ -149,17 +149,3 @@ void mp_wview_free(mp_wview *v) {
   free(v->stack_id);
   memset(v, 0, sizeof *v);
 }
-
-int mp_alloc_type(const mp_mib *m) {
-  /* float arithmetic and thresholds exactly as LLVM's getAllocType:
-   * -memprof-lifetime-access-density-cold-threshold=0.05,
-   * -memprof-ave-lifetime-cold-threshold=200 (s, compared in ms). */
-  const float density_cold = 0.05f;
-  const unsigned lifetime_cold = 200;
-  if ((float)m->TotalLifetimeAccessDensity / (float)m->AllocCount / 100 <
-          density_cold &&
-      (float)m->TotalLifetime / (float)m->AllocCount >=
-          (float)(lifetime_cold * 1000))
-    return 1;
-  return 0;
-}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profdata/model/alloc_type.h"
 #include "profdata/llvm/mib_schema.h"
 #include "profdata/llvm/odhash.h"
 #include "profdata/llvm/radix.h"
@@ -249,6 +250,8 @@ typedef struct summary {
 
 /* Every distinct context counted once, at its first alloc site. */
 static summary compute_summary(const mp_wview *v) {
+  /* clang's default thresholds, as llvm-profdata's summary counts */
+  static const mp_alloc_thresholds defaults = MP_ALLOC_THRESHOLDS_DEFAULT;
   summary s = {0};
   unsigned char *seen = mp_xcalloc(v->n_stacks + 1, 1);
   for (size_t i = 0; i < v->p->n_records; i++) {
@@ -260,7 +263,9 @@ static summary compute_summary(const mp_wview *v) {
       seen[k] = 1;
       s.contexts++;
       uint64_t size = a->mib.TotalSize;
-      if (mp_alloc_type(&a->mib) == 1) {
+      if (mp_alloc_type(&defaults, a->mib.TotalLifetimeAccessDensity,
+                        a->mib.AllocCount,
+                        a->mib.TotalLifetime) == MP_ALLOC_COLD) {
         s.cold++;
         if (size > s.max_cold) s.max_cold = size;
       } else if (size > s.max_warm) {

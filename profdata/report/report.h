@@ -23,6 +23,7 @@
 
 #include "common/error.h"
 #include "common/io.h"
+#include "profdata/model/alloc_type.h"
 #include "profdata/model/model.h"
 #include "profdata/timeline/timeline.h"
 
@@ -76,9 +77,9 @@ typedef struct rpt_opts {
  * clang puts on a call whose contexts disagree. */
 enum {
   RPT_NONE = 0,
-  RPT_NOTCOLD = 1,
-  RPT_COLD = 2,
-  RPT_HOT = 4,
+  RPT_NOTCOLD = MP_ALLOC_NOTCOLD,
+  RPT_COLD = MP_ALLOC_COLD,
+  RPT_HOT = MP_ALLOC_HOT,
   RPT_AMBIGUOUS = 8,
   RPT_UNMATCHED = 16, /* a call clang cannot find (report_verdict.c) */
 };
@@ -266,9 +267,6 @@ rpt_group *rpt_groups(rpt *r, rpt_by by, size_t *n);
 
 /* ---- verdicts (report_verdict.c) ------------------------------------ */
 
-/* clang-22's getAllocType for one MIB. */
-unsigned rpt_alloc_type(const rpt_clang_opts *o, uint64_t total_lifetime_density,
-                        uint64_t alloc_count, uint64_t total_lifetime);
 /* Attribute and MIB nodes of every site (r->sites, r->ctx verdicts set). */
 void rpt_decide_sites(rpt *r);
 

@@ -2,8 +2,7 @@
  * call of a profile under -fmemory-profile-use, so that a report predicts
  * the optimized build.
  *
- * Per context: getAllocType (LLVM's MemProfCommon.cpp), in float arithmetic
- * as clang computes it.  Per allocation call (MemProfUse.cpp's
+ * Per context: getAllocType (profdata/model/alloc_type.c).  Per allocation call (MemProfUse.cpp's
  * handleAllocSite and MemoryProfileInfo.cpp's CallStackTrie): the contexts
  * of the function's record whose first frame is the call's location are
  * deduplicated by (GUID, line offset, column) sequence (the larger total
@@ -28,20 +27,15 @@
 #include <string.h>
 
 #include "common/hashmap.h"
+#include "profdata/model/alloc_type.h"
 #include "report.h"
 
-unsigned rpt_alloc_type(const rpt_clang_opts *o, uint64_t tlad,
-                        uint64_t alloc_count, uint64_t total_lifetime) {
-  /* Densities are stored times 100; lifetimes are in ms, the threshold in
-   * s (multiplied in unsigned arithmetic, as clang does). */
-  float density = (float)tlad / (float)alloc_count / 100.0f;
-  if (density < o->lifetime_access_density_cold &&
-      (float)total_lifetime / (float)alloc_count >=
-          (float)(o->ave_lifetime_cold * 1000u))
-    return RPT_COLD;
-  if (o->use_hot_hints && density > (float)o->min_ave_lifetime_density_hot)
-    return RPT_HOT;
-  return RPT_NOTCOLD;
+/* The thresholds of getAllocType (alloc_type.h) among clang's options. */
+static mp_alloc_thresholds thresholds(const rpt_clang_opts *o) {
+  return (mp_alloc_thresholds){o->lifetime_access_density_cold,
+                               o->ave_lifetime_cold,
+                               o->min_ave_lifetime_density_hot,
+                               o->use_hot_hints};
 }
 
 static int single_type(unsigned t) { return t && !(t & (t - 1)); }
@@ -397,11 +391,11 @@ static void group_sites(rpt *r) {
 }
 
 void rpt_decide_sites(rpt *r) {
+  const mp_alloc_thresholds t = thresholds(&r->opts.clang);
   for (size_t i = 0; i < r->n_ctx; i++) {
     const mp_mib *m = r->ctx[i].mib;
-    r->ctx[i].verdict = (uint8_t)rpt_alloc_type(
-        &r->opts.clang, m->TotalLifetimeAccessDensity, m->AllocCount,
-        m->TotalLifetime);
+    r->ctx[i].verdict = (uint8_t)mp_alloc_type(
+        &t, m->TotalLifetimeAccessDensity, m->AllocCount, m->TotalLifetime);
   }
   group_sites(r);
   /* contexts of each site, in context (record) order */
