@@ -97,6 +97,10 @@ typedef struct mp_instr {
 
 mp_instr *mp_instr_new(void);
 void mp_instr_free(mp_instr *ip);
+/* The instrumentation profile that travels with memory profile `p`
+ * (model.h), created empty if missing. */
+struct mp_profile;
+mp_instr *mp_profile_instr(struct mp_profile *p);
 
 /* Where merge warnings go (one line each, no newline); default: stderr
  * as "memprof-profdata: warning: MSG".  Process-wide, like the OOM

@@ -9,6 +9,7 @@
 
 #include "common/guid.h"
 #include "instrprof.h"
+#include "profdata/model/model.h"
 #include "instrprof_priv.h"
 
 #define NONE UINT32_MAX
@@ -42,6 +43,14 @@ void mp_instr_free(mp_instr *ip) {
   free(ip->names);
   mp_map_free(&ip->func_index);
   free(ip);
+}
+
+mp_instr *mp_profile_instr(mp_profile *p) {
+  if (!p->instr) {
+    p->instr = mp_instr_new();
+    p->instr_free = mp_instr_free;
+  }
+  return p->instr;
 }
 
 int mp_instr_add_kind(mp_instr *ip, uint64_t variant, mp_err *err) {

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "profdata/instrprof/instrprof.h"
 #include "include/internal/mib_merge.h"
 
 static uint64_t hash_bytes(const void *data, size_t n) {
@@ -37,11 +36,6 @@ mp_profile *mp_profile_new(void) {
   return p;
 }
 
-struct mp_instr *mp_profile_instr(mp_profile *p) {
-  if (!p->instr) p->instr = mp_instr_new();
-  return p->instr;
-}
-
 void mp_profile_free(mp_profile *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_records; i++) {
@@ -64,7 +58,7 @@ void mp_profile_free(mp_profile *p) {
   mp_map_free(&p->record_index);
   mp_map_free(&p->site_index);
   mp_map_free(&p->string_index);
-  mp_instr_free(p->instr);
+  if (p->instr) p->instr_free(p->instr);
   free(p->intervals.v);
   free(p);
 }

@@ -136,9 +136,11 @@ typedef struct mp_profile {
 
   mp_map frame_index, stack_index, record_index, site_index, string_index;
 
-  /* The instrumentation (PGO) profile read alongside (instrprof.h), or
-   * NULL: none was read.  mp_profile_instr creates it. */
+  /* The instrumentation (PGO) profile read alongside, or NULL: none was
+   * read.  mp_profile_instr (profdata/instrprof/) creates it and sets how
+   * mp_profile_free frees it: the model knows nothing else of it. */
   struct mp_instr *instr;
+  void (*instr_free)(struct mp_instr *);
 
   /* What the inputs say of how they were recorded (the runtime's note in
    * raw inputs, docs/raw-format.md section 7; the facts of our
@@ -168,8 +170,6 @@ static inline mp_alloc_site *mp_alloc_of(const mp_record *r, size_t j) {
 
 mp_profile *mp_profile_new(void);
 void mp_profile_free(mp_profile *p);
-/* p->instr, created empty if missing. */
-struct mp_instr *mp_profile_instr(mp_profile *p);
 
 /* Hints: about `stacks` more stacks (of `frames` frames in all) and
  * `sites` more sites are coming.  The stack index is sized for `indexed`
