@@ -22,21 +22,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sym_bytes.h"
+#include "common/bytes.h"
 #include "sym_internal.h"
 
 /* ---- the header ---- */
 
 /* A string of an entry format: in place, or in .debug_line_str/.debug_str. */
-static const char *entry_string(sym_cursor *c, unsigned form, unsigned offset_size,
+static const char *entry_string(mp_cursor *c, unsigned form, unsigned offset_size,
                                 const sym_section *line_str,
                                 const sym_section *str) {
   if (form == DW_FORM_string)
-    return sym_cstr(c);
+    return mp_cstr(c);
   const sym_section *sec = form == DW_FORM_line_strp ? line_str
                            : form == DW_FORM_strp    ? str
                                                      : NULL;
-  uint64_t off = sym_fixed(c, offset_size);
+  uint64_t off = mp_fixed(c, offset_size);
   if (!sec || !sec->data || off >= sec->size ||
       !memchr(sec->data + off, 0, sec->size - off)) {
     c->bad = 1;
@@ -46,29 +46,29 @@ static const char *entry_string(sym_cursor *c, unsigned form, unsigned offset_si
 }
 
 /* Skips a value of an entry format's form; 0 for a form not read here. */
-static int skip_form(sym_cursor *c, unsigned form, unsigned offset_size) {
+static int skip_form(mp_cursor *c, unsigned form, unsigned offset_size) {
   switch (form) {
-  case DW_FORM_data1: sym_skip(c, 1); return 1;
-  case DW_FORM_data2: sym_skip(c, 2); return 1;
-  case DW_FORM_data4: sym_skip(c, 4); return 1;
-  case DW_FORM_data8: sym_skip(c, 8); return 1;
-  case DW_FORM_data16: sym_skip(c, 16); return 1;
-  case DW_FORM_udata: sym_uleb(c); return 1;
-  case DW_FORM_block: sym_skip(c, sym_uleb(c)); return 1;
+  case DW_FORM_data1: mp_skip(c, 1); return 1;
+  case DW_FORM_data2: mp_skip(c, 2); return 1;
+  case DW_FORM_data4: mp_skip(c, 4); return 1;
+  case DW_FORM_data8: mp_skip(c, 8); return 1;
+  case DW_FORM_data16: mp_skip(c, 16); return 1;
+  case DW_FORM_udata: mp_uleb(c); return 1;
+  case DW_FORM_block: mp_skip(c, mp_uleb(c)); return 1;
   case DW_FORM_line_strp:
-  case DW_FORM_strp: sym_skip(c, offset_size); return 1;
-  case DW_FORM_string: sym_cstr(c); return 1;
+  case DW_FORM_strp: mp_skip(c, offset_size); return 1;
+  case DW_FORM_string: mp_cstr(c); return 1;
   default: return 0;
   }
 }
 
-static int udata_form(sym_cursor *c, unsigned form, uint64_t *v) {
+static int udata_form(mp_cursor *c, unsigned form, uint64_t *v) {
   switch (form) {
-  case DW_FORM_data1: *v = sym_fixed(c, 1); return 1;
-  case DW_FORM_data2: *v = sym_fixed(c, 2); return 1;
-  case DW_FORM_data4: *v = sym_fixed(c, 4); return 1;
-  case DW_FORM_data8: *v = sym_fixed(c, 8); return 1;
-  case DW_FORM_udata: *v = sym_uleb(c); return 1;
+  case DW_FORM_data1: *v = mp_fixed(c, 1); return 1;
+  case DW_FORM_data2: *v = mp_fixed(c, 2); return 1;
+  case DW_FORM_data4: *v = mp_fixed(c, 4); return 1;
+  case DW_FORM_data8: *v = mp_fixed(c, 8); return 1;
+  case DW_FORM_udata: *v = mp_uleb(c); return 1;
   default: return 0;
   }
 }
@@ -80,19 +80,19 @@ typedef struct entry_format {
   unsigned content[MAX_FORMS], form[MAX_FORMS];
 } entry_format;
 
-static int read_format(sym_cursor *c, entry_format *f) {
-  f->n = (unsigned)sym_fixed(c, 1);
+static int read_format(mp_cursor *c, entry_format *f) {
+  f->n = (unsigned)mp_fixed(c, 1);
   if (f->n > MAX_FORMS)
     return -1;
   for (unsigned i = 0; i < f->n; i++) {
-    f->content[i] = (unsigned)sym_uleb(c);
-    f->form[i] = (unsigned)sym_uleb(c);
+    f->content[i] = (unsigned)mp_uleb(c);
+    f->form[i] = (unsigned)mp_uleb(c);
   }
   return c->bad ? -1 : 0;
 }
 
 /* One directory or file entry: its path and (files) directory index. */
-static int read_entry(sym_cursor *c, const entry_format *f, unsigned offset_size,
+static int read_entry(mp_cursor *c, const entry_format *f, unsigned offset_size,
                       const sym_section *line_str, const sym_section *str,
                       const char **path, uint64_t *dir) {
   *path = NULL;
@@ -123,12 +123,12 @@ char *sym_join_path(const char *dir, const char *name) {
 }
 
 /* Directories and files of a version 5 header, named as libdw names them. */
-static int read_names(sym_cursor *c, sym_lines *t, unsigned offset_size,
+static int read_names(mp_cursor *c, sym_lines *t, unsigned offset_size,
                       const sym_section *line_str, const sym_section *str) {
   entry_format f;
   if (read_format(c, &f) != 0)
     return -1;
-  uint64_t ndirs = sym_uleb(c);
+  uint64_t ndirs = mp_uleb(c);
   if (c->bad || (f.n == 0 && ndirs) || ndirs > (uint64_t)(c->end - c->p))
     return -1;
   const char **dirs = mp_xcalloc(ndirs + 1, sizeof *dirs);
@@ -140,7 +140,7 @@ static int read_names(sym_cursor *c, sym_lines *t, unsigned offset_size,
   }
   if (read_format(c, &f) != 0)
     goto out;
-  uint64_t nfiles = sym_uleb(c);
+  uint64_t nfiles = mp_uleb(c);
   if (c->bad || (f.n == 0 && nfiles) || nfiles > (uint64_t)(c->end - c->p))
     goto out;
   /* Entry 0 is the primary file; a table without files still has the
@@ -197,7 +197,7 @@ static int row_fits(const state *s) {
 }
 
 /* Runs one opcode at c on s (libdw's read_srclines, max_ops_per_instr 1). */
-static inline int step(const sym_lines *t, sym_cursor *c, state *s) {
+static inline int step(const sym_lines *t, mp_cursor *c, state *s) {
   if (c->p >= c->end) {
     c->bad = 1;
     return OP_BAD;
@@ -209,7 +209,7 @@ static inline int step(const sym_lines *t, sym_cursor *c, state *s) {
     return OP_ROW;
   }
   if (op == 0) {
-    uint8_t len = (uint8_t)sym_fixed(c, 1);
+    uint8_t len = (uint8_t)mp_fixed(c, 1);
     if (c->bad || len == 0 || (size_t)(c->end - c->p) < len)
       return OP_BAD;
     const uint8_t *next = c->p + len;
@@ -219,12 +219,12 @@ static inline int step(const sym_lines *t, sym_cursor *c, state *s) {
     case DW_LNE_set_address:
       if (len != 9)
         return OP_BAD;
-      s->addr = sym_fixed(c, 8);
+      s->addr = mp_fixed(c, 8);
       break;
     case DW_LNE_set_discriminator:
       if (t->std_len[DW_LNE_set_discriminator] != 1)
         return OP_BAD;
-      s->discriminator = sym_uleb(c);
+      s->discriminator = mp_uleb(c);
       if (s->discriminator > MAX_DISCRIMINATOR)
         return OP_BAD; /* libdw rejects a row with it; this, even without */
       break;
@@ -237,7 +237,7 @@ static inline int step(const sym_lines *t, sym_cursor *c, state *s) {
   }
   if (op > DW_LNS_set_isa) { /* a standard opcode newer than libdw's */
     for (unsigned n = t->std_len[op]; n > 0; n--)
-      sym_uleb(c);
+      mp_uleb(c);
     return c->bad ? OP_BAD : OP_NONE;
   }
   /* libdw rejects a known opcode whose declared operand count differs. */
@@ -252,33 +252,33 @@ static inline int step(const sym_lines *t, sym_cursor *c, state *s) {
   switch (op) {
   case DW_LNS_copy: return OP_ROW;
   case DW_LNS_advance_pc:
-    u = sym_uleb(c);
+    u = mp_uleb(c);
     if (u > UINT32_MAX)
       return OP_BAD;
     s->addr += (uint32_t)(t->min_inst * (uint32_t)u); /* libdw's unsigned int */
     break;
   case DW_LNS_advance_line:
-    v = sym_sleb(c);
+    v = mp_sleb(c);
     if (v < INT32_MIN || v > INT32_MAX)
       return OP_BAD;
     s->line += v;
     break;
   case DW_LNS_set_file:
-    s->file = sym_uleb(c);
+    s->file = mp_uleb(c);
     if (s->file > UINT32_MAX)
       return OP_BAD;
     break;
   case DW_LNS_set_column:
-    s->column = sym_uleb(c);
+    s->column = mp_uleb(c);
     if (s->column > MAX_COLUMN)
       return OP_BAD;
     break;
   case DW_LNS_const_add_pc:
     s->addr += (uint64_t)t->min_inst * ((255u - t->opcode_base) / t->line_range);
     break;
-  case DW_LNS_fixed_advance_pc: s->addr += sym_fixed(c, 2); break;
+  case DW_LNS_fixed_advance_pc: s->addr += mp_fixed(c, 2); break;
   case DW_LNS_set_isa:
-    s->isa = sym_uleb(c);
+    s->isa = mp_uleb(c);
     if (s->isa > MAX_ISA)
       return OP_BAD;
     break;
@@ -326,7 +326,7 @@ static int seq_cmp(const void *a, const void *b) {
  * and a mark every MARK_ROWS rows, checking what libdw checks and what
  * sym_lines_find assumes. */
 static int index_sequences(sym_lines *t) {
-  sym_cursor c = {t->prog, t->end, 0};
+  mp_cursor c = {t->prog, t->end, 0};
   size_t cap = 0, mark_cap = 0, rows = 0;
   state s;
   reset(&s);
@@ -380,31 +380,31 @@ static int read_header(sym_lines *t, const sym_section *line,
                        uint64_t off) {
   if (!line->data || off >= line->size)
     return -1;
-  sym_cursor c = {line->data + off, line->data + line->size, 0};
+  mp_cursor c = {line->data + off, line->data + line->size, 0};
   unsigned offset_size = 4;
-  uint64_t len = sym_fixed(&c, 4);
+  uint64_t len = mp_fixed(&c, 4);
   if (len == 0xffffffffu) {
     offset_size = 8;
-    len = sym_fixed(&c, 8);
+    len = mp_fixed(&c, 8);
   }
   if (c.bad || len > (uint64_t)(c.end - c.p))
     return -1;
   c.end = c.p + len;
-  unsigned version = (unsigned)sym_fixed(&c, 2);
-  unsigned addr_size = (unsigned)sym_fixed(&c, 1);
-  unsigned seg_size = (unsigned)sym_fixed(&c, 1);
+  unsigned version = (unsigned)mp_fixed(&c, 2);
+  unsigned addr_size = (unsigned)mp_fixed(&c, 1);
+  unsigned seg_size = (unsigned)mp_fixed(&c, 1);
   if (version != 5 || addr_size != 8 || seg_size != 0)
     return -1;
-  uint64_t hlen = sym_fixed(&c, offset_size);
+  uint64_t hlen = mp_fixed(&c, offset_size);
   if (c.bad || hlen > (uint64_t)(c.end - c.p))
     return -1;
   const uint8_t *prog = c.p + hlen;
-  t->min_inst = (uint8_t)sym_fixed(&c, 1);
-  uint8_t max_ops = (uint8_t)sym_fixed(&c, 1);
-  sym_fixed(&c, 1); /* default_is_stmt: frames do not use it */
-  t->line_base = (int8_t)sym_fixed(&c, 1);
-  t->line_range = (uint8_t)sym_fixed(&c, 1);
-  t->opcode_base = (uint8_t)sym_fixed(&c, 1);
+  t->min_inst = (uint8_t)mp_fixed(&c, 1);
+  uint8_t max_ops = (uint8_t)mp_fixed(&c, 1);
+  mp_fixed(&c, 1); /* default_is_stmt: frames do not use it */
+  t->line_base = (int8_t)mp_fixed(&c, 1);
+  t->line_range = (uint8_t)mp_fixed(&c, 1);
+  t->opcode_base = (uint8_t)mp_fixed(&c, 1);
   if (c.bad || max_ops != 1 || t->line_range == 0 || t->opcode_base == 0)
     return -1;
   for (unsigned op = t->opcode_base; op < 256; op++) {
@@ -460,7 +460,7 @@ int sym_lines_find(const sym_lines *t, uint64_t addr, sym_line_row *row) {
   const sym_line_mark *marks = t->marks + q->mark;
   size_t m;
   LAST_AT_OR_BELOW(marks, q->nmarks, row.addr, addr, m);
-  sym_cursor c = {q->start, t->end, 0};
+  mp_cursor c = {q->start, t->end, 0};
   state s;
   reset(&s);
   int found = 0;

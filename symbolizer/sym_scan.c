@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sym_bytes.h"
+#include "common/bytes.h"
 #include "sym_internal.h"
 
 /* The raw bytes of the sections the raw readers decode (this file and
@@ -151,21 +151,21 @@ static int form_size(const scan *s, uint32_t form) {
 }
 
 /* Skips one value; DW_FORM_indirect names its form first. */
-static void skip_value(const scan *s, sym_cursor *r, uint32_t form) {
+static void skip_value(const scan *s, mp_cursor *r, uint32_t form) {
   int n = form_size(s, form);
   if (n >= 0) {
-    sym_skip(r, (uint64_t)n);
+    mp_skip(r, (uint64_t)n);
     return;
   }
   switch (form) {
-  case DW_FORM_block1: sym_skip(r, sym_fixed(r, 1)); return;
-  case DW_FORM_block2: sym_skip(r, sym_fixed(r, 2)); return;
-  case DW_FORM_block4: sym_skip(r, sym_fixed(r, 4)); return;
+  case DW_FORM_block1: mp_skip(r, mp_fixed(r, 1)); return;
+  case DW_FORM_block2: mp_skip(r, mp_fixed(r, 2)); return;
+  case DW_FORM_block4: mp_skip(r, mp_fixed(r, 4)); return;
   case DW_FORM_block:
-  case DW_FORM_exprloc: sym_skip(r, sym_uleb(r)); return;
-  case DW_FORM_string: sym_cstr(r); return;
+  case DW_FORM_exprloc: mp_skip(r, mp_uleb(r)); return;
+  case DW_FORM_string: mp_cstr(r); return;
   case DW_FORM_indirect: {
-    uint64_t f = sym_uleb(r);
+    uint64_t f = mp_uleb(r);
     if (f == DW_FORM_indirect || f == DW_FORM_implicit_const || f > UINT32_MAX)
       r->bad = 1;
     else
@@ -176,7 +176,7 @@ static void skip_value(const scan *s, sym_cursor *r, uint32_t form) {
     if (n == -2)
       r->bad = 1;
     else
-      sym_uleb(r); /* the LEB128 forms */
+      mp_uleb(r); /* the LEB128 forms */
     return;
   }
 }
@@ -222,25 +222,25 @@ static void plan_skip(scan *s, abbrev *a) {
   a->nops = (uint32_t)(s->nops - a->first_op);
 }
 
-static inline void skip_leb(sym_cursor *r) {
+static inline void skip_leb(mp_cursor *r) {
   while (r->p < r->end)
     if (!(*r->p++ & 0x80))
       return;
   r->bad = 1;
 }
 
-static void skip_attrs(const scan *s, sym_cursor *r, const abbrev *a) {
+static void skip_attrs(const scan *s, mp_cursor *r, const abbrev *a) {
   const skip_op *op = &s->ops[a->first_op], *last = op + a->nops;
   for (; op < last && !r->bad; op++) {
-    sym_skip(r, op->bytes);
+    mp_skip(r, op->bytes);
     switch (op->kind) {
     case V_NONE: break;
     case V_LEB: skip_leb(r); break;
-    case V_STRING: sym_cstr(r); break;
-    case V_BLOCK1: sym_skip(r, sym_fixed(r, 1)); break;
-    case V_BLOCK2: sym_skip(r, sym_fixed(r, 2)); break;
-    case V_BLOCK4: sym_skip(r, sym_fixed(r, 4)); break;
-    case V_BLOCK_LEB: sym_skip(r, sym_uleb(r)); break;
+    case V_STRING: mp_cstr(r); break;
+    case V_BLOCK1: mp_skip(r, mp_fixed(r, 1)); break;
+    case V_BLOCK2: mp_skip(r, mp_fixed(r, 2)); break;
+    case V_BLOCK4: mp_skip(r, mp_fixed(r, 4)); break;
+    case V_BLOCK_LEB: mp_skip(r, mp_uleb(r)); break;
     default: skip_value(s, r, op->form); break;
     }
   }
@@ -249,9 +249,9 @@ static void skip_attrs(const scan *s, sym_cursor *r, const abbrev *a) {
 static int read_abbrevs(scan *s, const sym_section *sec, uint64_t off) {
   if (!sec->data || off >= sec->size)
     return -1;
-  sym_cursor r = {sec->data + off, sec->data + sec->size, 0};
+  mp_cursor r = {sec->data + off, sec->data + sec->size, 0};
   for (;;) {
-    uint64_t code = sym_uleb(&r);
+    uint64_t code = mp_uleb(&r);
     if (r.bad)
       return -1;
     if (code == 0)
@@ -270,20 +270,20 @@ static int read_abbrevs(scan *s, const sym_section *sec, uint64_t off) {
     if (a->defined)
       return -1; /* libdw takes the first: not worth matching */
     a->defined = 1;
-    a->tag = (uint32_t)sym_uleb(&r);
+    a->tag = (uint32_t)mp_uleb(&r);
     a->fn = a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine;
     a->holds_code = (uint8_t)sym_may_hold_code((int)a->tag);
-    a->children = (uint8_t)sym_fixed(&r, 1);
+    a->children = (uint8_t)mp_fixed(&r, 1);
     a->first = (uint32_t)s->nspecs;
     a->size = 0;
     for (;;) {
-      uint64_t name = sym_uleb(&r), form = sym_uleb(&r);
+      uint64_t name = mp_uleb(&r), form = mp_uleb(&r);
       if (r.bad || name > UINT32_MAX || form > UINT32_MAX)
         return -1;
       if (name == 0 && form == 0)
         break;
       if (form == DW_FORM_implicit_const)
-        sym_uleb(&r); /* the value (signed): never needed here */
+        mp_uleb(&r); /* the value (signed): never needed here */
       int n = form_size(s, (uint32_t)form);
       if (n == -2)
         return -1;
@@ -317,24 +317,24 @@ typedef struct die_attrs {
   const uint8_t *sibling;
 } die_attrs;
 
-static uint64_t value_of(sym_cursor *r, const scan *s, uint32_t form) {
+static uint64_t value_of(mp_cursor *r, const scan *s, uint32_t form) {
   switch (form) {
-  case DW_FORM_addr: return sym_fixed(r, s->addr_size);
+  case DW_FORM_addr: return mp_fixed(r, s->addr_size);
   case DW_FORM_data1:
-  case DW_FORM_addrx1: return sym_fixed(r, 1);
+  case DW_FORM_addrx1: return mp_fixed(r, 1);
   case DW_FORM_data2:
-  case DW_FORM_addrx2: return sym_fixed(r, 2);
-  case DW_FORM_addrx3: return sym_fixed(r, 3);
+  case DW_FORM_addrx2: return mp_fixed(r, 2);
+  case DW_FORM_addrx3: return mp_fixed(r, 3);
   case DW_FORM_data4:
   case DW_FORM_addrx4:
-  case DW_FORM_ref4: return sym_fixed(r, 4);
+  case DW_FORM_ref4: return mp_fixed(r, 4);
   case DW_FORM_data8:
-  case DW_FORM_ref8: return sym_fixed(r, 8);
-  case DW_FORM_ref1: return sym_fixed(r, 1);
-  case DW_FORM_ref2: return sym_fixed(r, 2);
+  case DW_FORM_ref8: return mp_fixed(r, 8);
+  case DW_FORM_ref1: return mp_fixed(r, 1);
+  case DW_FORM_ref2: return mp_fixed(r, 2);
   case DW_FORM_udata:
   case DW_FORM_addrx:
-  case DW_FORM_ref_udata: return sym_uleb(r);
+  case DW_FORM_ref_udata: return mp_uleb(r);
   default: skip_value(s, r, form); return 0;
   }
 }
@@ -347,7 +347,7 @@ static int is_ref(uint32_t form) {
 
 /* Reads the attributes of a DIE whose abbreviation is `a`; the unit
  * starts at `unit` (references are relative to it). */
-static void read_attrs(const scan *s, sym_cursor *r, const abbrev *a,
+static void read_attrs(const scan *s, mp_cursor *r, const abbrev *a,
                        const uint8_t *unit, die_attrs *out) {
   memset(out, 0, sizeof *out);
   for (uint32_t i = 0; i < a->n && !r->bad; i++) {
@@ -370,8 +370,8 @@ static void read_attrs(const scan *s, sym_cursor *r, const abbrev *a,
                                sp->form == DW_FORM_sec_offset)) {
         out->ranges_form = sp->form;
         out->ranges = sp->form == DW_FORM_rnglistx
-                          ? sym_uleb(r)
-                          : sym_fixed(r, s->offset_size);
+                          ? mp_uleb(r)
+                          : mp_fixed(r, s->offset_size);
         out->has_ranges = 1;
         break;
       }
@@ -406,8 +406,8 @@ static int address(const scan *s, uint32_t form, uint64_t v, uint64_t *out) {
   if (!s->has_addr_base || !s->addr->data || v > s->addr->size ||
       at < s->addr_base || at + s->addr_size > s->addr->size)
     return 0;
-  sym_cursor r = {s->addr->data + at, s->addr->data + s->addr->size, 0};
-  *out = sym_fixed(&r, s->addr_size);
+  mp_cursor r = {s->addr->data + at, s->addr->data + s->addr->size, 0};
+  *out = mp_fixed(&r, s->addr_size);
   return 1;
 }
 
@@ -427,45 +427,45 @@ static int read_rnglist(const scan *s, const die_attrs *a, uint64_t key) {
     if (!s->has_rnglists_base || osz > sec->size || b > sec->size - osz ||
         a->ranges > (sec->size - osz - b) / osz)
       return 0;
-    sym_cursor t = {sec->data + b + a->ranges * osz, sec->data + sec->size, 0};
-    off = sym_fixed(&t, osz) + b;
+    mp_cursor t = {sec->data + b + a->ranges * osz, sec->data + sec->size, 0};
+    off = mp_fixed(&t, osz) + b;
   }
   if (off >= sec->size)
     return 0;
-  sym_cursor c = {sec->data + off, sec->data + sec->size, 0};
+  mp_cursor c = {sec->data + off, sec->data + sec->size, 0};
   sym_range_index *ix = &s->cu->code;
   size_t first = ix->n;
   uint64_t base = s->cu_base, b, e;
   for (;;) {
-    uint8_t code = (uint8_t)sym_fixed(&c, 1);
+    uint8_t code = (uint8_t)mp_fixed(&c, 1);
     switch (c.bad ? 0xff : code) {
     case DW_RLE_end_of_list: return 1;
     case DW_RLE_base_addressx:
-      if (!address(s, DW_FORM_addrx, sym_uleb(&c), &base))
+      if (!address(s, DW_FORM_addrx, mp_uleb(&c), &base))
         goto fail;
       continue;
     case DW_RLE_startx_endx:
-      if (!address(s, DW_FORM_addrx, sym_uleb(&c), &b) ||
-          !address(s, DW_FORM_addrx, sym_uleb(&c), &e))
+      if (!address(s, DW_FORM_addrx, mp_uleb(&c), &b) ||
+          !address(s, DW_FORM_addrx, mp_uleb(&c), &e))
         goto fail;
       break;
     case DW_RLE_startx_length:
-      if (!address(s, DW_FORM_addrx, sym_uleb(&c), &b))
+      if (!address(s, DW_FORM_addrx, mp_uleb(&c), &b))
         goto fail;
-      e = b + sym_uleb(&c);
+      e = b + mp_uleb(&c);
       break;
     case DW_RLE_offset_pair:
-      b = base + sym_uleb(&c);
-      e = base + sym_uleb(&c);
+      b = base + mp_uleb(&c);
+      e = base + mp_uleb(&c);
       break;
-    case DW_RLE_base_address: base = sym_fixed(&c, asz); continue;
+    case DW_RLE_base_address: base = mp_fixed(&c, asz); continue;
     case DW_RLE_start_end:
-      b = sym_fixed(&c, asz);
-      e = sym_fixed(&c, asz);
+      b = mp_fixed(&c, asz);
+      e = mp_fixed(&c, asz);
       break;
     case DW_RLE_start_length:
-      b = sym_fixed(&c, asz);
-      e = b + sym_uleb(&c);
+      b = mp_fixed(&c, asz);
+      e = b + mp_uleb(&c);
       break;
     default: goto fail;
     }
@@ -529,12 +529,12 @@ static void push_level(level **stack, size_t *sp, size_t *cap, level l) {
 static int walk_unit(scan *s, const uint8_t *unit, const uint8_t *die,
                      const uint8_t *end) {
   sym_cu *cu = s->cu;
-  sym_cursor r = {die, end, 0};
+  mp_cursor r = {die, end, 0};
   level *stack = NULL;
   size_t sp = 0, cap = 0;
   int rc = -1;
   /* The unit DIE: its children are walked. */
-  uint64_t code = sym_uleb(&r);
+  uint64_t code = mp_uleb(&r);
   if (r.bad || code == 0 || code >= s->nab || !s->ab[code].defined)
     goto out;
   const abbrev *a = &s->ab[code];
@@ -549,7 +549,7 @@ static int walk_unit(scan *s, const uint8_t *unit, const uint8_t *die,
   push_level(&stack, &sp, &cap, (level){SYM_NO_PARENT, 1, da.sibling});
   while (r.p < end) {
     const uint8_t *at = r.p;
-    code = *r.p < 0x80 ? *r.p++ : sym_uleb(&r);
+    code = *r.p < 0x80 ? *r.p++ : mp_uleb(&r);
     if (r.bad)
       goto out;
     if (code == 0) {
@@ -567,7 +567,7 @@ static int walk_unit(scan *s, const uint8_t *unit, const uint8_t *die,
     da.sibling = NULL;
     if (!up->walk || !a->fn) { /* most DIEs: stepped over */
       if (a->size >= 0)
-        sym_skip(&r, (uint64_t)a->size);
+        mp_skip(&r, (uint64_t)a->size);
       else if (!a->sibling)
         skip_attrs(s, &r, a);
       else

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/bytes.h"
 #include "common/guid.h"
 #include "instrprof.h"
 
@@ -70,17 +71,12 @@ static void rawprof_free(rawprof *r) {
 
 /* ---- the name table ------------------------------------------------------ */
 
+/* An unsigned LEB128 value at d[*pos] before `end`, moving *pos past it. */
 static int uleb(const unsigned char *d, size_t end, size_t *pos, uint64_t *v) {
-  uint64_t x = 0;
-  for (unsigned shift = 0; *pos < end && shift < 64; shift += 7) {
-    unsigned char b = d[(*pos)++];
-    x |= (uint64_t)(b & 0x7f) << shift;
-    if (!(b & 0x80)) {
-      *v = x;
-      return 0;
-    }
-  }
-  return -1;
+  mp_cursor c = {d + *pos, d + end, 0};
+  *v = mp_uleb(&c);
+  *pos = (size_t)(c.p - d);
+  return c.bad ? -1 : 0;
 }
 
 static void add_names(rawprof *r, const char *s, size_t n) {

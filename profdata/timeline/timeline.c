@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "common/io.h"
 
 static const uint8_t tl_magic[8] = {'M', 'P', 'T', 'L', 'I', 'N', 'E', '\n'};
@@ -39,20 +40,14 @@ static int tl_fail(tl_rd *r, size_t at, const char *fmt, ...) {
 /* One varint into *v; `what` names the field in messages. */
 static int tl_uv(tl_rd *r, const char *what, uint64_t *v) {
   size_t start = r->at;
-  uint64_t x = 0;
-  /* A 10th byte of 0 or 1 always ends the varint. */
-  for (unsigned i = 0; i < 10; i++) {
-    if (r->at >= r->len)
-      return tl_fail(r, start, "%s: varint runs past the end of the file (%zu bytes)",
-                     what, r->len);
-    uint8_t b = r->p[r->at++];
-    if (i == 9 && b > 1)
-      return tl_fail(r, start, "%s: varint does not fit in 64 bits", what);
-    x |= (uint64_t)(b & 0x7f) << (7 * i);
-    if (!(b & 0x80))
-      break;
-  }
-  *v = x;
+  mp_cursor c = {r->p + r->at, r->p + r->len, 0};
+  *v = mp_uleb(&c);
+  if (c.bad == MP_CURSOR_PAST_END)
+    return tl_fail(r, start, "%s: varint runs past the end of the file (%zu bytes)",
+                   what, r->len);
+  if (c.bad)
+    return tl_fail(r, start, "%s: varint does not fit in 64 bits", what);
+  r->at = (size_t)(c.p - r->p);
   return 0;
 }
 
