@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-#include "profdata/model/model.h"
 
 static const uint32_t K[64] = {
     0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a,

@@ -1,14 +1,21 @@
-"""test_file_graph.py - no cycles between files.
+"""test_file_graph.py - the folders' order and no cycles between files.
 
 A file depends on another when its object file uses a function or global
-the other defines (`nm`).  The tool's libraries (profdata, symbolizer,
-common) and the hot/cold allocator must have no cycle.  In the runtime,
-lazy start-up (everything may call mp_init_core, which starts everything)
-and the locks (leaving the last lock merges the MIBs parked meanwhile)
-tie most files together by design; the allocator's own files must still
-call only the ones below them, in the order rt_heap_priv.h lists."""
+the other defines (`nm`), or when it includes the other's header.  The
+tools' folders are layered as profdata/README.md's "may use" table says
+(TOOL_LAYERS below): a folder uses only folders below it, and its
+private header (*_priv.h, *_internal.h) stays inside it.  Includes that
+cross folders are paths from the repository root; a folder's own headers
+are included by bare name.  The tool's libraries (profdata, symbolizer,
+common) and the hot/cold allocator must have no cycle between files.  In
+the runtime, lazy start-up (everything may call mp_init_core, which
+starts everything) and the locks (leaving the last lock merges the MIBs
+parked meanwhile) tie most files together by design; the allocator's own
+files must still call only the ones below them, in the order
+rt_heap_priv.h lists."""
 import glob
 import os
+import re
 import subprocess
 import unittest
 
@@ -25,6 +32,127 @@ RUNTIME = "runtime/CMakeFiles/memprof_rt_objs.dir"
 HEAP_ORDER = ["rt_heap", "rt_heap_tcache", "rt_heap_nested", "rt_heap_central",
               "rt_heap_populate", "rt_heap_libc", "rt_heap_layout"]
 
+
+
+# The tools' folders from the bottom up (profdata/README.md): each may use
+# the folders of lower layers and its own, never one of its layer or above.
+TOOL_LAYERS = [
+    ["include"],
+    ["include/internal"],
+    ["common"],
+    ["symbolizer"],
+    ["profdata/llvm", "profdata/model", "profdata/timeline"],
+    ["profdata/instrprof"],
+    ["profdata/raw", "profdata/yaml", "profdata/indexed"],
+    ["profdata/report", "profdata/merge"],
+    ["profdata/tool"],
+]
+TOOL_OBJS = {  # object folder in the build -> source folder it mirrors
+    "common/CMakeFiles/memprof_common.dir": "common",
+    "symbolizer/CMakeFiles/memprof_symbolizer.dir": "symbolizer",
+    "profdata/CMakeFiles/memprof_profdata_core.dir": "profdata",
+    "profdata/CMakeFiles/memprof-profdata.dir": "profdata",
+}
+PRIVATE_HEADER = re.compile(r"_(priv|internal)\.h$")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def layer_of(folder):
+    for i, layer in enumerate(TOOL_LAYERS):
+        if folder in layer:
+            return i
+    raise KeyError(f"{folder}: in no layer of TOOL_LAYERS")
+
+
+def tool_objects():
+    """{source path: object path} of the tools' objects whose source
+    exists (a build folder may keep objects of moved files)."""
+    found = {}
+    for objdir, srcdir in TOOL_OBJS.items():
+        base = os.path.join(harness.BUILD, objdir)
+        for o in glob.glob(os.path.join(base, "**", "*.c.o"), recursive=True):
+            src = os.path.join(srcdir, os.path.relpath(o, base)[:-2])
+            if os.path.exists(os.path.join(harness.ROOT, src)):
+                found[src] = o
+    return found
+
+
+def tool_file_graph():
+    """{source file: the source files whose symbols it uses}."""
+    objs = tool_objects()
+    by_obj = {o: s for s, o in objs.items()}
+    args = sorted(objs.values())
+    defined, used = {}, {}
+    out = subprocess.run(["nm", "-A", "--defined-only"] + args, capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        path, _, rest = line.partition(":")
+        r = rest.split()
+        if len(r) == 3 and r[1] in "TDBRVW":
+            defined[r[2]] = by_obj[path]
+    out = subprocess.run(["nm", "-A", "-u"] + args, capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        path, _, rest = line.partition(":")
+        if rest.split():
+            used.setdefault(by_obj[path], set()).add(rest.split()[-1])
+    return {f: {defined[s] for s in syms if s in defined and defined[s] != f}
+            for f, syms in used.items()}
+
+
+def tool_sources():
+    for top in ("include", "common", "symbolizer", "profdata", "hotcold"):
+        for d, _, files in os.walk(os.path.join(harness.ROOT, top)):
+            for f in files:
+                if f.endswith((".c", ".h", ".inc")):
+                    yield os.path.relpath(os.path.join(d, f), harness.ROOT)
+
+
+def include_problems():
+    """Includes that break the rules: a folder's own header by path,
+    another folder's by bare name, a private header from outside."""
+    bad = []
+    for src in tool_sources():
+        folder = os.path.dirname(src)
+        with open(os.path.join(harness.ROOT, src)) as f:
+            text = f.read()
+        for name in INCLUDE.findall(text):
+            if "/" not in name:
+                if not os.path.exists(os.path.join(harness.ROOT, folder, name)) and \
+                        name != "report_page.h":  # generated in the build folder
+                    bad.append(f"{src}: \"{name}\" is not in {folder}/: write its path")
+                continue
+            if not os.path.exists(os.path.join(harness.ROOT, name)):
+                bad.append(f"{src}: \"{name}\" does not exist")
+            elif os.path.dirname(name) == folder:
+                bad.append(f"{src}: \"{name}\" is in its own folder: write its bare name")
+            elif PRIVATE_HEADER.search(name):
+                bad.append(f"{src}: \"{name}\" is private to {os.path.dirname(name)}/")
+    return bad
+
+
+def include_graph():
+    """{source file: the headers of other folders it includes}."""
+    g = {}
+    for src in tool_sources():
+        with open(os.path.join(harness.ROOT, src)) as f:
+            names = INCLUDE.findall(f.read())
+        g[src] = {n for n in names if "/" in n}
+    return g
+
+
+def layer_violations(graph):
+    """Edges from a folder to one of its own layer (not itself) or above."""
+    bad = []
+    for src, deps in sorted(graph.items()):
+        folder = os.path.dirname(src)
+        if folder.startswith("hotcold"):
+            continue
+        for dep in sorted(deps):
+            to = os.path.dirname(dep)
+            if to != folder and layer_of(to) >= layer_of(folder):
+                bad.append(f"{src} -> {dep}")
+    return bad
 
 def symbols(objs, defined):
     """{file: its defined (or undefined) global symbols}, by one nm call."""
@@ -44,7 +172,8 @@ def symbols(objs, defined):
 
 
 def file_graph(folder):
-    objs = sorted(glob.glob(os.path.join(harness.BUILD, folder, "*.o")))
+    objs = sorted(glob.glob(os.path.join(harness.BUILD, folder, "**", "*.o"),
+                            recursive=True))
     if not objs:
         return {}
     owner = {s: f for f, syms in symbols(objs, True).items() for s in syms}
@@ -94,6 +223,33 @@ class FileGraph(harness.ProfTest):
         self.assertEqual(cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}),
                          [["a", "b", "c"]])
         self.assertEqual(cycles({"a": {"b"}, "b": set()}), [])
+
+    def test_tool_folders_are_layered(self):
+        """Every call and every include between the tools' folders goes
+        down TOOL_LAYERS."""
+        g = tool_file_graph()
+        if not g:
+            self.skipTest("no object files of the tools")
+        self.assertEqual(layer_violations(g), [])
+        self.assertEqual(layer_violations(include_graph()), [])
+
+    def test_layer_check_finds_an_upward_call(self):
+        g = {"profdata/model/model.c": {"profdata/report/report.c"},
+             "profdata/report/report.c": {"profdata/model/model.c"},
+             "profdata/raw/raw.c": {"profdata/yaml/yaml_read.c"}}
+        self.assertEqual(layer_violations(g),
+                         ["profdata/model/model.c -> profdata/report/report.c",
+                          "profdata/raw/raw.c -> profdata/yaml/yaml_read.c"])
+
+    def test_every_tool_folder_has_a_layer(self):
+        for src in tool_sources():
+            folder = os.path.dirname(src)
+            if not folder.startswith("hotcold"):
+                with self.subTest(folder=folder):
+                    layer_of(folder)
+
+    def test_includes_are_paths_across_folders(self):
+        self.assertEqual(include_problems(), [])
 
     def test_tool_libraries_have_no_cycles(self):
         for lib, folder in LIBS.items():
