@@ -1,4 +1,4 @@
-# embed_page.cmake - turns profdata/report_page.html into report_page.h:
+# embed_page.cmake - turns profdata/report/report_page.html into report_page.h:
 # the page before and after its "@DATA@" line as two byte arrays, so the
 # HTML report is one self-contained file while the page stays readable.
 #   cmake -DIN=report_page.html -DOUT=report_page.h -P embed_page.cmake

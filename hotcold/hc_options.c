@@ -1,6 +1,6 @@
 /* hc_options.c - libmemprof-hotcold's options, from MEMPROF_HOTCOLD_OPTIONS
  * ("name=value" separated by ':' ',' or whitespace; booleans 0/1,
- * false/true or no/yes: include/opt_string.h, as the runtime's
+ * false/true or no/yes: include/internal/opt_string.h, as the runtime's
  * MEMPROF_OPTIONS), read
  * once, early (a constructor) or at the first hinted allocation, whichever
  * comes first.  Parsing allocates nothing: it may run inside malloc.  An

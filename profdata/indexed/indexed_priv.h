@@ -1,6 +1,8 @@
-/* indexed_priv.h - what the indexed writer's pieces share (not a public
- * API): the "view" of a profile as it is written - only the stacks and
- * frames the records reference, in first-use order, with their 64-bit ids.
+/* indexed_priv.h - what the indexed reader's and writer's files share,
+ * private to indexed/: the writer's "view" of a profile (only the stacks
+ * and frames the records reference, in first-use order, with their
+ * 64-bit ids), the memprof section's writer and reader, and the frame-key
+ * table both use.
  */
 #ifndef PROFDATA_INDEXED_PRIV_H
 #define PROFDATA_INDEXED_PRIV_H

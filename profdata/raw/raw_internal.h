@@ -1,5 +1,7 @@
-/* raw_internal.h - what raw.c (parsing and validation) hands to
- * raw_build.c (symbolization and record building).  Private to those two.
+/* raw_internal.h - what the raw reader's files share, private to raw/:
+ * raw.c's validated file (parsing and validation) as raw_keys.c (stack
+ * keys by module), raw_build.c (symbolization, stacks) and raw_mibs.c
+ * (the MIBs) read it.
  *
  * After raw_parse succeeds every offset and count below has been checked
  * against the file, so raw_build reads without further bounds checks.

@@ -146,7 +146,7 @@ void rpt_free(rpt *r) {
   free(r->guid_names);
   free(r->ctx);
   free(r->sites);
-  rpt_tl_free(r->tl);
+  rpt_timeline_free(r->tl);
   free(r);
 }
 

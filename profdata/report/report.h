@@ -163,38 +163,38 @@ void rpt_json_notes(const mp_profile *p, mp_buf *out, const char *open,
 
 /* ---- timelines (report_timeline.c) ---------------------------------- */
 
-/* Live bytes and blocks of one report context (RPT_TL_NO_FRAMES: of the
+/* Live bytes and blocks of one report context (RPT_TIMELINE_NO_FRAMES: of the
  * stacks without a symbolizable frame, which have no context). */
-#define RPT_TL_NO_FRAMES UINT32_MAX
-typedef struct rpt_tl_val {
+#define RPT_TIMELINE_NO_FRAMES UINT32_MAX
+typedef struct rpt_timeline_val {
   uint32_t ctx;
   uint64_t bytes, blocks;
-} rpt_tl_val;
+} rpt_timeline_val;
 
 /* One census joined: values summed per context, largest first. */
-typedef struct rpt_tl_census {
-  const mp_tl_census *c;
-  rpt_tl_val *v;
+typedef struct rpt_timeline_census {
+  const mp_timeline_census *c;
+  rpt_timeline_val *v;
   size_t n;
-} rpt_tl_census;
+} rpt_timeline_census;
 
 /* One process: its timeline and what of it is joined to the contexts. */
-typedef struct rpt_tl_proc {
+typedef struct rpt_timeline_proc {
   char *path;        /* the timeline file */
   mp_timeline tl;
-  rpt_tl_val *at_peak; /* per context, largest first */
+  rpt_timeline_val *at_peak; /* per context, largest first */
   size_t n_at_peak;
-  rpt_tl_census *census; /* parallel to tl.census */
-  rpt_tl_val *at_exit; /* per context, largest first */
+  rpt_timeline_census *census; /* parallel to tl.census */
+  rpt_timeline_val *at_exit; /* per context, largest first */
   size_t n_at_exit;
-} rpt_tl_proc;
+} rpt_timeline_proc;
 
 /* Timelines of the merged processes: each keeps its own peak; live at
  * exit is summed over them (docs/memprof-profdata.md). */
 typedef struct rpt_tl {
-  rpt_tl_proc *proc;
+  rpt_timeline_proc *proc;
   size_t n_proc;
-  rpt_tl_val *at_exit; /* summed per context, largest first */
+  rpt_timeline_val *at_exit; /* summed per context, largest first */
   size_t n_at_exit;
   uint64_t exit_bytes, exit_blocks;
   size_t n_raw; /* raw inputs merged, with a timeline or not */
@@ -202,24 +202,24 @@ typedef struct rpt_tl {
 
 /* What joins a timeline to the profile: the raw profile it belongs to and
  * that profile's stack ids with their model stacks (mp_raw_stack_ids). */
-typedef struct rpt_tl_input {
+typedef struct rpt_timeline_input {
   const char *path, *raw;
-  mp_timeline tl; /* taken over by rpt_tl_add, also when it fails */
+  mp_timeline tl; /* taken over by rpt_timeline_add, also when it fails */
   const uint64_t *ids;
   const uint32_t *stacks; /* MP_RAW_NO_FRAMES: no symbolizable frame */
   size_t n;
-} rpt_tl_input;
+} rpt_timeline_input;
 
 /* Join one process's timeline to r's contexts.  Fails, leaving r as it
  * was, when the timeline names a stack id the raw profile does not have
  * (it belongs to another run). */
-int rpt_tl_add(rpt *r, rpt_tl_input *in, mp_err *err);
-void rpt_tl_free(rpt_tl *t);
+int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err);
+void rpt_timeline_free(rpt_tl *t);
 /* The contexts a graph of memory over time shows: the `max` with the
  * most live bytes at any census of any process, largest first. */
-uint32_t *rpt_tl_graph_contexts(const rpt *r, size_t max, size_t *n);
+uint32_t *rpt_timeline_graph_contexts(const rpt *r, size_t max, size_t *n);
 
-/* The timeline part of the text report (report_tl_out.c): the summary's
+/* The timeline part of the text report (report_timeline_out.c): the summary's
  * lines (peaks, live at exit), and the tables of the contexts live at each
  * peak and at exit; every line starts with `prefix`. */
 void rpt_write_tl_summary(rpt *r, mp_buf *out, const char *prefix);

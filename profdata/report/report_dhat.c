@@ -68,16 +68,16 @@ static live_at *live_values(const rpt *r, uint64_t *tg, uint64_t *pid) {
   const rpt_tl *tl = r->tl;
   if (!tl) return v;
   for (size_t i = 0; i < tl->n_at_exit; i++)
-    if (tl->at_exit[i].ctx != RPT_TL_NO_FRAMES) {
+    if (tl->at_exit[i].ctx != RPT_TIMELINE_NO_FRAMES) {
       v[tl->at_exit[i].ctx].eb = tl->at_exit[i].bytes;
       v[tl->at_exit[i].ctx].ebk = tl->at_exit[i].blocks;
     }
   if (tl->n_proc != 1) return v;
-  const rpt_tl_proc *p = &tl->proc[0];
+  const rpt_timeline_proc *p = &tl->proc[0];
   *tg = p->tl.peak_t_ms;
   *pid = p->tl.pid;
   for (size_t i = 0; i < p->n_at_peak; i++)
-    if (p->at_peak[i].ctx != RPT_TL_NO_FRAMES) {
+    if (p->at_peak[i].ctx != RPT_TIMELINE_NO_FRAMES) {
       v[p->at_peak[i].ctx].gb = p->at_peak[i].bytes;
       v[p->at_peak[i].ctx].gbk = p->at_peak[i].blocks;
     }

@@ -19,7 +19,7 @@
  *            contexts that are gone
  *   tl       with timelines: the series of the "memory over time" graph
  *            and the contexts live at each peak and at exit
- *            (report_tl_out.c)
+ *            (report_timeline_out.c)
  *   recorded how the profile was recorded (report_facts.c): the sampled
  *            and the not-instrumented sentences, "" when they do not
  *            apply; the page shows them as banners above the summary

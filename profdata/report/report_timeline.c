@@ -5,7 +5,7 @@
  * A timeline names contexts by the raw profile's stack ids.  Several ids
  * may become one context (PCs that symbolize to the same frames), so
  * values are summed per context; ids whose stack has no symbolizable
- * frame have no context and are summed under RPT_TL_NO_FRAMES.  An id the
+ * frame have no context and are summed under RPT_TIMELINE_NO_FRAMES.  An id the
  * raw profile does not have means the timeline belongs to another run,
  * and the whole timeline is refused.
  *
@@ -27,7 +27,7 @@
 typedef struct joiner {
   mp_map ids;        /* raw stack id -> its slot: context index, or n_ctx
                         for no frames (UINT32_MAX is the map's "absent") */
-  uint64_t *bytes, *blocks; /* per context, + 1 for RPT_TL_NO_FRAMES */
+  uint64_t *bytes, *blocks; /* per context, + 1 for RPT_TIMELINE_NO_FRAMES */
   uint8_t *seen;     /* per slot: in touched */
   uint32_t *touched; /* slots with a value, in first-seen order */
   size_t n_touched;
@@ -35,10 +35,10 @@ typedef struct joiner {
 } joiner;
 
 static uint32_t slot_of(const joiner *j, uint32_t ctx) {
-  return ctx == RPT_TL_NO_FRAMES ? (uint32_t)j->n_ctx : ctx;
+  return ctx == RPT_TIMELINE_NO_FRAMES ? (uint32_t)j->n_ctx : ctx;
 }
 
-static void joiner_init(joiner *j, const rpt *r, const rpt_tl_input *in) {
+static void joiner_init(joiner *j, const rpt *r, const rpt_timeline_input *in) {
   uint32_t *stack_ctx = mp_xmalloc((r->p->n_stacks + 1) * sizeof *stack_ctx);
   memset(stack_ctx, 0xff, (r->p->n_stacks + 1) * sizeof *stack_ctx);
   for (size_t i = 0; i < r->n_ctx; i++) stack_ctx[r->ctx[i].stack] = (uint32_t)i;
@@ -70,7 +70,7 @@ static void joiner_free(joiner *j) {
 }
 
 static int cmp_val(const void *a, const void *b) {
-  const rpt_tl_val *x = a, *y = b;
+  const rpt_timeline_val *x = a, *y = b;
   if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
   if (x->blocks != y->blocks) return x->blocks > y->blocks ? -1 : 1;
   return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
@@ -86,11 +86,11 @@ static void add_value(joiner *j, uint32_t ctx, uint64_t bytes, uint64_t blocks) 
 }
 
 /* The running sums as a list, largest first; the sums are reset. */
-static rpt_tl_val *take_values(joiner *j, size_t *n) {
-  rpt_tl_val *v = mp_xmalloc((j->n_touched + 1) * sizeof *v);
+static rpt_timeline_val *take_values(joiner *j, size_t *n) {
+  rpt_timeline_val *v = mp_xmalloc((j->n_touched + 1) * sizeof *v);
   for (size_t i = 0; i < j->n_touched; i++) {
     uint32_t s = j->touched[i];
-    v[i] = (rpt_tl_val){s == j->n_ctx ? RPT_TL_NO_FRAMES : s, j->bytes[s],
+    v[i] = (rpt_timeline_val){s == j->n_ctx ? RPT_TIMELINE_NO_FRAMES : s, j->bytes[s],
                         j->blocks[s]};
     j->bytes[s] = j->blocks[s] = 0;
     j->seen[s] = 0;
@@ -102,7 +102,7 @@ static rpt_tl_val *take_values(joiner *j, size_t *n) {
 }
 
 /* Sums one list of the timeline into the joiner; fails on an unknown id. */
-static int join_list(joiner *j, const rpt_tl_input *in, const mp_tl_live *l,
+static int join_list(joiner *j, const rpt_timeline_input *in, const mp_timeline_live *l,
                      size_t n, const char *what, mp_err *err) {
   for (size_t i = 0; i < n; i++) {
     uint32_t v = mp_map_get(&j->ids, l[i].stack_id);
@@ -111,13 +111,13 @@ static int join_list(joiner *j, const rpt_tl_input *in, const mp_tl_live *l,
                      "stack id 0x%016" PRIx64 " (%s) is not in the raw profile "
                      "%s: the timeline belongs to another run",
                      l[i].stack_id, what, in->raw);
-    add_value(j, v == j->n_ctx ? RPT_TL_NO_FRAMES : v, l[i].bytes,
+    add_value(j, v == j->n_ctx ? RPT_TIMELINE_NO_FRAMES : v, l[i].bytes,
               l[i].blocks);
   }
   return 0;
 }
 
-static void free_proc(rpt_tl_proc *p) {
+static void free_proc(rpt_timeline_proc *p) {
   if (p->census)
     for (size_t i = 0; i < p->tl.n_census; i++) free(p->census[i].v);
   free(p->census);
@@ -128,7 +128,7 @@ static void free_proc(rpt_tl_proc *p) {
 }
 
 /* Joins everything of one process. */
-static int join_proc(joiner *j, rpt_tl_input *in, rpt_tl_proc *p, mp_err *err) {
+static int join_proc(joiner *j, rpt_timeline_input *in, rpt_timeline_proc *p, mp_err *err) {
   const mp_timeline *t = &p->tl;
   if (join_list(j, in, t->at_peak, t->n_at_peak, "live at the peak", err) != 0)
     return -1;
@@ -149,7 +149,7 @@ static int join_proc(joiner *j, rpt_tl_input *in, rpt_tl_proc *p, mp_err *err) {
 }
 
 /* Live at exit over all processes so far plus p. */
-static void add_exit(joiner *j, rpt_tl *tl, const rpt_tl_proc *p) {
+static void add_exit(joiner *j, rpt_tl *tl, const rpt_timeline_proc *p) {
   for (size_t i = 0; i < tl->n_at_exit; i++)
     add_value(j, tl->at_exit[i].ctx, tl->at_exit[i].bytes, tl->at_exit[i].blocks);
   for (size_t i = 0; i < p->n_at_exit; i++)
@@ -158,8 +158,8 @@ static void add_exit(joiner *j, rpt_tl *tl, const rpt_tl_proc *p) {
   tl->at_exit = take_values(j, &tl->n_at_exit);
 }
 
-int rpt_tl_add(rpt *r, rpt_tl_input *in, mp_err *err) {
-  rpt_tl_proc p = {0};
+int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err) {
+  rpt_timeline_proc p = {0};
   p.tl = in->tl;
   memset(&in->tl, 0, sizeof in->tl);
   p.path = mp_xstrndup(in->path, strlen(in->path));
@@ -181,7 +181,7 @@ int rpt_tl_add(rpt *r, rpt_tl_input *in, mp_err *err) {
   return 0;
 }
 
-void rpt_tl_free(rpt_tl *t) {
+void rpt_timeline_free(rpt_tl *t) {
   if (!t) return;
   for (size_t i = 0; i < t->n_proc; i++) free_proc(&t->proc[i]);
   free(t->proc);
@@ -196,14 +196,14 @@ static int cmp_most(const void *a, const void *b, void *arg) {
   return x < y ? -1 : x > y;
 }
 
-uint32_t *rpt_tl_graph_contexts(const rpt *r, size_t max, size_t *n) {
+uint32_t *rpt_timeline_graph_contexts(const rpt *r, size_t max, size_t *n) {
   uint64_t *most = mp_xcalloc(r->n_ctx + 1, sizeof *most);
   for (size_t k = 0; r->tl && k < r->tl->n_proc; k++) {
-    const rpt_tl_proc *p = &r->tl->proc[k];
+    const rpt_timeline_proc *p = &r->tl->proc[k];
     for (size_t c = 0; c < p->tl.n_census; c++)
       for (size_t i = 0; i < p->census[c].n; i++) {
-        const rpt_tl_val *v = &p->census[c].v[i];
-        if (v->ctx != RPT_TL_NO_FRAMES && v->bytes > most[v->ctx])
+        const rpt_timeline_val *v = &p->census[c].v[i];
+        if (v->ctx != RPT_TIMELINE_NO_FRAMES && v->bytes > most[v->ctx])
           most[v->ctx] = v->bytes;
       }
   }

@@ -60,7 +60,7 @@ static int tl_add(tl_rd *r, size_t at, const char *what, uint64_t *sum, uint64_t
 
 /* A context list (section 4) whose sums are returned in *bytes, *blocks;
  * `max` bounds its count. */
-static int tl_list(tl_rd *r, const char *sec, uint64_t max, mp_tl_live **out,
+static int tl_list(tl_rd *r, const char *sec, uint64_t max, mp_timeline_live **out,
                    size_t *n_out, uint64_t *bytes, uint64_t *blocks) {
   char what[96];
   size_t at = r->at;
@@ -74,7 +74,7 @@ static int tl_list(tl_rd *r, const char *sec, uint64_t max, mp_tl_live **out,
   if (n > max)
     return tl_fail(r, at, "%s: %" PRIu64 " contexts, more than TopN %" PRIu64, sec,
                    n, max);
-  mp_tl_live *v = n ? mp_xcalloc((size_t)n, sizeof *v) : NULL;
+  mp_timeline_live *v = n ? mp_xcalloc((size_t)n, sizeof *v) : NULL;
   *out = v;
   *n_out = (size_t)n;
   *bytes = *blocks = 0;
@@ -107,7 +107,7 @@ static int tl_list(tl_rd *r, const char *sec, uint64_t max, mp_tl_live **out,
 
 /* A complete snapshot's list must sum to its totals. */
 static int tl_snapshot(tl_rd *r, const char *sec, uint64_t tot_bytes,
-                       uint64_t tot_blocks, mp_tl_live **out, size_t *n) {
+                       uint64_t tot_blocks, mp_timeline_live **out, size_t *n) {
   size_t at = r->at;
   uint64_t bytes, blocks;
   if (tl_list(r, sec, UINT64_MAX, out, n, &bytes, &blocks))
@@ -169,7 +169,7 @@ static int tl_peak_exit(tl_rd *r, mp_timeline *t) {
              : 0;
 }
 
-static int tl_census(tl_rd *r, const mp_timeline *t, mp_tl_census *c, uint64_t *time,
+static int tl_census(tl_rd *r, const mp_timeline *t, mp_timeline_census *c, uint64_t *time,
                      uint64_t i) {
   char sec[48];
   snprintf(sec, sizeof sec, "census %" PRIu64, i);

@@ -15,21 +15,21 @@
 #include "common/error.h"
 
 /* Live bytes and blocks of one context at one moment. */
-typedef struct mp_tl_live {
+typedef struct mp_timeline_live {
   uint64_t stack_id; /* the raw profile's stack id */
   uint64_t bytes;
   uint64_t blocks;
-} mp_tl_live;
+} mp_timeline_live;
 
 /* One census: the whole heap and the contexts that mattered at time t. */
-typedef struct mp_tl_census {
+typedef struct mp_timeline_census {
   uint64_t t_ms;        /* the raw profile's clock (docs/timeline-format.md) */
   uint64_t live_bytes;  /* the whole heap */
   uint64_t live_blocks;
-  mp_tl_live *ctx;      /* the contexts recorded at this census */
+  mp_timeline_live *ctx;      /* the contexts recorded at this census */
   size_t n_ctx;
   uint64_t other_bytes; /* live bytes of the contexts not listed */
-} mp_tl_census;
+} mp_timeline_census;
 
 typedef struct mp_timeline {
   uint64_t pid;
@@ -44,16 +44,16 @@ typedef struct mp_timeline {
   uint64_t peak_t_ms;
   uint64_t peak_bytes;
   uint64_t peak_blocks;
-  mp_tl_live *at_peak; /* per context, at that moment */
+  mp_timeline_live *at_peak; /* per context, at that moment */
   size_t n_at_peak;
 
   /* Live-at-exit: blocks never freed when the file was written. */
   uint64_t exit_bytes;
   uint64_t exit_blocks;
-  mp_tl_live *at_exit;
+  mp_timeline_live *at_exit;
   size_t n_at_exit;
 
-  mp_tl_census *census; /* in time order */
+  mp_timeline_census *census; /* in time order */
   size_t n_census;
 } mp_timeline;
 

@@ -171,14 +171,14 @@ static int attach_timelines(const cli_opts *o, rpt *r, const mp_input_ids *ids) 
       continue;
     }
     const char *path = given ? o->timelines[k++] : found;
-    rpt_tl_input in = {path, o->inputs[i], {0}, ids[i].ids, ids[i].stacks,
+    rpt_timeline_input in = {path, o->inputs[i], {0}, ids[i].ids, ids[i].stacks,
                        ids[i].n};
     mp_err e;
     struct stat st;
     int rc = mp_timeline_read(path, &in.tl, &e);
     if (rc == 0 && stat(o->inputs[i], &st) == 0)
       rc = mp_timeline_match(&in.tl, path, (uint64_t)st.st_size, &e);
-    if (rc == 0 && rpt_tl_add(r, &in, &e) != 0) {
+    if (rc == 0 && rpt_timeline_add(r, &in, &e) != 0) {
       mp_err_prefix(&e, path);
       rc = -1;
     }

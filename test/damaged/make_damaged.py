@@ -16,7 +16,7 @@ base-ir22.indexed (llvm-profdata-22 merge of it).
 Writes one file per case into OUTDIR and the list of cases to CASES:
 one line per case, tab-separated: file name, the substring memprof-profdata's
 error message must contain, the exit status.  The messages are pdraw's and
-pdidx's wording (profdata/raw.c, raw_build.c, indexed_read.c,
+pdidx's wording (profdata/raw/raw.c, raw_build.c, indexed_read.c,
 memprof_read.c, radix.c, odhash.c, yaml_read.c, instrprof_raw.c,
 instrprof_index.c, instrprof_values.c) with concrete offsets, so a
 message that loses its offset or its numbers fails the test.

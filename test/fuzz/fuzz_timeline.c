@@ -19,7 +19,7 @@ static void die(const char *what) {
 }
 
 /* Ids strictly increasing, every entry with a block; returns the sums. */
-static void check_list(const mp_tl_live *v, size_t n, uint64_t *bytes, uint64_t *blocks) {
+static void check_list(const mp_timeline_live *v, size_t n, uint64_t *bytes, uint64_t *blocks) {
   *bytes = *blocks = 0;
   for (size_t i = 0; i < n; i++) {
     if (i && v[i].stack_id <= v[i - 1].stack_id)
@@ -44,7 +44,7 @@ static void check_accepted(const mp_timeline *t) {
   if (t->n_census && !t->interval_ms)
     die("censuses without an interval");
   for (size_t i = 0; i < t->n_census; i++) {
-    const mp_tl_census *c = &t->census[i];
+    const mp_timeline_census *c = &t->census[i];
     if ((i && c->t_ms < t->census[i - 1].t_ms) || c->t_ms > t->end_ms)
       die("census times out of order or after the end");
     if (c->n_ctx > t->top_n)

@@ -1,5 +1,5 @@
 """test_timeline_format.py - the Python timeline writer (lib/timeline_file.py)
-and the C reader (profdata/timeline.c, through test_timeline_read --json)
+and the C reader (profdata/timeline/timeline.c, through test_timeline_read --json)
 agree on random files, and both refuse the same damaged files at the same
 offset (docs/timeline-format.md)."""
 import json

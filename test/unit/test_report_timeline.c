@@ -1,7 +1,7 @@
 /* test_report_timeline.c - timelines joined to a report's contexts
  * (profdata/report_timeline.c), on a profile and timelines built in memory:
  * two stack ids of one context are summed, an id whose stack has no
- * symbolizable frame goes under RPT_TL_NO_FRAMES (and the text names it),
+ * symbolizable frame goes under RPT_TIMELINE_NO_FRAMES (and the text names it),
  * lists come largest first, live at exit sums over processes while each
  * keeps its peak, the graph's contexts rank by their most live bytes at a
  * census, and a timeline naming an id the raw profile lacks is refused
@@ -19,8 +19,8 @@ static uint32_t stack_of(mp_profile *p, uint64_t guid) {
   return mp_intern_stack(p, ids, 2);
 }
 
-static mp_tl_live *lives(size_t n, const mp_tl_live *v) {
-  mp_tl_live *l = malloc(n * sizeof *l);
+static mp_timeline_live *lives(size_t n, const mp_timeline_live *v) {
+  mp_timeline_live *l = malloc(n * sizeof *l);
   memcpy(l, v, n * sizeof *l);
   return l;
 }
@@ -36,18 +36,18 @@ static mp_timeline make_timeline(uint64_t pid, uint64_t exit14) {
   t.peak_t_ms = 20;
   t.peak_bytes = 187;
   t.peak_blocks = 6;
-  t.at_peak = lives(4, (mp_tl_live[]){{10, 100, 1}, {11, 50, 1}, {12, 30, 3},
+  t.at_peak = lives(4, (mp_timeline_live[]){{10, 100, 1}, {11, 50, 1}, {12, 30, 3},
                                       {13, 7, 1}});
   t.n_at_peak = 4;
   t.exit_bytes = 7 + exit14;
   t.exit_blocks = 2;
-  t.at_exit = lives(2, (mp_tl_live[]){{13, 7, 1}, {14, exit14, 1}});
+  t.at_exit = lives(2, (mp_timeline_live[]){{13, 7, 1}, {14, exit14, 1}});
   t.n_at_exit = 2;
   t.census = calloc(2, sizeof *t.census);
-  t.census[0] = (mp_tl_census){10, 130, 4, lives(2, (mp_tl_live[]){{10, 100, 1},
+  t.census[0] = (mp_timeline_census){10, 130, 4, lives(2, (mp_timeline_live[]){{10, 100, 1},
                                                                   {12, 30, 3}}),
                                2, 0};
-  t.census[1] = (mp_tl_census){30, 5, 1, lives(1, (mp_tl_live[]){{14, 5, 1}}), 1, 0};
+  t.census[1] = (mp_timeline_census){30, 5, 1, lives(1, (mp_timeline_live[]){{14, 5, 1}}), 1, 0};
   t.n_census = 2;
   return t;
 }
@@ -58,7 +58,7 @@ static uint32_t ctx_of(const rpt *r, uint32_t stack) {
   return UINT32_MAX;
 }
 
-static int same(const rpt_tl_val *v, uint32_t ctx, uint64_t bytes, uint64_t blocks) {
+static int same(const rpt_timeline_val *v, uint32_t ctx, uint64_t bytes, uint64_t blocks) {
   return v->ctx == ctx && v->bytes == bytes && v->blocks == blocks;
 }
 
@@ -86,20 +86,20 @@ int main(void) {
 
   /* an id the raw profile does not have (14, in census 1): refused,
    * nothing attached */
-  rpt_tl_input bad = {"b.timeline", "b.raw", make_timeline(2, 5), ids, stacks, 4};
-  CHECK(rpt_tl_add(r, &bad, &e) == -1 && r->tl == NULL, "id 14 unknown: refused");
+  rpt_timeline_input bad = {"b.timeline", "b.raw", make_timeline(2, 5), ids, stacks, 4};
+  CHECK(rpt_timeline_add(r, &bad, &e) == -1 && r->tl == NULL, "id 14 unknown: refused");
   CHECK(strstr(e.msg, "stack id 0x000000000000000e (census 1) is not in the "
                       "raw profile b.raw") != NULL, "message: %s", e.msg);
 
-  rpt_tl_input in = {"a.timeline", "a.raw", make_timeline(1, 5), ids, stacks, 5};
-  CHECK(rpt_tl_add(r, &in, &e) == 0, "join: %s", e.msg);
+  rpt_timeline_input in = {"a.timeline", "a.raw", make_timeline(1, 5), ids, stacks, 5};
+  CHECK(rpt_timeline_add(r, &in, &e) == 0, "join: %s", e.msg);
   if (!r->tl) return check_result();
-  const rpt_tl_proc *q = &r->tl->proc[0];
+  const rpt_timeline_proc *q = &r->tl->proc[0];
   CHECK(q->n_at_peak == 3 && same(&q->at_peak[0], c0, 150, 2) &&
             same(&q->at_peak[1], c1, 30, 3) &&
-            same(&q->at_peak[2], RPT_TL_NO_FRAMES, 7, 1),
+            same(&q->at_peak[2], RPT_TIMELINE_NO_FRAMES, 7, 1),
         "at peak: %zu rows", q->n_at_peak);
-  CHECK(r->tl->n_at_exit == 2 && same(&r->tl->at_exit[0], RPT_TL_NO_FRAMES, 7, 1) &&
+  CHECK(r->tl->n_at_exit == 2 && same(&r->tl->at_exit[0], RPT_TIMELINE_NO_FRAMES, 7, 1) &&
             same(&r->tl->at_exit[1], c2, 5, 1),
         "at exit");
   CHECK(q->census[0].n == 2 && same(&q->census[0].v[0], c0, 100, 1) &&
@@ -107,18 +107,18 @@ int main(void) {
         "censuses");
 
   /* a second process: its own peak, exit summed (c2: 5 + 20) */
-  rpt_tl_input in2 = {"c.timeline", "c.raw", make_timeline(3, 20), ids, stacks, 5};
-  CHECK(rpt_tl_add(r, &in2, &e) == 0, "second join: %s", e.msg);
+  rpt_timeline_input in2 = {"c.timeline", "c.raw", make_timeline(3, 20), ids, stacks, 5};
+  CHECK(rpt_timeline_add(r, &in2, &e) == 0, "second join: %s", e.msg);
   CHECK(r->tl->n_proc == 2 && r->tl->exit_bytes == 12 + 27 &&
             r->tl->exit_blocks == 4,
         "exit totals %llu", (unsigned long long)r->tl->exit_bytes);
   CHECK(r->tl->n_at_exit == 2 && same(&r->tl->at_exit[0], c2, 25, 2) &&
-            same(&r->tl->at_exit[1], RPT_TL_NO_FRAMES, 14, 2),
+            same(&r->tl->at_exit[1], RPT_TIMELINE_NO_FRAMES, 14, 2),
         "exit summed");
   CHECK(r->tl->proc[1].n_at_peak == 3 && r->tl->proc[1].tl.pid == 3, "second peak");
 
   size_t n;
-  uint32_t *g = rpt_tl_graph_contexts(r, 2, &n);
+  uint32_t *g = rpt_timeline_graph_contexts(r, 2, &n);
   CHECK(n == 2 && g[0] == c0 && g[1] == c1, "graph contexts");
   free(g);
 

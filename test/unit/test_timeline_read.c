@@ -15,7 +15,7 @@
 #include "check.h"
 #include "profdata/timeline/timeline.h"
 
-static void json_list(const mp_tl_live *v, size_t n) {
+static void json_list(const mp_timeline_live *v, size_t n) {
   printf("[");
   for (size_t i = 0; i < n; i++)
     printf("%s[%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", i ? ", " : "", v[i].stack_id,
@@ -42,7 +42,7 @@ static int dump_json(const char *path) {
   json_list(t.at_exit, t.n_at_exit);
   printf("},\n \"census\": [");
   for (size_t i = 0; i < t.n_census; i++) {
-    const mp_tl_census *c = &t.census[i];
+    const mp_timeline_census *c = &t.census[i];
     printf("%s\n  {\"t_ms\": %" PRIu64 ", \"live_bytes\": %" PRIu64
            ", \"live_blocks\": %" PRIu64 ", \"other_bytes\": %" PRIu64 ", \"ctx\": ",
            i ? "," : "", c->t_ms, c->live_bytes, c->live_blocks, c->other_bytes);

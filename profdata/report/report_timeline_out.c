@@ -1,4 +1,4 @@
-/* report_tl_out.c - the timeline part of the text and HTML reports
+/* report_timeline_out.c - the timeline part of the text and HTML reports
  * (report_timeline.c joins it): the peak of each process in the summary,
  * the contexts live at each process's peak (DHAT's t-gmax) and those
  * still live at exit, with the stacks the report shows elsewhere; and for
@@ -30,7 +30,7 @@ static double pct(uint64_t part, uint64_t whole) {
 /* ---- text ---------------------------------------------------------------- */
 
 static void peak_line(mp_buf *o, const char *prefix, const char *label,
-                      const rpt_tl_proc *p) {
+                      const rpt_timeline_proc *p) {
   char b[32];
   const mp_timeline *t = &p->tl;
   mp_buf_printf(o, "%s%-22s %s (%" PRIu64 ") in %" PRIu64 " blocks at %" PRIu64
@@ -65,7 +65,7 @@ void rpt_write_tl_summary(rpt *r, mp_buf *o, const char *prefix) {
 
 /* One table of live contexts, top N (--top) of them. */
 static void live_table(rpt *r, mp_buf *o, const char *prefix,
-                       const rpt_tl_val *v, size_t n_v, uint64_t whole,
+                       const rpt_timeline_val *v, size_t n_v, uint64_t whole,
                        const char *of) {
   size_t n = r->opts.top && r->opts.top < n_v ? r->opts.top : n_v;
   uint64_t listed = 0;
@@ -75,7 +75,7 @@ static void live_table(rpt *r, mp_buf *o, const char *prefix,
   for (size_t i = 0; i < n; i++) {
     mp_buf_printf(o, "%s  %4zu %14" PRIu64 " %6.1f%% %10" PRIu64 "\n", prefix,
                   i + 1, v[i].bytes, pct(v[i].bytes, whole), v[i].blocks);
-    if (v[i].ctx == RPT_TL_NO_FRAMES)
+    if (v[i].ctx == RPT_TIMELINE_NO_FRAMES)
       mp_buf_printf(o, "%s      (stacks without a symbolizable frame)\n", prefix);
     else
       rpt_print_stack(r, o, r->ctx[v[i].ctx].stack, prefix);
@@ -91,7 +91,7 @@ static void live_table(rpt *r, mp_buf *o, const char *prefix,
 void rpt_write_tl_text(rpt *r, mp_buf *o, const char *prefix) {
   const rpt_tl *tl = r->tl;
   for (size_t k = 0; k < tl->n_proc; k++) {
-    const rpt_tl_proc *p = &tl->proc[k];
+    const rpt_timeline_proc *p = &tl->proc[k];
     mp_buf_printf(o, "%s\n%sLive at the peak: %" PRIu64 " bytes in %" PRIu64
                      " blocks at %" PRIu64 " ms (pid %" PRIu64 ", %s)\n",
                   prefix, prefix, p->tl.peak_bytes, p->tl.peak_blocks,
@@ -119,7 +119,7 @@ typedef struct named {
 } named;
 
 static void put_ref(mp_buf *o, named *nm, uint32_t ctx) {
-  if (ctx == RPT_TL_NO_FRAMES) {
+  if (ctx == RPT_TIMELINE_NO_FRAMES) {
     mp_buf_printf(o, "-1");
     return;
   }
@@ -130,7 +130,7 @@ static void put_ref(mp_buf *o, named *nm, uint32_t ctx) {
   rpt_put_u64(o, nm->ix[ctx] - 1);
 }
 
-static void vals_json(rpt *r, mp_buf *o, named *nm, const rpt_tl_val *v,
+static void vals_json(rpt *r, mp_buf *o, named *nm, const rpt_timeline_val *v,
                       size_t n_v) {
   size_t n = r->opts.top && r->opts.top < n_v ? r->opts.top : n_v;
   mp_buf_u8(o, '[');
@@ -142,7 +142,7 @@ static void vals_json(rpt *r, mp_buf *o, named *nm, const rpt_tl_val *v,
   mp_buf_u8(o, ']');
 }
 
-static uint64_t bytes_of(const rpt_tl_val *v, size_t n, uint32_t ctx) {
+static uint64_t bytes_of(const rpt_timeline_val *v, size_t n, uint32_t ctx) {
   for (size_t i = 0; i < n; i++)
     if (v[i].ctx == ctx) return v[i].bytes;
   return 0;
@@ -152,7 +152,7 @@ static uint64_t bytes_of(const rpt_tl_val *v, size_t n, uint32_t ctx) {
  * may miss the peak, the graph should not) or the exit. */
 typedef struct point {
   uint64_t t, total;
-  const rpt_tl_val *v;
+  const rpt_timeline_val *v;
   size_t n;
 } point;
 
@@ -172,7 +172,7 @@ static size_t thin(point *pt, size_t n, size_t keep) {
 
 /* The censuses in time order with the peak put in its place and the exit
  * at the end (thinned for a long run); returns how many. */
-static size_t points_of(const rpt_tl_proc *p, point *pt) {
+static size_t points_of(const rpt_timeline_proc *p, point *pt) {
   const mp_timeline *t = &p->tl;
   size_t n = 0, c = 0;
   for (; c < t->n_census && p->census[c].c->t_ms <= t->peak_t_ms; c++)
@@ -190,7 +190,7 @@ static size_t points_of(const rpt_tl_proc *p, point *pt) {
 
 /* Per point: its time ("t"), the whole heap ("total") and each graph
  * context's bytes ("series"). */
-static void series_json(mp_buf *o, const rpt_tl_proc *p, const uint32_t *g,
+static void series_json(mp_buf *o, const rpt_timeline_proc *p, const uint32_t *g,
                         size_t n_g) {
   point *pt = mp_xmalloc((p->tl.n_census + 2) * sizeof *pt);
   size_t n = points_of(p, pt);
@@ -217,7 +217,7 @@ static void series_json(mp_buf *o, const rpt_tl_proc *p, const uint32_t *g,
   free(pt);
 }
 
-static void proc_json(rpt *r, mp_buf *o, named *nm, const rpt_tl_proc *p,
+static void proc_json(rpt *r, mp_buf *o, named *nm, const rpt_timeline_proc *p,
                       const uint32_t *g, size_t n_g) {
   const mp_timeline *t = &p->tl;
   mp_buf_printf(o, "{\"path\":\"");
@@ -258,7 +258,7 @@ void rpt_write_tl_json(rpt *r, mp_buf *o) {
   named nm = {mp_xcalloc(r->n_ctx + 1, sizeof *nm.ix),
               mp_xmalloc((r->n_ctx + 1) * sizeof *nm.list), 0};
   size_t n_g;
-  uint32_t *g = rpt_tl_graph_contexts(r, GRAPH_CONTEXTS, &n_g);
+  uint32_t *g = rpt_timeline_graph_contexts(r, GRAPH_CONTEXTS, &n_g);
   mp_buf_printf(o, "\"tl\":{\"graph\":[");
   for (size_t i = 0; i < n_g; i++) {
     if (i) mp_buf_u8(o, ',');
