@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/raw/stack_cache.h"
 
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/model/model.h"
 
 enum { RECORDS = 3, SITES = 5000 };

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "rt_size_class.h"
 
 static void test_table(void) {

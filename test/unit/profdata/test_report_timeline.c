@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/raw/raw.h"
 #include "profdata/report/report.h"
 

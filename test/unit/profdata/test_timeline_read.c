@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/timeline/timeline.h"
 
 static void json_list(const mp_tl_live *v, size_t n) {
