@@ -24,15 +24,7 @@
 #include "profdata/llvm/mib_schema.h"
 #include "profdata/llvm/radix.h"
 #include "profdata/indexed/symsec.h"
-
-static int failures;
-#define CHECK(c)                                                    \
-  do {                                                              \
-    if (!(c)) {                                                     \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                   \
-    }                                                               \
-  } while (0)
+#include "test/unit/check.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t rnd(void) {
@@ -573,10 +565,5 @@ int main(void) {
   test_radix_hostile();
   test_corruption();
   test_header_versions();
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("ok\n");
-  return 0;
+  return check_result();
 }

@@ -18,18 +18,7 @@
 #include "profdata/model/model.h"
 #include "profdata/yaml/yaml_io.h"
 #include "profdata/yaml/yaml_scalar.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                        \
-  do {                                          \
-    if (!(cond)) {                              \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                      \
-      printf("\n");                             \
-      failures++;                               \
-    }                                           \
-  } while (0)
+#include "test/unit/check.h"
 
 /* ---- driver mode ---------------------------------------------------------- */
 
@@ -485,10 +474,5 @@ int main(int argc, char **argv) {
   test_write_empty();
   test_round_trip();
   test_errors();
-  if (failures) {
-    printf("%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_yaml_io: all passed\n");
-  return 0;
+  return check_result();
 }
