@@ -23,14 +23,7 @@
 #include "profdata/llvm/radix.h"
 #include "profdata/indexed/symsec.h"
 #include "test/unit/check.h"
-
-static uint64_t rng = 88172645463325252ULL;
-static uint64_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
+#include "test/unit/rng.h"
 
 /* A profile with shared stack roots, inline frames, several sites per
  * record, call sites with callees, and symbol info on most frames. */
