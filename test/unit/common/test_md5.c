@@ -78,5 +78,21 @@ int main(void) {
   check_different_guid("foo.cold", "foo");
   check_different_guid("foo.llvm.1.x", "foo");
 
+  /* the canonical part and the plain MD5 (guid.h) */
+  static const struct {
+    const char *name;
+    size_t canon;
+  } canon[] = {{"foo", 3},           {"foo.llvm.123", 3},
+               {"foo.part.1", 3},    {"foo.part.2.llvm.1", 3},
+               {"foo.llvm.1.part.2", 10}, {"foo.llvm.1.x", 12},
+               {"foo.__uniq.77", 13}, {".llvm.", 0},
+               {"", 0}};
+  for (size_t i = 0; i < sizeof canon / sizeof *canon; i++)
+    CHECK(mp_guid_canon_len(canon[i].name, strlen(canon[i].name)) ==
+              canon[i].canon,
+          "canonical length of \"%s\"", canon[i].name);
+  CHECK_EQ(mp_md5_low("main", 4), 15822663052811949562ULL);
+  CHECK_EQ(mp_md5_low("foo.llvm.1", 10), raw_guid("foo.llvm.1"));
+
   return check_result();
 }

@@ -5,7 +5,9 @@
  * llvm-profdata-22 merge makes of it read with mp_read_indexed (the
  * function table: instrprof_index.c).  Both must hold exactly the
  * functions, structural hashes and counters llvm-profdata-22 merge --text
- * prints for the raw file, and a weight multiplies every counter.  Every
+ * prints for the raw file, and a weight multiplies every counter.  The
+ * MD5 of each name (common/guid.c's mp_md5_low) finds its item in
+ * llvm-profdata's function table, which LLVM keyed by its own.  Every
  * truncation of the raw file, and truncations of the indexed one, are
  * refused with a message.
  *
@@ -17,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/guid.h"
 #include "common/io.h"
 #include "profdata/indexed/indexed.h"
 #include "profdata/instrprof/instrprof.h"
+#include "profdata/llvm/odhash.h"
 #include "test/unit/check.h"
 #include "test/unit/shell.h"
 
@@ -93,6 +97,29 @@ static void check_instr(const mp_instr *ip, const want_fn *w, size_t n_want,
   }
 }
 
+/* LLVM keys the indexed function table (header word 4) by its MD5Hash of
+ * the name: mp_md5_low (common/guid.c) of each name must find its item. */
+static void check_name_hashes(const mp_file *x, const want_fn *w,
+                              size_t n_want, const char *cc) {
+  mp_odh t;
+  mp_err err;
+  if (x->size < 40 ||
+      mp_odh_open(&t, x->data, x->size, mp_rd64(x->data + 32), 0, 1,
+                  "function table", &err)) {
+    CHECK(0, "%s: function table: %s", cc, x->size < 40 ? "" : err.msg);
+    return;
+  }
+  for (size_t i = 0; i < n_want; i++) {
+    size_t len = strlen(w[i].name);
+    mp_odh_item it;
+    int rc = mp_odh_lookup(&t, mp_md5_low(w[i].name, len), &it, &err);
+    CHECK(rc == 1 && it.key_len == len &&
+              !memcmp(x->data + it.key_off, w[i].name, len),
+          "%s: MD5 of %s does not find it in the function table (%d)", cc,
+          w[i].name, rc);
+  }
+}
+
 static int read_raw(const mp_file *f, size_t len, uint64_t weight,
                     mp_instr **out, mp_err *err) {
   mp_instr *ip = mp_instr_new();
@@ -144,6 +171,7 @@ static void test_compiler(const char *dir, const char *cc) {
         err.msg);
   check_instr(p->instr, w, n_want, 1, indexed);
   mp_profile_free(p);
+  check_name_hashes(&x, w, n_want, cc);
 
   /* damaged: every truncation of the raw file, and of the indexed file
    * at every 8 bytes, is refused with a message */
