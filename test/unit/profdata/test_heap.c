@@ -1,4 +1,4 @@
-/* test_heap.c - the tool's heap (profdata/heap.c): after mp_heap_setup, a
+/* test_heap.c - the tool's heap (profdata/tool/heap.c): after mp_heap_setup, a
  * block of some MB (a raw profile's worth of keys) comes from the brk heap
  * rather than from a mapping of its own, and freeing it keeps the memory
  * in the heap, so the next input reuses pages already faulted in; no part

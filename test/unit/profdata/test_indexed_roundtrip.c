@@ -1,5 +1,5 @@
 /* test_indexed_roundtrip.c - unit tests of the indexed writer and reader
- * (profdata/indexed.h) and their parts:
+ * (profdata/indexed/indexed.h) and their parts:
  *  - every (index version x memprof version x schema) writes, reads back and
  *    gives the same records, stacks, frames and schema MIB fields; the
  *    combinations LLVM cannot read are refused;

@@ -1,4 +1,4 @@
-/* test_timeline_read.c - the timeline reader (profdata/timeline.c) on
+/* test_timeline_read.c - the timeline reader (profdata/timeline/timeline.c) on
  * hand-encoded files: an exact parse, and a refusal with the exact offset
  * for each kind of damage.
  *

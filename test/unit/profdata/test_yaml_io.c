@@ -1,4 +1,5 @@
-/* test_yaml_io.c - the memprof YAML reader and writer (profdata/yaml_*.c).
+/* test_yaml_io.c - the memprof YAML reader and writer
+ * (profdata/yaml/yaml_*.c).
  *
  * Without arguments: unit checks of LLVM's scalar rules, of the profile read
  * from a YAML text, of the exact text written (golden output of
