@@ -180,7 +180,8 @@ static void test_compiler(const char *dir, const char *cc) {
     err.msg[0] = 0;
     if (read_raw(&r, cut, 1, NULL, &err) == 0 || !err.msg[0]) accepted++;
   }
-  CHECK(accepted == 0, "%s: %zu truncations of the raw file read", cc, accepted);
+  CHECK(accepted == 0, "%s: %zu truncations of the raw file read", cc,
+        accepted);
   err.msg[0] = 0;
   read_raw(&r, r.size - 1, 1, NULL, &err);
   CHECK(strstr(err.msg, "does not fit in the"),

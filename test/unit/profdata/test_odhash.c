@@ -115,7 +115,7 @@ done:
   free(hashes);
 }
 
-/* ---- llvm-profdata-22's bytes --------------------------------------------- */
+/* ---- llvm-profdata-22's bytes ------------------------------------------- */
 
 /* Ten frames over two records; GUIDs 0x100..0x109 in order of first
  * appearance, which is the order LLVM inserts them into its table. */
@@ -162,7 +162,8 @@ static void test_llvm_bytes(void) {
   snprintf(yaml, sizeof yaml, "%s/in.yaml", dir);
   snprintf(prof, sizeof prof, "%s/v2.profdata", dir);
   write_yaml(yaml);
-  if (shell("llvm-profdata-22 merge --memprof-version=2 %s -o %s", yaml, prof)) {
+  if (shell("llvm-profdata-22 merge --memprof-version=2 %s -o %s", yaml,
+            prof)) {
     CHECK(0, "llvm-profdata-22 merge failed");
     scratch_remove(dir);
     return;
@@ -216,14 +217,14 @@ static void test_llvm_bytes(void) {
   scratch_remove(dir);
 }
 
-/* ---- damaged tables ------------------------------------------------------- */
+/* ---- damaged tables ----------------------------------------------------- */
 
 static void expect_open_error(const mp_buf *b, uint64_t table, uint64_t payload,
                               const char *want) {
   mp_odh t;
   mp_err err = {{0}};
-  CHECK(mp_odh_open(&t, b->data, b->len, table, payload, 1, "test", &err) == -1 &&
-            strstr(err.msg, want),
+  int rc = mp_odh_open(&t, b->data, b->len, table, payload, 1, "test", &err);
+  CHECK(rc == -1 && strstr(err.msg, want),
         "want \"%s\", got \"%s\"", want, err.msg);
 }
 
@@ -295,7 +296,8 @@ static void test_damaged(void) {
       CHECK(err.msg[0] != 0, "cut %zu: no message", cut);
       continue;
     }
-    CHECK(cut >= table + 16 + 8 * nb, "cut %zu: a table past the end opened", cut);
+    CHECK(cut >= table + 16 + 8 * nb, "cut %zu: a table past the end opened",
+          cut);
   }
   mp_buf_free(&b);
   mp_buf_free(&good);

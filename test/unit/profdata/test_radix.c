@@ -275,7 +275,8 @@ static void make_stacks(stack_set *s, size_t n, uint32_t nf, uint32_t max_len,
   s->el_store = malloc(n * max_len * 4);
   s->lin_store = malloc(n * max_len * 4);
   s->map = malloc((n_ids + 1) * 4);
-  for (uint32_t e = 0; e < n_ids; e++) s->map[e] = e < nf ? e : (uint32_t)(rnd() % nf);
+  for (uint32_t e = 0; e < n_ids; e++)
+    s->map[e] = e < nf ? e : (uint32_t)(rnd() % nf);
   s->count = calloc(nf, 8);
   s->key = malloc(nf * 8);
   /* keys from few values now and then: ties in key need the id */
