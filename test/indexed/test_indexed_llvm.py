@@ -3,7 +3,7 @@
 Ground truth is llvm-profdata-22 (and -19, clang-22/-19).  Profiles are made
 from YAML (docs/indexed-format.md), so no runtime is needed.  The
 reader/writer are driven through build product test_indexed_conv
-(test/unit/test_indexed_conv.c) until the CLI exists.
+(test/unit/profdata/test_indexed_conv.c) until the CLI exists.
 
 Asserts:
  (a) `llvm-profdata-22 show --memory` of our file prints exactly the text it

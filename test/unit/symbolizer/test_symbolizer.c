@@ -12,16 +12,7 @@
 #include <unistd.h>
 
 #include "symbolizer/symbolizer.h"
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                              \
-    }                                                                          \
-  } while (0)
+#include "test/unit/check.h"
 
 static const char PROGRAM[] =
     "static inline __attribute__((always_inline)) int sq(int x) {\n" /* 1 */
@@ -119,8 +110,8 @@ static void test_errors(const char *dir, const msym_module *foreign) {
 int main(void) {
   char dir[] = "/tmp/memprof-symunit-XXXXXX", exe[600];
   if (!mkdtemp(dir) || build(dir, exe, sizeof exe) != 0) {
-    fprintf(stderr, "cannot build the test program with clang-22\n");
-    return 1;
+    CHECK(0, "cannot build the test program with clang-22");
+    return check_result();
   }
   msym_ctx *c = msym_new();
   test_modules(c, exe);
@@ -130,7 +121,5 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0)
     fprintf(stderr, "could not remove %s\n", dir);
-  if (failures)
-    fprintf(stderr, "%d check(s) failed\n", failures);
-  return failures != 0;
+  return check_result();
 }

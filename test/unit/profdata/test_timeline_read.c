@@ -1,4 +1,4 @@
-/* test_timeline_read.c - the timeline reader (profdata/timeline.c) on
+/* test_timeline_read.c - the timeline reader (profdata/timeline/timeline.c) on
  * hand-encoded files: an exact parse, and a refusal with the exact offset
  * for each kind of damage.
  *
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/timeline/timeline.h"
 
 static void json_list(const mp_timeline_live *v, size_t n) {

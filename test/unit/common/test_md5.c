@@ -6,18 +6,14 @@
 #include "common/guid.h"
 #include "common/md5.h"
 #include "profdata/model/model.h"
-
-static int failures;
+#include "test/unit/check.h"
 
 static void check_md5(const char *in, const char *hex) {
   unsigned char d[16];
   char got[33];
   mp_md5_digest(in, strlen(in), d);
   for (int i = 0; i < 16; i++) sprintf(got + 2 * i, "%02x", d[i]);
-  if (strcmp(got, hex) != 0) {
-    printf("FAIL md5(\"%s\") = %s, want %s\n", in, got, hex);
-    failures++;
-  }
+  CHECK(strcmp(got, hex) == 0, "md5(\"%s\") = %s, want %s", in, got, hex);
 }
 
 /* Feeding the input in uneven pieces must give the same digest. */
@@ -30,18 +26,12 @@ static void check_incremental(const char *in) {
   for (size_t i = 0; i < n; i += step, step = step * 2 + 1)
     mp_md5_update(&m, in + i, step < n - i ? step : n - i);
   mp_md5_final(&m, b);
-  if (memcmp(a, b, 16) != 0) {
-    printf("FAIL incremental md5 of \"%s\"\n", in);
-    failures++;
-  }
+  CHECK(memcmp(a, b, 16) == 0, "incremental md5 of \"%s\"", in);
 }
 
 static void check_guid(const char *name, unsigned long long want) {
   unsigned long long got = mp_guid_of_name(name, strlen(name));
-  if (got != want) {
-    printf("FAIL guid(%s) = %#llx, want %#llx\n", name, got, want);
-    failures++;
-  }
+  CHECK(got == want, "guid(%s) = %#llx, want %#llx", name, got, want);
 }
 
 static void check_same_guid(const char *a, const char *b) {
@@ -58,10 +48,8 @@ static unsigned long long raw_guid(const char *canon) {
 }
 
 static void check_different_guid(const char *a, const char *b) {
-  if (mp_guid_of_name(a, strlen(a)) == mp_guid_of_name(b, strlen(b))) {
-    printf("FAIL guid(%s) == guid(%s)\n", a, b);
-    failures++;
-  }
+  CHECK(mp_guid_of_name(a, strlen(a)) != mp_guid_of_name(b, strlen(b)),
+        "guid(%s) == guid(%s)", a, b);
 }
 
 int main(void) {
@@ -90,7 +78,21 @@ int main(void) {
   check_different_guid("foo.cold", "foo");
   check_different_guid("foo.llvm.1.x", "foo");
 
-  if (failures) return 1;
-  printf("test_md5: all passed\n");
-  return 0;
+  /* the canonical part and the plain MD5 (guid.h) */
+  static const struct {
+    const char *name;
+    size_t canon;
+  } canon[] = {{"foo", 3},           {"foo.llvm.123", 3},
+               {"foo.part.1", 3},    {"foo.part.2.llvm.1", 3},
+               {"foo.llvm.1.part.2", 10}, {"foo.llvm.1.x", 12},
+               {"foo.__uniq.77", 13}, {".llvm.", 0},
+               {"", 0}};
+  for (size_t i = 0; i < sizeof canon / sizeof *canon; i++)
+    CHECK(mp_guid_canon_len(canon[i].name, strlen(canon[i].name)) ==
+              canon[i].canon,
+          "canonical length of \"%s\"", canon[i].name);
+  CHECK_EQ(mp_md5_low("main", 4), 15822663052811949562ULL);
+  CHECK_EQ(mp_md5_low("foo.llvm.1", 10), raw_guid("foo.llvm.1"));
+
+  return check_result();
 }

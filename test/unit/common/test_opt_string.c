@@ -4,7 +4,7 @@
  * integers at and past their bound; the boolean words. */
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "include/internal/opt_string.h"
 
 /* The pairs of s as "name=value;" each ("name;" printed as "name=;"). */

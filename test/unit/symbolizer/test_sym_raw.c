@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "symbolizer/sym_internal.h"
 
 typedef struct variant {

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "rt_core.h"
 #include "rt_sample.h"
 

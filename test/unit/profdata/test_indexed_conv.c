@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "profdata/indexed/indexed.h"
+#include "test/unit/check.h"
 
 static void print_frame(const mp_profile *p, uint32_t f) {
   const mp_frame *fr = &p->frames[f];
@@ -105,14 +106,18 @@ static int self_check(void) {
   mp_buf out = {0};
   mp_err err;
   mp_profile *q = mp_profile_new();
-  int ok = mp_write_indexed(p, &o, &out, &err) == 0 &&
-           mp_read_indexed(q, out.data, out.len, &err) == 0 &&
-           q->n_records == 1 && mp_alloc_of(&q->records[0], 0)->mib.AllocCount == 3;
+  int wrote = mp_write_indexed(p, &o, &out, &err) == 0;
+  CHECK(wrote, "write: %s", err.msg);
+  if (wrote) {
+    CHECK(mp_read_indexed(q, out.data, out.len, &err) == 0, "read: %s", err.msg);
+    CHECK_EQ(q->n_records, 1);
+    if (q->n_records == 1)
+      CHECK_EQ(mp_alloc_of(&q->records[0], 0)->mib.AllocCount, 3);
+  }
   mp_buf_free(&out);
   mp_profile_free(p);
   mp_profile_free(q);
-  printf(ok ? "ok\n" : "FAILED\n");
-  return ok ? 0 : 1;
+  return check_result();
 }
 
 int main(int argc, char **argv) {

@@ -1,4 +1,4 @@
-/* test_heap.c - the tool's heap (profdata/heap.c): after mp_heap_setup, a
+/* test_heap.c - the tool's heap (profdata/tool/heap.c): after mp_heap_setup, a
  * block of some MB (a raw profile's worth of keys) comes from the brk heap
  * rather than from a mapping of its own, and freeing it keeps the memory
  * in the heap, so the next input reuses pages already faulted in; no part
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "profdata/tool/heap.h"
+#include "test/unit/check.h"
 
 #define MB ((size_t)1 << 20)
 
@@ -49,34 +50,21 @@ int main(void) {
   return 0;
 #endif
   mp_heap_setup();
-  int ok = 1;
   uintptr_t top0 = (uintptr_t)sbrk(0);
   char *p = malloc(16 * MB);
-  if (!p) {
-    printf("FAIL: malloc(16 MiB) returned NULL\n");
-    return 1;
-  }
+  CHECK(p, "malloc(16 MiB) returned NULL");
+  if (!p) return check_result();
   memset(p, 1, 16 * MB);
   uintptr_t top1 = (uintptr_t)sbrk(0);
-  if (!((uintptr_t)p >= top0 && (uintptr_t)p + 16 * MB <= top1)) {
-    printf("FAIL: a 16 MiB block is not in the brk heap (%p, heap %#lx-%#lx)\n",
-           (void *)p, (unsigned long)top0, (unsigned long)top1);
-    ok = 0;
-  }
+  CHECK((uintptr_t)p >= top0 && (uintptr_t)p + 16 * MB <= top1,
+        "a 16 MiB block is not in the brk heap (%p, heap %#lx-%#lx)",
+        (void *)p, (unsigned long)top0, (unsigned long)top1);
   free(p);
   uintptr_t top2 = (uintptr_t)sbrk(0);
-  if (top2 < top1) {
-    printf("FAIL: freeing 16 MiB shrank the heap by %lu bytes\n",
-           (unsigned long)(top1 - top2));
-    ok = 0;
-  }
+  CHECK(top2 >= top1, "freeing 16 MiB shrank the heap by %lu bytes",
+        (unsigned long)(top1 - top2));
   int hg = heap_flag("hg");
-  if (hg != 0) {
-    printf("FAIL: the heap is %s\n",
-           hg < 0 ? "missing from smaps" : "advised for huge pages");
-    ok = 0;
-  }
-  if (!ok) return 1;
-  printf("heap: ok\n");
-  return 0;
+  CHECK(hg == 0, "the heap is %s",
+        hg < 0 ? "missing from smaps" : "advised for huge pages");
+  return check_result();
 }

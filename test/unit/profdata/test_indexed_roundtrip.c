@@ -1,46 +1,26 @@
 /* test_indexed_roundtrip.c - unit tests of the indexed writer and reader
- * (profdata/indexed.h) and their parts:
+ * (profdata/indexed/indexed.h) and their parts:
  *  - every (index version x memprof version x schema) writes, reads back and
  *    gives the same records, stacks, frames and schema MIB fields; the
  *    combinations LLVM cannot read are refused;
  *  - the symbolized section round-trips names, paths, lines, columns and
  *    discriminators, and shares path prefixes;
  *  - the v4 summary counts contexts with LLVM's cold rule;
- *  - radix encoder/decoder round-trip on random stacks with shared roots,
- *    and hostile radix arrays (jumps out, jump to jump, long lengths) fail;
  *  - every truncation at 8-byte boundaries, every single-byte corruption
  *    and random word overwrites of small files are either read or refused
  *    with a message, never a crash or hang;
- *  - index versions 8-13 are read, 7 and 14 and non-memprof files refused;
- *  - BLAKE3 (FrameId / CallStackId) matches known digests.
+ *  - index versions 8-13 are read, 7 and 14 and non-memprof files refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/blake3.h"
 #include "profdata/indexed/indexed.h"
 #include "profdata/instrprof/instrprof.h"
 #include "profdata/llvm/mib_schema.h"
-#include "profdata/llvm/radix.h"
 #include "profdata/indexed/symsec.h"
-
-static int failures;
-#define CHECK(c)                                                    \
-  do {                                                              \
-    if (!(c)) {                                                     \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                   \
-    }                                                               \
-  } while (0)
-
-static uint64_t rng = 88172645463325252ULL;
-static uint64_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
+#include "test/unit/check.h"
+#include "test/unit/rng.h"
 
 /* A profile with shared stack roots, inline frames, several sites per
  * record, call sites with callees, and symbol info on most frames. */
@@ -287,182 +267,6 @@ static void test_v4_summary(void) {
   mp_profile_free(p);
 }
 
-static void test_radix_random(void) {
-  for (int round = 0; round < 50; round++) {
-    size_t n = 1 + rnd() % 200, nf = 2 + rnd() % 30;
-    uint32_t *store = malloc(n * 20 * 4);
-    mp_radix_stack *st = malloc(n * sizeof *st);
-    uint64_t *count = calloc(nf, 8), *key = malloc(nf * 8);
-    for (size_t f = 0; f < nf; f++) key[f] = rnd();
-    size_t used = 0, k = 0;
-    for (size_t tries = 0; k < n && tries < 20 * n; tries++) {
-      uint32_t len = (uint32_t)(rnd() % 20);
-      uint32_t *s = store + used;
-      for (uint32_t i = 0; i < len; i++)
-        s[len - 1 - i] = (uint32_t)(i < 4 ? rnd() % (nf < 2 ? nf : 2) : rnd() % nf);
-      int dup = 0; /* the builder takes distinct stacks */
-      for (size_t j = 0; j < k && !dup; j++)
-        dup = st[j].len == len && !memcmp(st[j].frames, s, len * 4);
-      if (dup) continue;
-      for (uint32_t i = 0; i < len; i++) count[s[i]]++;
-      st[k++] = (mp_radix_stack){s, len};
-      used += len;
-    }
-    n = k;
-    uint32_t *arr, *pos = malloc(n * 4), out[32];
-    size_t na;
-    mp_radix_build(st, n, count, key, &arr, &na, pos);
-    CHECK(na <= used + 2 * n);
-    for (size_t i = 0; i < n; i++) {
-      mp_err err;
-      long l = mp_radix_decode((unsigned char *)arr, na, pos[i], nf, out, 32,
-                               &err);
-      CHECK(l == st[i].len);
-      if (l != st[i].len) { fprintf(stderr, "radix: %ld vs %u: %s\n", l, st[i].len, l < 0 ? err.msg : ""); break; }
-      CHECK(l < 0 || memcmp(out, st[i].frames, (size_t)l * 4) == 0);
-    }
-    free(arr);
-    free(pos);
-    free(store);
-    free(st);
-    free(count);
-    free(key);
-  }
-}
-
-/* Rank of each frame as the builder orders them: ascending count, then
- * key, then id. */
-static const uint64_t *g_cnt, *g_key;
-static int cmp_rank(const void *pa, const void *pb) {
-  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-  if (g_cnt[a] != g_cnt[b]) return g_cnt[a] < g_cnt[b] ? -1 : 1;
-  if (g_key[a] != g_key[b]) return g_key[a] < g_key[b] ? -1 : 1;
-  return a < b ? -1 : a > b;
-}
-
-/* Root-first comparison of two stacks by frame rank; a prefix first. */
-static int cmp_root_first(const mp_radix_stack *a, const mp_radix_stack *b,
-                          const uint32_t *rank) {
-  for (uint32_t d = 0; d < a->len && d < b->len; d++) {
-    uint32_t ra = rank[a->frames[a->len - 1 - d]],
-             rb = rank[b->frames[b->len - 1 - d]];
-    if (ra != rb) return ra < rb ? -1 : 1;
-  }
-  return a->len < b->len ? -1 : a->len > b->len;
-}
-
-/* Enough stacks for the builder to sort on two threads: one root chain
- * that nearly all share (a level dominated by one bucket), then eight
- * even branches (split between the threads), then tails that make every
- * stack distinct.  The array must hold the stacks in root-first rank
- * order (positions grow with it) and decode to each stack. */
-static void test_radix_parallel(void) {
-  enum { N = 20000, NF = 300 };
-  uint32_t *store = malloc((size_t)N * 32 * 4);
-  mp_radix_stack *st = malloc(N * sizeof *st);
-  uint64_t count[NF] = {0}, key[NF];
-  for (uint32_t f = 0; f < NF; f++) key[f] = rnd();
-  size_t used = 0;
-  for (uint32_t i = 0; i < N; i++) {
-    uint32_t root[32], len = 0;
-    if (i % 20) { /* the dominant chain, then a branch */
-      root[len++] = 1;
-      root[len++] = 2;
-      root[len++] = 10 + i % 8;
-    } else {
-      root[len++] = 20 + (uint32_t)(rnd() % 50);
-    }
-    uint32_t extra = (uint32_t)(rnd() % 12);
-    for (uint32_t k = 0; k < extra; k++) root[len++] = 100 + (uint32_t)(rnd() % 100);
-    root[len++] = 200 + i / NF % 100; /* i in two digits: all distinct */
-    root[len++] = i % NF;
-    uint32_t *s = store + used;
-    for (uint32_t d = 0; d < len; d++) s[len - 1 - d] = root[d]; /* leaf first */
-    for (uint32_t d = 0; d < len; d++) count[s[d]]++;
-    st[i] = (mp_radix_stack){s, len};
-    used += len;
-  }
-  uint32_t by[NF], rank[NF];
-  for (uint32_t f = 0; f < NF; f++) by[f] = f;
-  g_cnt = count;
-  g_key = key;
-  qsort(by, NF, 4, cmp_rank);
-  for (uint32_t r = 0; r < NF; r++) rank[by[r]] = r;
-  uint32_t *arr, *pos = malloc(N * 4), out[32];
-  size_t na;
-  mp_radix_build(st, N, count, key, &arr, &na, pos);
-  uint32_t *ord = malloc(N * 4);
-  for (uint32_t i = 0; i < N; i++) ord[i] = i;
-  int bad = 0; /* positions are distinct: shell-sort the stacks by them */
-  for (uint32_t gap = N / 2; gap > 0; gap /= 2)
-    for (uint32_t i = gap; i < N; i++)
-      for (uint32_t j = i; j >= gap && pos[ord[j - gap]] > pos[ord[j]]; j -= gap) {
-        uint32_t t = ord[j];
-        ord[j] = ord[j - gap];
-        ord[j - gap] = t;
-      }
-  for (uint32_t i = 1; i < N && !bad; i++)
-    if (cmp_root_first(&st[ord[i - 1]], &st[ord[i]], rank) >= 0) bad = 1;
-  CHECK(!bad);
-  for (uint32_t i = 0; i < N && !bad; i++) {
-    mp_err err;
-    long l = mp_radix_decode((unsigned char *)arr, na, pos[i], NF, out, 32, &err);
-    if (l != st[i].len || memcmp(out, st[i].frames, (size_t)l * 4)) bad = 1;
-  }
-  CHECK(!bad);
-  free(ord);
-  free(arr);
-  free(pos);
-  free(st);
-  free(store);
-}
-
-static void test_radix_worked_example(void) {
-  /* docs/indexed-format.md's radix example: the array llvm-profdata wrote for m.cc */
-  uint32_t a[16] = {1, (uint32_t)-4, 3, 0, 1, 3, 1, 1,
-                    1, (uint32_t)-4, 3, 0, 2, 4, 1, 2};
-  uint32_t out[8];
-  mp_err err;
-  CHECK(mp_radix_decode((unsigned char *)a, 16, 2, 5, out, 8, &err) == 3);
-  CHECK(out[0] == 0 && out[1] == 1 && out[2] == 3);
-  CHECK(mp_radix_decode((unsigned char *)a, 16, 0, 5, out, 8, &err) == 1);
-  CHECK(out[0] == 3);
-  CHECK(mp_radix_decode((unsigned char *)a, 16, 8, 5, out, 8, &err) == 1);
-  CHECK(out[0] == 4);
-  /* the builder reproduces the same array from the same input */
-  uint32_t s0[] = {3}, s2[] = {0, 1, 3}, s6[] = {1}, s8[] = {4},
-           s10[] = {0, 2, 4}, s14[] = {2};
-  mp_radix_stack st[] = {{s0, 1}, {s2, 3}, {s6, 1}, {s8, 1}, {s10, 3},
-                         {s14, 1}};
-  /* all frames occur twice; FrameId order as in that file (consistent
-   * with its frame array: F1 < F2, F3 < F4) */
-  uint64_t count[5] = {2, 2, 2, 2, 2}, key[5] = {4, 1, 3, 0, 2};
-  uint32_t *arr, pos[6];
-  size_t n;
-  mp_radix_build(st, 6, count, key, &arr, &n, pos);
-  CHECK(n == 16 && memcmp(arr, a, sizeof a) == 0);
-  CHECK(pos[0] == 0 && pos[1] == 2 && pos[2] == 6 && pos[3] == 8 &&
-        pos[4] == 10 && pos[5] == 14);
-  free(arr);
-}
-
-static void test_radix_hostile(void) {
-  mp_err err;
-  uint32_t out[8];
-  uint32_t jump_out[] = {2, 0, (uint32_t)-100};
-  CHECK(mp_radix_decode((unsigned char *)jump_out, 3, 0, 5, out, 8, &err) < 0);
-  uint32_t jump_jump[] = {2, (uint32_t)-1, (uint32_t)-1, 0, 0};
-  CHECK(mp_radix_decode((unsigned char *)jump_jump, 5, 0, 5, out, 8, &err) < 0);
-  uint32_t int_min[] = {1, 0x80000000u, 0};
-  CHECK(mp_radix_decode((unsigned char *)int_min, 3, 0, 5, out, 8, &err) < 0);
-  uint32_t too_long[] = {0xffffffffu, 0, 0};
-  CHECK(mp_radix_decode((unsigned char *)too_long, 3, 0, 5, out, 8, &err) < 0);
-  uint32_t bad_frame[] = {1, 9};
-  CHECK(mp_radix_decode((unsigned char *)bad_frame, 2, 0, 5, out, 8, &err) < 0);
-  CHECK(strstr(err.msg, "frame id 9") != NULL);
-  CHECK(mp_radix_decode((unsigned char *)bad_frame, 2, 7, 5, out, 8, &err) < 0);
-}
-
 /* Every truncation and every single-byte change either reads or fails
  * with a message. */
 static void test_corruption(void) {
@@ -546,37 +350,11 @@ static void test_header_versions(void) {
   mp_profile_free(p);
 }
 
-/* Digests llvm-profdata-22 gave and the BLAKE3 test vectors (input byte i
- * is i % 251), first 8 bytes as LE u64. */
-static void test_blake3(void) {
-  unsigned char f[17] = {0x52, 0x15, 0x23, 0xc8, 0x44, 0x16, 0x14, 0x41,
-                         0, 0, 0, 0, 53, 0, 0, 0, 1};
-  CHECK(mp_blake3_u64(f, 17) == 0xaaad5c248e7696a7ULL);
-  uint64_t ids[2] = {0xaaad5c248e7696a7ULL, 0xbe65ef00ffd80277ULL};
-  CHECK(mp_blake3_u64(ids, 16) == 0x386c02837ab2ea66ULL);
-  static unsigned char v[2049];
-  for (size_t i = 0; i < sizeof v; i++) v[i] = (unsigned char)(i % 251);
-  CHECK(mp_blake3_u64(v, 0) == 0xa6a1f9f5b94913afULL);
-  CHECK(mp_blake3_u64(v, 1024) == 0x06a495f039472142ULL);
-  CHECK(mp_blake3_u64(v, 1025) == 0xb327eb47ae7802d0ULL);
-  CHECK(mp_blake3_u64(v, 2049) == 0x825f7a0df4724d5fULL);
-}
-
 int main(void) {
-  test_blake3();
   test_roundtrip_matrix();
   test_symsec_prefix_sharing();
   test_v4_summary();
-  test_radix_random();
-  test_radix_parallel();
-  test_radix_worked_example();
-  test_radix_hostile();
   test_corruption();
   test_header_versions();
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("ok\n");
-  return 0;
+  return check_result();
 }

@@ -1,15 +1,15 @@
 /* test_report_timeline.c - timelines joined to a report's contexts
- * (profdata/report_timeline.c), on a profile and timelines built in memory:
- * two stack ids of one context are summed, an id whose stack has no
+ * (profdata/report/report_timeline.c), on a profile and timelines built in
+ * memory: two stack ids of one context are summed, an id whose stack has no
  * symbolizable frame goes under RPT_TIMELINE_NO_FRAMES (and the text names it),
  * lists come largest first, live at exit sums over processes while each
  * keeps its peak, the graph's contexts rank by their most live bytes at a
- * census, and a timeline naming an id the raw profile lacks is refused
- * with the id in the message and the report left as it was. */
+ * census, and a timeline naming an id the raw profile lacks is refused with
+ * the id in the message and the report left as it was. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/raw/raw.h"
 #include "profdata/report/report.h"
 

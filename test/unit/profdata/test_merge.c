@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "common/helper.h"
 #include "common/io.h"
 #include "profdata/indexed/indexed.h"

@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "test/unit/check.h"
+#include "test/unit/rng.h"
 #include "rt_size_class.h"
 
 static void test_table(void) {
@@ -33,19 +34,12 @@ static void test_smallest_class(void) {
   CHECK(rt_class_for(0) == 0, "size 0");
 }
 
-static uint64_t rng = 88172645463325252ULL;
-static uint64_t next(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
-}
 
 static void test_reciprocals(void) {
   for (int c = 0; c < NCLASS; c++) {
     uint64_t size = class_size[c];
     for (int i = 0; i < 20000; i++) {
-      uint64_t off = i < 3 ? (uint64_t)UINT32_MAX - (uint64_t)i : next() >> 32;
+      uint64_t off = i < 3 ? (uint64_t)UINT32_MAX - (uint64_t)i : rnd() >> 32;
       if (i % 2) off = off / size * size - (i % 4 == 1); /* at and below a slot edge */
       uint64_t q = (uint64_t)(((unsigned __int128)off * class_recip[c]) >> 64);
       if (q != off / size) {

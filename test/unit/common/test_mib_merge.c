@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "include/internal/mib_merge.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ULL;

@@ -1,15 +1,15 @@
 /* test_model_sites.c - alloc sites and the index tables of the in-memory
- * profile (profdata/model.c): sites added to several records, interleaved,
- * are found again in insertion order through every segment boundary
- * (4, 12, 28, ... sites) with their own MIBs; a site never moves once
- * added; adding the same (record, stack) again merges into it, by index
+ * profile (profdata/model/model.c): sites added to several records,
+ * interleaved, are found again in insertion order through every segment
+ * boundary (4, 12, 28, ... sites) with their own MIBs; a site never moves
+ * once added; adding the same (record, stack) again merges into it, by index
  * and by mp_merge_alloc_at; records, stacks and frames are found again
  * through tables that grew many times; the context count counts a stack
  * shared by two records once. */
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/model/model.h"
 
 enum { RECORDS = 3, SITES = 5000 };

@@ -1,4 +1,5 @@
-/* test_yaml_io.c - the memprof YAML reader and writer (profdata/yaml_*.c).
+/* test_yaml_io.c - the memprof YAML reader and writer
+ * (profdata/yaml/yaml_*.c).
  *
  * Without arguments: unit checks of LLVM's scalar rules, of the profile read
  * from a YAML text, of the exact text written (golden output of
@@ -18,18 +19,7 @@
 #include "profdata/model/model.h"
 #include "profdata/yaml/yaml_io.h"
 #include "profdata/yaml/yaml_scalar.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                        \
-  do {                                          \
-    if (!(cond)) {                              \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                      \
-      printf("\n");                             \
-      failures++;                               \
-    }                                           \
-  } while (0)
+#include "test/unit/check.h"
 
 /* ---- driver mode ---------------------------------------------------------- */
 
@@ -485,10 +475,5 @@ int main(int argc, char **argv) {
   test_write_empty();
   test_round_trip();
   test_errors();
-  if (failures) {
-    printf("%d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_yaml_io: all passed\n");
-  return 0;
+  return check_result();
 }

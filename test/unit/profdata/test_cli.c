@@ -5,16 +5,7 @@
 #include <string.h>
 
 #include "profdata/tool/cli.h"
-
-static int failures;
-
-#define CHECK(cond)                                              \
-  do {                                                           \
-    if (!(cond)) {                                               \
-      printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-      failures++;                                                \
-    }                                                            \
-  } while (0)
+#include "test/unit/check.h"
 
 static int parse(cli_opts *o, mp_err *e, int argc, const char **argv) {
   return cli_parse(argc, (char **)argv, o, e);
@@ -24,11 +15,9 @@ static int parse(cli_opts *o, mp_err *e, int argc, const char **argv) {
         (const char *[]){__VA_ARGS__})
 
 static void expect_error(const char *want, int rc, const mp_err *e) {
-  if (rc != -1 || !strstr(e->msg, want)) {
-    printf("FAIL: want error containing \"%s\", got rc %d \"%s\"\n", want, rc,
-           rc ? e->msg : "");
-    failures++;
-  }
+  CHECK(rc == -1 && strstr(e->msg, want),
+        "want error containing \"%s\", got rc %d \"%s\"", want, rc,
+        rc ? e->msg : "");
 }
 
 /* llvm-profdata's instrumentation options: weighted inputs come after the
@@ -192,7 +181,5 @@ int main(void) {
   expect_error("unknown command 'mrge'", PARSE(&o, &e, "p", "mrge", "a"), &e);
   cli_free(&o);
 
-  if (failures) return 1;
-  printf("test_cli: all passed\n");
-  return 0;
+  return check_result();
 }

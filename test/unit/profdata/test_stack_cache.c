@@ -1,14 +1,15 @@
-/* test_stack_cache.c - the raw reader's stack cache (profdata/stack_cache.c):
- * every inserted key (length and two hashes) is found again with its own
- * model stack and alloc site GUIDs, through several chunks of entries and
- * rehashes, also when many keys share their first hash (or only its tag);
- * keys differing in either hash or in length are told apart; absent keys
- * are not found; refs and GUIDs of an entry do not overlap; entries never
- * move; an entry larger than a chunk gets one of its own. */
+/* test_stack_cache.c - the raw reader's stack cache
+ * (profdata/raw/stack_cache.c): every inserted key (length and two hashes)
+ * is found again with its own model stack and alloc site GUIDs, through
+ * several chunks of entries and rehashes, also when many keys share their
+ * first hash (or only its tag); keys differing in either hash or in length
+ * are told apart; absent keys are not found; refs and GUIDs of an entry do
+ * not overlap; entries never move; an entry larger than a chunk gets one of
+ * its own. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/raw/stack_cache.h"
 
 

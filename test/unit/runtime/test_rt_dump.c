@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "profdata/model/model.h"
 #include "profdata/raw/raw.h"
 #include "profdata/raw/raw_internal.h"

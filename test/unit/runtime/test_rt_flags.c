@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "test/unit/check.h"
 #include "rt_flags_stubs.h"
 
 static rt_flags_t defaults;
