@@ -10,19 +10,19 @@
 /* The name clang gives by default: a program that was not built with
  * -fmemory-profile (the runtime preloaded) writes a file too, not a binary
  * profile on its stderr. */
-MP_EXPORT __attribute__((weak)) char __memprof_profile_filename[] = "memprof.profraw";
-MP_EXPORT __attribute__((weak)) char __memprof_histogram = 0;
-MP_EXPORT __attribute__((weak)) char __memprof_default_options_str[1] = "";
+RT_EXPORT __attribute__((weak)) char __memprof_profile_filename[] = "memprof.profraw";
+RT_EXPORT __attribute__((weak)) char __memprof_histogram = 0;
+RT_EXPORT __attribute__((weak)) char __memprof_default_options_str[1] = "";
 
 #define B __memprof_shadow_memory_dynamic_address
 
 static inline void inc_default(uintptr_t a) {
-  if (MP_LIKELY(B))
+  if (RT_LIKELY(B))
     *(uint64_t *)(((a & ~(uintptr_t)63) >> 3) + B) += 1;
 }
 
 static inline void inc_hist(uintptr_t a) {
-  if (MP_LIKELY(B)) {
+  if (RT_LIKELY(B)) {
     unsigned char *c = (unsigned char *)((a >> 3) + B);
     if (*c != 255)
       (*c)++;
@@ -30,20 +30,20 @@ static inline void inc_hist(uintptr_t a) {
 }
 
 /* ---- access callbacks -------------------------------------------------- */
-MP_EXPORT void __memprof_load(uintptr_t a) { inc_default(a); }
-MP_EXPORT void __memprof_store(uintptr_t a) { inc_default(a); }
-MP_EXPORT void __memprof_hist_load(uintptr_t a) { inc_hist(a); }
-MP_EXPORT void __memprof_hist_store(uintptr_t a) { inc_hist(a); }
-MP_EXPORT void __memprof_record_access(const volatile void *p) {
+RT_EXPORT void __memprof_load(uintptr_t a) { inc_default(a); }
+RT_EXPORT void __memprof_store(uintptr_t a) { inc_default(a); }
+RT_EXPORT void __memprof_hist_load(uintptr_t a) { inc_hist(a); }
+RT_EXPORT void __memprof_hist_store(uintptr_t a) { inc_hist(a); }
+RT_EXPORT void __memprof_record_access(const volatile void *p) {
   inc_default((uintptr_t)p);
 }
-MP_EXPORT void __memprof_record_access_hist(const volatile void *p) {
+RT_EXPORT void __memprof_record_access_hist(const volatile void *p) {
   inc_hist((uintptr_t)p);
 }
-MP_EXPORT void __memprof_record_access_range(const volatile void *p, size_t n) {
-  mp_record_range(p, n);
+RT_EXPORT void __memprof_record_access_range(const volatile void *p, size_t n) {
+  rt_record_range(p, n);
 }
-MP_EXPORT void __memprof_record_access_range_hist(const volatile void *p,
+RT_EXPORT void __memprof_record_access_range_hist(const volatile void *p,
                                                   size_t n) {
   uintptr_t a = (uintptr_t)p, end = a + n;
   for (; a < end; a += 8)
@@ -62,57 +62,57 @@ static inline void record_one(const volatile void *p) {
     inc_default((uintptr_t)p);
 }
 
-MP_EXPORT uint16_t __sanitizer_unaligned_load16(const void *p) {
+RT_EXPORT uint16_t __sanitizer_unaligned_load16(const void *p) {
   record_one(p);
   return ((const u16p *)p)->v;
 }
-MP_EXPORT uint32_t __sanitizer_unaligned_load32(const void *p) {
+RT_EXPORT uint32_t __sanitizer_unaligned_load32(const void *p) {
   record_one(p);
   return ((const u32p *)p)->v;
 }
-MP_EXPORT uint64_t __sanitizer_unaligned_load64(const void *p) {
+RT_EXPORT uint64_t __sanitizer_unaligned_load64(const void *p) {
   record_one(p);
   return ((const u64p *)p)->v;
 }
-MP_EXPORT void __sanitizer_unaligned_store16(void *p, uint16_t x) {
+RT_EXPORT void __sanitizer_unaligned_store16(void *p, uint16_t x) {
   record_one(p);
   ((u16p *)p)->v = x;
 }
-MP_EXPORT void __sanitizer_unaligned_store32(void *p, uint32_t x) {
+RT_EXPORT void __sanitizer_unaligned_store32(void *p, uint32_t x) {
   record_one(p);
   ((u32p *)p)->v = x;
 }
-MP_EXPORT void __sanitizer_unaligned_store64(void *p, uint64_t x) {
+RT_EXPORT void __sanitizer_unaligned_store64(void *p, uint64_t x) {
   record_one(p);
   ((u64p *)p)->v = x;
 }
 
 /* ---- profile control ----------------------------------------------------- */
-MP_EXPORT __attribute__((weak)) const char *__memprof_default_options(void) {
+RT_EXPORT __attribute__((weak)) const char *__memprof_default_options(void) {
   return __memprof_default_options_str;
 }
 
-MP_EXPORT int __memprof_profile_dump(void) {
+RT_EXPORT int __memprof_profile_dump(void) {
   rt_dump(0);
   return 0;
 }
 
-MP_EXPORT void __memprof_profile_reset(void) { rt_output_reset(); }
+RT_EXPORT void __memprof_profile_reset(void) { rt_output_reset(); }
 
-MP_EXPORT void __memprof_print_accumulated_stats(void) { rt_print_stats(); }
+RT_EXPORT void __memprof_print_accumulated_stats(void) { rt_print_stats(); }
 
 /* ---- sanitizer allocator interface ---------------------------------------- */
-MP_EXPORT size_t __sanitizer_get_estimated_allocated_size(size_t n) { return n; }
-MP_EXPORT int __sanitizer_get_ownership(const volatile void *p) {
+RT_EXPORT size_t __sanitizer_get_estimated_allocated_size(size_t n) { return n; }
+RT_EXPORT int __sanitizer_get_ownership(const volatile void *p) {
   return rt_heap_owns((const void *)p);
 }
-MP_EXPORT size_t __sanitizer_get_allocated_size(const volatile void *p) {
-  return mp_usable_size((const void *)p);
+RT_EXPORT size_t __sanitizer_get_allocated_size(const volatile void *p) {
+  return rt_usable_size((const void *)p);
 }
-MP_EXPORT size_t __sanitizer_get_allocated_size_fast(const volatile void *p) {
-  return mp_usable_size((const void *)p);
+RT_EXPORT size_t __sanitizer_get_allocated_size_fast(const volatile void *p) {
+  return rt_usable_size((const void *)p);
 }
-MP_EXPORT const void *__sanitizer_get_allocated_begin(const void *p) {
+RT_EXPORT const void *__sanitizer_get_allocated_begin(const void *p) {
   return rt_heap_block_begin(p);
 }
 
@@ -121,20 +121,20 @@ static rt_heap_stats stats_now(void) {
   rt_heap_get_stats(&s);
   return s;
 }
-MP_EXPORT size_t __sanitizer_get_current_allocated_bytes(void) {
+RT_EXPORT size_t __sanitizer_get_current_allocated_bytes(void) {
   return stats_now().bytes_live;
 }
-MP_EXPORT size_t __sanitizer_get_heap_size(void) {
+RT_EXPORT size_t __sanitizer_get_heap_size(void) {
   rt_heap_stats s = stats_now();
   return s.heap_mapped + s.large_mapped;
 }
-MP_EXPORT size_t __sanitizer_get_free_bytes(void) {
+RT_EXPORT size_t __sanitizer_get_free_bytes(void) {
   rt_heap_stats s = stats_now();
   uint64_t total = s.heap_mapped + s.large_mapped;
   return total > s.bytes_live ? total - s.bytes_live : 0;
 }
-MP_EXPORT size_t __sanitizer_get_unmapped_bytes(void) { return 0; }
-MP_EXPORT void __sanitizer_purge_allocator(void) {}
+RT_EXPORT size_t __sanitizer_get_unmapped_bytes(void) { return 0; }
+RT_EXPORT void __sanitizer_purge_allocator(void) {}
 
 /* Weak hooks the program may define, plus up to 5 installed pairs.  Our
  * own definitions are aliases of empty functions: init compares them with
@@ -145,9 +145,9 @@ static void no_malloc_hook(const volatile void *p, size_t n) {
   (void)n;
 }
 static void no_free_hook(const volatile void *p) { (void)p; }
-MP_EXPORT __attribute__((weak, alias("no_malloc_hook"))) void
+RT_EXPORT __attribute__((weak, alias("no_malloc_hook"))) void
 __sanitizer_malloc_hook(const volatile void *p, size_t n);
-MP_EXPORT __attribute__((weak, alias("no_free_hook"))) void
+RT_EXPORT __attribute__((weak, alias("no_free_hook"))) void
 __sanitizer_free_hook(const volatile void *p);
 
 typedef void (*malloc_hook_fn)(const volatile void *, size_t);
@@ -159,7 +159,7 @@ static struct {
 } hooks[MAX_HOOKS];
 static int nhooks;
 
-MP_EXPORT int __sanitizer_install_malloc_and_free_hooks(malloc_hook_fn m,
+RT_EXPORT int __sanitizer_install_malloc_and_free_hooks(malloc_hook_fn m,
                                                         free_hook_fn f) {
   int i = __atomic_load_n(&nhooks, __ATOMIC_ACQUIRE);
   if (i >= MAX_HOOKS)
@@ -194,13 +194,13 @@ void rt_run_free_hooks(const void *p) {
 }
 
 /* ---- report path ----------------------------------------------------------- */
-MP_EXPORT void __sanitizer_set_report_path(const char *path) {
+RT_EXPORT void __sanitizer_set_report_path(const char *path) {
   rt_flags_set_log_path(path);
 }
-MP_EXPORT const char *__sanitizer_get_report_path(void) { return rt_output_path(); }
+RT_EXPORT const char *__sanitizer_get_report_path(void) { return rt_output_path(); }
 
-MP_EXPORT __attribute__((noinline)) void __sanitizer_print_stack_trace(void) {
-  uint32_t id = rt_stack_capture(MP_CALLER());
+RT_EXPORT __attribute__((noinline)) void __sanitizer_print_stack_trace(void) {
+  uint32_t id = rt_stack_capture(RT_CALLER());
   uintptr_t pcs[RT_MAX_STACK];
   uint32_t k = rt_stack_get(id, pcs);
   for (uint32_t i = 0; i < k; i++)

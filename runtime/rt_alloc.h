@@ -1,23 +1,23 @@
 /* rt_alloc.h - the allocation core as the API's files (rt_malloc.c,
- * rt_new_delete.c) call it: mp_alloc and mp_free.
+ * rt_new_delete.c) call it: rt_alloc and rt_free.
  *
  * With sampling and unsampled_to_libc (rt_heap_libc.c) a block that is not
  * recorded is the C library's, and the path to it is inline here: such a
  * call costs the entry point, the sampling countdown or a range check, and
  * the C library's own call.  Everything else is rt_heap.c's.
  *
- * mp_alloc: `size` bytes aligned to `align` (a power of two; 0 means the
+ * rt_alloc: `size` bytes aligned to `align` (a power of two; 0 means the
  * default 16), the shadow cells of a recorded block cleared; zeroed if
  * `zero`.  Returns NULL when the memory cannot be had; it never sets errno
  * and never reports: the caller applies the API's semantics.
  *
- * mp_free: records the block's MIB (if it was recorded) and releases it.
+ * rt_free: records the block's MIB (if it was recorded) and releases it.
  * NULL, foreign pointers, interior pointers and double frees of our
  * blocks are ignored; with unsampled_to_libc a pointer that is not ours
  * goes to the C library's free.
  *
- * The core runs the sanitizer hooks itself: mp_alloc calls the malloc
- * hooks after allocating, mp_free calls the free hooks before recording
+ * The core runs the sanitizer hooks itself: rt_alloc calls the malloc
+ * hooks after allocating, rt_free calls the free hooks before recording
  * (so entry points must not call them again). */
 #ifndef MEMPROF_RT_ALLOC_H
 #define MEMPROF_RT_ALLOC_H
@@ -35,7 +35,7 @@ typedef struct libc_heap_fns {
   void *(*memalign)(size_t, size_t);
   size_t (*usable)(void *);
 } libc_heap_fns;
-MP_HIDDEN extern libc_heap_fns libc_heap;
+RT_HIDDEN extern libc_heap_fns libc_heap;
 /* The C library's tuning and inspection calls (NULL where it has none):
  * mallopt and malloc_trim act on its heap, mallinfo reads it. */
 struct mallinfo;
@@ -46,11 +46,11 @@ typedef struct libc_tune_fns {
   struct mallinfo (*mallinfo)(void);
   struct mallinfo2 (*mallinfo2)(void);
 } libc_tune_fns;
-MP_HIDDEN extern libc_tune_fns libc_tune;
+RT_HIDDEN extern libc_tune_fns libc_tune;
 /* Set once libc_heap is filled in, and the heap and the core are up. */
-MP_HIDDEN extern int libc_heap_on;
+RT_HIDDEN extern int libc_heap_on;
 /* The heap's reservation (rt_heap_layout.c): class blocks lie inside. */
-MP_HIDDEN extern uintptr_t heap_base, heap_end;
+RT_HIDDEN extern uintptr_t heap_base, heap_end;
 static inline int in_heap(uintptr_t p) { return p >= heap_base && p < heap_end; }
 
 static inline int libc_heap_serves(void) {
@@ -66,9 +66,9 @@ typedef struct libc_thread {
   int busy;
   uint32_t n_deferred; /* frees waiting (rt_heap_libc.c) */
 } libc_thread;
-MP_HIDDEN extern __thread libc_thread libc_tls __attribute__((tls_model("initial-exec")));
-MP_HIDDEN void libc_defer_free(void *p);
-MP_HIDDEN void libc_drain_deferred(void);
+RT_HIDDEN extern __thread libc_thread libc_tls __attribute__((tls_model("initial-exec")));
+RT_HIDDEN void libc_defer_free(void *p);
+RT_HIDDEN void libc_drain_deferred(void);
 
 static inline void libc_enter(void) {
   libc_tls.busy = 1;
@@ -78,13 +78,13 @@ static inline void libc_enter(void) {
 static inline void libc_leave(void) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   libc_tls.busy = 0;
-  if (MP_UNLIKELY(__atomic_load_n(&libc_tls.n_deferred, __ATOMIC_ACQUIRE)))
+  if (RT_UNLIKELY(__atomic_load_n(&libc_tls.n_deferred, __ATOMIC_ACQUIRE)))
     libc_drain_deferred();
 }
 
 /* The C library's free of p, or later if this thread is inside it. */
 static inline void libc_free(void *p) {
-  if (MP_UNLIKELY(libc_tls.busy)) {
+  if (RT_UNLIKELY(libc_tls.busy)) {
     libc_defer_free(p);
     return;
   }
@@ -95,20 +95,20 @@ static inline void libc_free(void *p) {
 
 /* ---- the profiler's heap (rt_heap.c) ----------------------------------- */
 
-/* mp_alloc but for the C library's blocks: a recorded block, or any block
+/* rt_alloc but for the C library's blocks: a recorded block, or any block
  * while the C library serves none. */
-MP_HIDDEN void *mp_alloc_own(size_t size, size_t align, int zero, mp_caller c);
+RT_HIDDEN void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller c);
 /* A recorded block, the sampling draw made (the C library serves). */
-MP_HIDDEN void *mp_alloc_recorded(size_t size, size_t align, int zero, mp_caller c);
-/* mp_free of a block of ours, of nothing, or of a C-library block that
+RT_HIDDEN void *rt_alloc_recorded(size_t size, size_t align, int zero, rt_caller c);
+/* rt_free of a block of ours, of nothing, or of a C-library block that
  * starts on a page (looked up among our large blocks first). */
-MP_HIDDEN void mp_free_own(void *p);
+RT_HIDDEN void rt_free_own(void *p);
 
-static inline void *mp_alloc(size_t size, size_t align, int zero, mp_caller c) {
-  if (MP_LIKELY(libc_heap_serves()) && !libc_tls.busy && size <= MP_MAX_ALLOC_SIZE &&
+static inline void *rt_alloc(size_t size, size_t align, int zero, rt_caller c) {
+  if (RT_LIKELY(libc_heap_serves()) && !libc_tls.busy && size <= RT_MAX_ALLOC_SIZE &&
       !(align & (align - 1))) {
-    if (MP_UNLIKELY(rt_sample_take(size)))
-      return mp_alloc_recorded(size, align ? align : 16, zero, c);
+    if (RT_UNLIKELY(rt_sample_take(size)))
+      return rt_alloc_recorded(size, align ? align : 16, zero, c);
     libc_enter();
     /* the C library aligns to 16 */
     void *p = align > 16 ? libc_heap.memalign(align, size)
@@ -119,27 +119,27 @@ static inline void *mp_alloc(size_t size, size_t align, int zero, mp_caller c) {
       rt_malloc_hooks(p, size);
     return p;
   }
-  return mp_alloc_own(size, align, zero, c);
+  return rt_alloc_own(size, align, zero, c);
 }
 
-static inline void mp_free(void *ptr) {
+static inline void rt_free(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   /* Outside the reservation and not on a page (where our large blocks
    * start): the C library's. */
-  if (MP_LIKELY(libc_heap_serves()) && !in_heap(p) && (p & (RT_PAGE - 1))) {
+  if (RT_LIKELY(libc_heap_serves()) && !in_heap(p) && (p & (RT_PAGE - 1))) {
     rt_free_hooks(ptr);
     libc_free(ptr);
     return;
   }
-  mp_free_own(ptr);
+  rt_free_own(ptr);
 }
 
 /* With unsampled_to_libc: 1 if p is a block the C library serves. */
-MP_HIDDEN int mp_is_libc_block(const void *p);
+RT_HIDDEN int rt_is_libc_block(const void *p);
 /* realloc of such a block to n > 0 bytes: the C library's realloc (in
  * place when it can) when the new block is not sampled, else a recorded
  * block of ours with the bytes copied and the old one freed; NULL leaves
  * the old block valid. */
-MP_HIDDEN void *mp_realloc_libc(void *old, size_t n, mp_caller c);
+RT_HIDDEN void *rt_realloc_libc(void *old, size_t n, rt_caller c);
 
 #endif

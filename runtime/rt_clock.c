@@ -197,7 +197,7 @@ static uint32_t read_ms(int64_t e, uint64_t *t, uint64_t *left) {
   *left = 0;
   if (!*t)
     *t = rt_rdtsc();
-  if (MP_LIKELY(a->span) && MP_LIKELY((d = *t - a->tsc) < a->span)) {
+  if (RT_LIKELY(a->span) && RT_LIKELY((d = *t - a->tsc) < a->span)) {
     int64_t ns = a->ns + (int64_t)((d * a->mult) >> 32);
     uint32_t ms = ms_of(ns);
     *left = ticks_left_in_ms(a, d, ns, ms);
@@ -299,7 +299,7 @@ void rt_cpu_init(void) {
 }
 
 uint32_t rt_cpu_slow(void) {
-  if (!mp_inited)
+  if (!rt_inited)
     return 0xFFFFFFFFu;
   return (uint32_t)sched_getcpu();
 }

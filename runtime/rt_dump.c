@@ -266,7 +266,7 @@ static int lock_for_dump(int from_signal) {
 }
 
 int rt_dump(int from_signal) {
-  if (!mp_inited)
+  if (!rt_inited)
     return -1;
   size_t seg_cap = MAX_SEGS * sizeof(mp_raw_segment);
   seg_list segs = {rt_mmap_anon(seg_cap, 0), 0, 0};
@@ -292,7 +292,7 @@ int rt_dump(int from_signal) {
       r = write_raw(&segs);
     rt_mib_clear();
     rt_mib_unlock_all();
-    if (r == 0 && rt_tl_on)
+    if (r == 0 && rt_timeline_on)
       write_timeline();
     if (rt_flags.print_text)
       r = write_text(&text); /* dump_mu still orders whole profiles */
@@ -304,15 +304,15 @@ int rt_dump(int from_signal) {
 }
 
 /* modules_mu and dump_mu are never held together: any order works. */
-MP_HIDDEN void rt_dump_fork_prepare(void) {
+RT_HIDDEN void rt_dump_fork_prepare(void) {
   rt_mutex_lock(&modules_mu);
   rt_mutex_lock(&dump_mu);
 }
-MP_HIDDEN void rt_dump_fork_parent(void) {
+RT_HIDDEN void rt_dump_fork_parent(void) {
   rt_mutex_unlock(&dump_mu);
   rt_mutex_unlock(&modules_mu);
 }
-MP_HIDDEN void rt_dump_fork_child(void) {
+RT_HIDDEN void rt_dump_fork_child(void) {
   rt_mutex_reset(&dump_mu);
   rt_mutex_reset(&modules_mu);
 }

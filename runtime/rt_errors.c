@@ -24,7 +24,7 @@ static void write_buf(rt_buf *b) {
   b->len = 0;
 }
 
-void mp_die_alloc(mp_caller c, const char *kind, int hint, const char *fmt, ...) {
+void rt_die_alloc(rt_caller c, const char *kind, int hint, const char *fmt, ...) {
   static int dying;
   if (__atomic_exchange_n(&dying, 1, __ATOMIC_ACQ_REL))
     for (;;) /* another thread reports: it ends the process */
@@ -66,16 +66,16 @@ void mp_die_alloc(mp_caller c, const char *kind, int hint, const char *fmt, ...)
   __builtin_unreachable();
 }
 
-int mp_may_return_null(void) { return rt_flags.allocator_may_return_null; }
+int rt_may_return_null(void) { return rt_flags.allocator_may_return_null; }
 
-void mp_alloc_failed(size_t n, mp_caller c) {
+void rt_alloc_failed(size_t n, rt_caller c) {
   if (rt_flags.allocator_may_return_null)
     return;
-  if (n > MP_MAX_ALLOC_SIZE)
-    mp_die_alloc(c, "allocation-size-too-big", 1,
+  if (n > RT_MAX_ALLOC_SIZE)
+    rt_die_alloc(c, "allocation-size-too-big", 1,
                  "requested allocation size 0x%lx exceeds maximum supported size of 0x%lx",
-                 (unsigned long)n, (unsigned long)MP_MAX_ALLOC_SIZE);
-  mp_die_alloc(c, "out-of-memory", 1,
+                 (unsigned long)n, (unsigned long)RT_MAX_ALLOC_SIZE);
+  rt_die_alloc(c, "out-of-memory", 1,
                "out of memory: allocator is trying to allocate 0x%lx bytes",
                (unsigned long)n);
 }

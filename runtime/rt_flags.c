@@ -14,7 +14,7 @@ rt_flags_t rt_flags = {
 #undef RT_FLAG
 };
 
-MP_EXPORT const char *__memprof_default_options(void);
+RT_EXPORT const char *__memprof_default_options(void);
 
 enum kind { BOOL, INT, STR };
 typedef struct flag_desc {

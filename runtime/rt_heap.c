@@ -1,5 +1,5 @@
-/* rt_heap.c - the allocator's core API: mp_alloc, mp_free,
- * mp_usable_size, live-block enumeration, fork handling and allocator
+/* rt_heap.c - the allocator's core API: rt_alloc, rt_free,
+ * rt_usable_size, live-block enumeration, fork handling and allocator
  * statistics, over the size-class heap (rt_heap_priv.h has its design and
  * the files it is split into) and rt_large.c's blocks.
  *
@@ -77,12 +77,12 @@ static inline uintptr_t class_block(int c, uint32_t s, size_t size, size_t align
 /* A block that is recorded: its stack, time and cpu, its metadata and its
  * shadow cleared.  Out of line, so that the unsampled path keeps a small
  * frame (the captured stack is 3 KiB). */
-__attribute__((noinline)) void *mp_alloc_recorded(size_t size, size_t align, int zero,
-                                                  mp_caller caller) {
+__attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int zero,
+                                                  rt_caller caller) {
   rt_captured cap;
   cap.n = 0;
   uint64_t stamp = rt_stamp(); /* read while the stack is walked */
-  if (mp_inited)
+  if (rt_inited)
     rt_stack_unwind(caller, &cap);
   uint32_t ts = rt_stamp_ms(stamp);
   uint32_t cpu = rt_cpu();
@@ -108,15 +108,15 @@ __attribute__((noinline)) void *mp_alloc_recorded(size_t size, size_t align, int
       return NULL;
   }
   count_event(0, size);
-  rt_tl_count(0, size, ref, stamp, ts);
+  rt_timeline_count(0, size, ref, stamp, ts);
   rt_malloc_hooks((void *)p, size);
   return (void *)p;
 }
 
-void *mp_alloc_own(size_t size, size_t align, int zero, mp_caller caller) {
+void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
   heap_ensure();
-  if (MP_UNLIKELY(!mp_inited))
-    mp_init_core();
+  if (RT_UNLIKELY(!rt_inited))
+    rt_init_core();
   if (align == 0)
     align = 16;
   if (size > MAX_USER_SIZE || (align & (align - 1)))
@@ -127,13 +127,13 @@ void *mp_alloc_own(size_t size, size_t align, int zero, mp_caller caller) {
    * The check is here rather than in the thread cache's refill branch: the
    * stack walk must be decided before the slot is taken.  Such blocks
    * exist only with sampling on, hence with the timeline off (rt_sample.c):
-   * they skip rt_tl_count. */
+   * they skip rt_timeline_count. */
   if (rt_sample_take(size))
-    return mp_alloc_recorded(size, align, zero, caller);
+    return rt_alloc_recorded(size, align, zero, caller);
   uintptr_t p;
   int c = class_of(size, align);
   uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
-  if (MP_LIKELY(s != NO_SLOT)) {
+  if (RT_LIKELY(s != NO_SLOT)) {
     uint32_t lead;
     p = class_block(c, s, size, align, zero, &lead);
     __atomic_store_n(&state_of_class[c][s],
@@ -152,18 +152,18 @@ void *mp_alloc_own(size_t size, size_t align, int zero, mp_caller caller) {
 
 /* Outside the heap's reservation, and not on a page (where large blocks
  * of ours start) or no live large block of ours there. */
-int mp_is_libc_block(const void *ptr) {
+int rt_is_libc_block(const void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   rt_block b;
   return p && libc_heap_serves() && !in_heap(p) &&
          ((p & (RT_PAGE - 1)) || !rt_large_find(p, &b));
 }
 
-void *mp_realloc_libc(void *old, size_t n, mp_caller caller) {
+void *rt_realloc_libc(void *old, size_t n, rt_caller caller) {
   if (n > MAX_USER_SIZE)
     return NULL;
   /* In a handler that interrupted the C library's allocator, a block of
-   * ours (mp_alloc_own makes the draw); else the draw decides. */
+   * ours (rt_alloc_own makes the draw); else the draw decides. */
   int busy = libc_tls.busy, recorded = !busy && rt_sample_take(n);
   if (!busy && !recorded) {
     libc_enter();
@@ -176,7 +176,7 @@ void *mp_realloc_libc(void *old, size_t n, mp_caller caller) {
     return p;
   }
   /* Reading the old block's size takes no lock. */
-  void *p = recorded ? mp_alloc_recorded(n, 16, 0, caller) : mp_alloc_own(n, 16, 0, caller);
+  void *p = recorded ? rt_alloc_recorded(n, 16, 0, caller) : rt_alloc_own(n, 16, 0, caller);
   if (!p)
     return NULL;
   size_t old_n = libc_heap.usable(old);
@@ -199,12 +199,12 @@ static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
   return rt_claim_live(live);
 }
 
-void mp_free_own(void *ptr) {
+void rt_free_own(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   if (!heap_may_own(p))
     return;
   /* read while the block's metadata is fetched, unless sampling (retire) */
-  uint64_t stamp = MP_LIKELY(!rt_sample_interval) ? rt_stamp() : 0;
+  uint64_t stamp = RT_LIKELY(!rt_sample_interval) ? rt_stamp() : 0;
   if (in_heap(p)) {
     int c;
     uint32_t s, st;
@@ -218,8 +218,8 @@ void mp_free_own(void *ptr) {
        * another free of it (a double free racing this one, which no
        * allocator catches), and a dump skips unsampled blocks, so its
        * exactly-once rule does not concern them.  A double free after
-       * this one still sees the bit clear.  No rt_tl_count: unsampled
-       * blocks exist only with the timeline off (mp_alloc). */
+       * this one still sees the bit clear.  No rt_timeline_count: unsampled
+       * blocks exist only with the timeline off (rt_alloc). */
       __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
       count_event(1, size);
       slot_give(c, s);
@@ -230,14 +230,14 @@ void mp_free_own(void *ptr) {
     if (!retire(p, size, ref, m->alloc_ts, unpack_cpu(st), w, stamp))
       return;
     count_event(1, size);
-    rt_tl_count(1, size, ref, stamp, 0);
+    rt_timeline_count(1, size, ref, stamp, 0);
     slot_give(c, s);
     return;
   }
   rt_block b;
   uint32_t *live = rt_large_find(p, &b);
   if (!live) {
-    if (libc_heap_serves()) { /* the C library's, on a page (mp_free) */
+    if (libc_heap_serves()) { /* the C library's, on a page (rt_free) */
       rt_free_hooks(ptr);
       libc_free(ptr);
     }
@@ -247,7 +247,7 @@ void mp_free_own(void *ptr) {
   if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live, stamp))
     return;
   count_event(1, b.size);
-  rt_tl_count(1, b.size, b.stack, stamp, 0);
+  rt_timeline_count(1, b.size, b.stack, stamp, 0);
   rt_large_release(p);
 }
 
@@ -270,7 +270,7 @@ static int live_block(uintptr_t p, uint64_t *size) {
   return 1;
 }
 
-size_t mp_usable_size(const void *ptr) {
+size_t rt_usable_size(const void *ptr) {
   uint64_t n;
   if (live_block((uintptr_t)ptr, &n))
     return n;

@@ -65,7 +65,7 @@ static void reserve(void) {
 }
 
 void rt_heap_init(void) {
-  mp_init_core(); /* the options, which set the layout */
+  rt_init_core(); /* the options, which set the layout */
   rt_mutex_lock(&heap_init_mu);
   if (!heap_ready) {
     rt_size_classes_init();

@@ -57,7 +57,7 @@ void rt_heap_libc_install(void) {
               "found; unrecorded blocks come from the profiler's heap");
     return;
   }
-  heap_ensure(); /* the recorded blocks' home, which mp_alloc then assumes */
+  heap_ensure(); /* the recorded blocks' home, which rt_alloc then assumes */
   libc_heap = f;
 #pragma GCC diagnostic push /* glibc marks mallinfo deprecated; programs call it */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

@@ -2,7 +2,7 @@
  *
  * The allocator is split by concern, each file calling only those below
  * it in this list:
- *   rt_heap.c          the core API: mp_alloc, mp_free, usable size,
+ *   rt_heap.c          the core API: rt_alloc, rt_free, usable size,
  *                      live-block walks, fork, statistics
  *   rt_heap_tcache.c   per-thread caches of free slots and the registry of
  *                      threads (the fast paths are inline, below)
@@ -156,19 +156,19 @@ typedef struct tcache {
 _Static_assert(NCLASS <= 128, "one bit of tcache.held per class");
 enum { TC_FRESH, TC_REGISTERED, TC_EXITING };
 
-MP_HIDDEN extern __thread tcache rt_tc __attribute__((tls_model("initial-exec")));
+RT_HIDDEN extern __thread tcache rt_tc __attribute__((tls_model("initial-exec")));
 
-MP_HIDDEN extern uintptr_t region_start[NCLASS]; /* slot 0 of each class */
-MP_HIDDEN extern uint32_t *state_of_class[NCLASS];
-MP_HIDDEN extern block_meta *xmeta_of_class[NCLASS]; /* blocks that fill their slot */
-MP_HIDDEN extern central centrals[NCLASS];
-MP_HIDDEN extern int heap_ready;
-MP_HIDDEN extern rt_mutex heap_init_mu;
+RT_HIDDEN extern uintptr_t region_start[NCLASS]; /* slot 0 of each class */
+RT_HIDDEN extern uint32_t *state_of_class[NCLASS];
+RT_HIDDEN extern block_meta *xmeta_of_class[NCLASS]; /* blocks that fill their slot */
+RT_HIDDEN extern central centrals[NCLASS];
+RT_HIDDEN extern int heap_ready;
+RT_HIDDEN extern rt_mutex heap_init_mu;
 
 /* Reserves the heap on first use. */
-MP_HIDDEN void rt_heap_init(void);
+RT_HIDDEN void rt_heap_init(void);
 static inline void heap_ensure(void) {
-  if (MP_UNLIKELY(!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE)))
+  if (RT_UNLIKELY(!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE)))
     rt_heap_init();
 }
 
@@ -191,31 +191,31 @@ static inline block_meta *meta_of(int c, uint32_t s, uint32_t st) {
 
 /* Up to `want` slots of class c, freed ones in descending order; 0 also
  * when this thread may not wait for the lock and it is taken. */
-MP_HIDDEN uint32_t rt_central_take(int c, uint32_t *out, uint32_t want);
+RT_HIDDEN uint32_t rt_central_take(int c, uint32_t *out, uint32_t want);
 /* Gives slots[0..n) back to class c; 0 if not done (the lock may not be
  * waited for). */
-MP_HIDDEN int rt_central_put(int c, const uint32_t *slots, uint32_t n);
-MP_HIDDEN void rt_central_fork_prepare(void);
-MP_HIDDEN void rt_central_fork_parent(void);
-MP_HIDDEN void rt_central_fork_child(void);
+RT_HIDDEN int rt_central_put(int c, const uint32_t *slots, uint32_t n);
+RT_HIDDEN void rt_central_fork_prepare(void);
+RT_HIDDEN void rt_central_fork_parent(void);
+RT_HIDDEN void rt_central_fork_child(void);
 
 /* ---- populating (rt_heap_populate.c) -------------------------------------- */
 
 /* Under c's lock, after a take whose never-used slots start at `first`:
  * plans the class's next window; leaves in [*from, *to) what the taking
  * thread is to populate once the lock is released (rt_populate_slots). */
-MP_HIDDEN void rt_populate_plan(int c, uint64_t first, uint64_t *from, uint64_t *to);
-MP_HIDDEN void rt_populate_slots(int c, uint64_t from, uint64_t to);
+RT_HIDDEN void rt_populate_plan(int c, uint64_t first, uint64_t *from, uint64_t *to);
+RT_HIDDEN void rt_populate_slots(int c, uint64_t from, uint64_t to);
 
 /* ---- signal handlers (rt_heap_nested.c) ------------------------------------
  * A thread is busy while its code is inside a take or a give: a signal
  * handler that interrupts it there finds busy set and takes the nested
  * path, which leaves the thread cache alone. */
-MP_HIDDEN uint32_t rt_nested_take(int *cls, size_t align);
-MP_HIDDEN void rt_nested_give(int c, uint32_t s);
+RT_HIDDEN uint32_t rt_nested_take(int *cls, size_t align);
+RT_HIDDEN void rt_nested_give(int c, uint32_t s);
 /* Slot s of class c, given back when this thread leaves the allocator. */
-MP_HIDDEN void rt_defer_give(int c, uint32_t s);
-MP_HIDDEN void rt_drain_deferred(void);
+RT_HIDDEN void rt_defer_give(int c, uint32_t s);
+RT_HIDDEN void rt_drain_deferred(void);
 
 static inline void enter_busy(void) {
   rt_tc.busy = 1;
@@ -225,31 +225,31 @@ static inline void enter_busy(void) {
 static inline void leave_busy(void) {
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   rt_tc.busy = 0;
-  if (MP_UNLIKELY(__atomic_load_n(&rt_tc.n_deferred, __ATOMIC_ACQUIRE)))
+  if (RT_UNLIKELY(__atomic_load_n(&rt_tc.n_deferred, __ATOMIC_ACQUIRE)))
     rt_drain_deferred();
 }
 
 /* ---- thread caches (rt_heap_tcache.c) ------------------------------------- */
 
 /* The slow halves of slot_take and slot_give, called busy. */
-MP_HIDDEN uint32_t rt_tcache_take_slow(int c);
-MP_HIDDEN void rt_tcache_give_slow(int c, uint32_t s);
-MP_HIDDEN void rt_tcache_thread_start(void);
-MP_HIDDEN void rt_tcache_sum(heap_counters *sum);
-MP_HIDDEN void rt_tcache_count_shared(int is_free, uint64_t size);
-MP_HIDDEN void rt_tcache_fork_prepare(void);
-MP_HIDDEN void rt_tcache_fork_parent(void);
-MP_HIDDEN void rt_tcache_fork_child(void);
+RT_HIDDEN uint32_t rt_tcache_take_slow(int c);
+RT_HIDDEN void rt_tcache_give_slow(int c, uint32_t s);
+RT_HIDDEN void rt_tcache_thread_start(void);
+RT_HIDDEN void rt_tcache_sum(heap_counters *sum);
+RT_HIDDEN void rt_tcache_count_shared(int is_free, uint64_t size);
+RT_HIDDEN void rt_tcache_fork_prepare(void);
+RT_HIDDEN void rt_tcache_fork_parent(void);
+RT_HIDDEN void rt_tcache_fork_child(void);
 
 /* A slot of class *cls (a nested call may give a larger class whose size
  * keeps `align`; *cls is updated), or NO_SLOT. */
 static inline uint32_t slot_take(int *cls, size_t align) {
-  if (MP_UNLIKELY(rt_tc.busy))
+  if (RT_UNLIKELY(rt_tc.busy))
     return rt_nested_take(cls, align);
   uint32_t s;
   enter_busy();
   tc_bin *b = &rt_tc.bin[*cls];
-  if (MP_LIKELY(rt_tc.state == TC_REGISTERED && b->n))
+  if (RT_LIKELY(rt_tc.state == TC_REGISTERED && b->n))
     s = b->slot[--b->n];
   else
     s = rt_tcache_take_slow(*cls);
@@ -258,13 +258,13 @@ static inline uint32_t slot_take(int *cls, size_t align) {
 }
 
 static inline void slot_give(int c, uint32_t s) {
-  if (MP_UNLIKELY(rt_tc.busy)) {
+  if (RT_UNLIKELY(rt_tc.busy)) {
     rt_nested_give(c, s);
     return;
   }
   enter_busy();
   tc_bin *b = &rt_tc.bin[c];
-  if (MP_LIKELY(rt_tc.state == TC_REGISTERED && b->n < tc_cap[c]))
+  if (RT_LIKELY(rt_tc.state == TC_REGISTERED && b->n < tc_cap[c]))
     b->slot[b->n++] = s;
   else
     rt_tcache_give_slow(c, s);
@@ -273,7 +273,7 @@ static inline void slot_give(int c, uint32_t s) {
 
 /* Counts one malloc or free in this thread's statistics. */
 static inline void count_event(int is_free, uint64_t size) {
-  if (MP_UNLIKELY(rt_tc.state != TC_REGISTERED)) {
+  if (RT_UNLIKELY(rt_tc.state != TC_REGISTERED)) {
     rt_tcache_count_shared(is_free, size);
     return;
   }

@@ -79,7 +79,7 @@ static uint64_t perm_used = RT_PERM_ALIGN; /* offset 0 is never given: ref 0 = n
 
 static char *perm_region(void) {
   char *b = __atomic_load_n(&rt_perm_base, __ATOMIC_ACQUIRE);
-  if (MP_LIKELY(b != NULL))
+  if (RT_LIKELY(b != NULL))
     return b;
   char *c = rt_reserve_huge_after(PERM_RESERVE, PERM_SMALL);
   if (!c)

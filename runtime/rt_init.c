@@ -1,9 +1,9 @@
-/* rt_init.c - core initialisation (mp_init_core) and the init entry points
+/* rt_init.c - core initialisation (rt_init_core) and the init entry points
  * of the ABI: __memprof_init, __memprof_preinit, the version check symbol,
  * __memprof_rt_version, and the constructor used when the runtime is a
  * shared object (LD_PRELOAD) and has no .preinit_array.
  *
- * mp_init_core is idempotent and thread-safe, and may run from the first
+ * rt_init_core is idempotent and thread-safe, and may run from the first
  * malloc: it parses options, publishes the shadow and installs the
  * deadly-signal handlers, none of which allocates.  Registrations that may
  * allocate (pthread_atfork) wait for a constructor or __memprof_init. */
@@ -14,12 +14,12 @@
 #include "rt_unwind.h"
 #include "rt_sample.h"
 
-int mp_inited;
+int rt_inited;
 static int init_state; /* 0 not started, 1 running, 2 done */
 static __thread int init_running_here __attribute__((tls_model("initial-exec")));
 
-void mp_init_core(void) {
-  if (MP_LIKELY(__atomic_load_n(&mp_inited, __ATOMIC_ACQUIRE)))
+void rt_init_core(void) {
+  if (RT_LIKELY(__atomic_load_n(&rt_inited, __ATOMIC_ACQUIRE)))
     return;
   if (init_running_here)
     return; /* re-entered from inside init: carry on uninitialised */
@@ -49,12 +49,12 @@ void mp_init_core(void) {
   if (!rt_hist_mode())
     __atomic_store_n(&rt_range_base, __memprof_shadow_memory_dynamic_address,
                      __ATOMIC_RELAXED);
-  __atomic_store_n(&mp_inited, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&rt_inited, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
   init_running_here = 0;
 }
 
-MP_EXPORT int __memprof_rt_version = 1;
+RT_EXPORT int __memprof_rt_version = 1;
 
 /* Set by __memprof_init, which only the constructors clang adds to
  * instrumented modules call: without it (libmemprof.so preloaded into a
@@ -62,31 +62,31 @@ MP_EXPORT int __memprof_rt_version = 1;
  * the runtime's own mem and str interceptors, and the profile says so. */
 int rt_instrumented;
 
-MP_EXPORT void __memprof_init(void) {
+RT_EXPORT void __memprof_init(void) {
   __atomic_store_n(&rt_instrumented, 1, __ATOMIC_RELAXED);
-  mp_init_core();
+  rt_init_core();
   rt_set_epoch(); /* first call only: later calls keep the epoch */
   rt_lifecycle_install();
   rt_unwind_instrumented(); /* unwind_tables=-1: frame pointers from here */
 }
 
-MP_EXPORT void __memprof_preinit(void) {
-  mp_init_core();
+RT_EXPORT void __memprof_preinit(void) {
+  rt_init_core();
   rt_lifecycle_install();
 }
 
-MP_EXPORT void __memprof_version_mismatch_check_v1(void) {}
+RT_EXPORT void __memprof_version_mismatch_check_v1(void) {}
 
 /* The shared runtime has no .preinit_array slot: initialise as early as a
  * constructor can (the first malloc may already have done it). */
 __attribute__((constructor(101))) static void rt_constructor(void) {
-  if (!__atomic_load_n(&mp_inited, __ATOMIC_ACQUIRE) && !rt_serves_malloc()) {
+  if (!__atomic_load_n(&rt_inited, __ATOMIC_ACQUIRE) && !rt_serves_malloc()) {
     rt_report("WARNING: another allocator serves malloc in this process (a second "
               "copy of a memory-profiling runtime?): this copy stays inactive and "
               "writes no profile; link one runtime only");
     return;
   }
-  mp_init_core();
+  rt_init_core();
   rt_set_epoch(); /* a program not built with -fmemory-profile never calls __memprof_init */
   rt_lifecycle_install();
 }

@@ -15,22 +15,22 @@
 /* Count an access to [p, p+n); nothing before init or for n == 0 (LLVM's
  * range loop does nothing for n == 0 either). */
 static inline void rt_count(const volatile void *p, size_t n) {
-  uintptr_t base = mp_range_base();
-  if (MP_LIKELY(base && n - 1 < 64))
-    mp_record_small(base, (uintptr_t)p, n);
+  uintptr_t base = rt_range_base_load();
+  if (RT_LIKELY(base && n - 1 < 64))
+    rt_record_small(base, (uintptr_t)p, n);
   else
-    mp_count_slow(p, n);
+    rt_count_slow(p, n);
 }
 
 /* rt_count of two buffers of n bytes (a copy's or a comparison's) when
  * the inline path applies; 0, counting nothing, when it does not. */
 static inline int rt_count2_inline(const volatile void *a,
                                    const volatile void *b, size_t n) {
-  uintptr_t base = mp_range_base();
-  if (MP_UNLIKELY(!base || n - 1 >= 64))
+  uintptr_t base = rt_range_base_load();
+  if (RT_UNLIKELY(!base || n - 1 >= 64))
     return 0;
-  mp_record_small(base, (uintptr_t)a, n);
-  mp_record_small(base, (uintptr_t)b, n);
+  rt_record_small(base, (uintptr_t)a, n);
+  rt_record_small(base, (uintptr_t)b, n);
   return 1;
 }
 

@@ -28,14 +28,14 @@ extern char *_IO_fgets(char *s, int n, FILE *f);
 extern int _IO_fputs(const char *s, FILE *f);
 extern int _IO_puts(const char *s);
 
-MP_EXPORT ssize_t read(int fd, void *buf, size_t n) {
+RT_EXPORT ssize_t read(int fd, void *buf, size_t n) {
   ssize_t r = __read(fd, buf, n);
   if (r > 0)
     rt_count(buf, (size_t)r);
   return r;
 }
 
-MP_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
+RT_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
   ssize_t r = __write(fd, buf, n);
   if (r > 0)
     rt_count(buf, (size_t)r);
@@ -43,7 +43,7 @@ MP_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
 }
 
 
-MP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) {
+RT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) {
   ssize_t r = __pread64(fd, buf, n, off);
   if (r > 0)
     rt_count(buf, (size_t)r);
@@ -51,7 +51,7 @@ MP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off) {
 }
 
 
-MP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) {
+RT_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) {
   ssize_t r = __pwrite64(fd, buf, n, off);
   if (r > 0)
     rt_count(buf, (size_t)r);
@@ -59,9 +59,9 @@ MP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) {
 }
 
 /* off_t is 64-bit on x86-64: the plain names are the same functions. */
-MP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) MP_ALIAS(pread64);
-MP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
-    MP_ALIAS(pwrite64);
+RT_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off) RT_ALIAS(pread64);
+RT_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+    RT_ALIAS(pwrite64);
 
 /* ---- vectored I/O ---- */
 
@@ -87,7 +87,7 @@ static void count_iov(const struct iovec *iov, int cnt, size_t total) {
   }
 }
 
-MP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt) {
+RT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt) {
   static rt_iov_fn real;
   rt_iov_fn f = real_iov(&real, "readv");
   ssize_t r = f ? f(fd, iov, cnt) : syscall(SYS_readv, fd, iov, cnt);
@@ -96,7 +96,7 @@ MP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt) {
   return r;
 }
 
-MP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt) {
+RT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt) {
   static rt_iov_fn real;
   rt_iov_fn f = real_iov(&real, "writev");
   ssize_t r = f ? f(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
@@ -109,33 +109,33 @@ MP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt) {
 
 /* ---- stdio ---- */
 
-MP_EXPORT size_t fread(void *p, size_t size, size_t nmemb, FILE *f) {
+RT_EXPORT size_t fread(void *p, size_t size, size_t nmemb, FILE *f) {
   size_t r = _IO_fread(p, size, nmemb, f);
   if (r > 0)
     rt_count(p, r * size);
   return r;
 }
 
-MP_EXPORT size_t fwrite(const void *p, size_t size, size_t nmemb, FILE *f) {
+RT_EXPORT size_t fwrite(const void *p, size_t size, size_t nmemb, FILE *f) {
   size_t r = _IO_fwrite(p, size, nmemb, f);
   if (r > 0)
     rt_count(p, r * size);
   return r;
 }
 
-MP_EXPORT char *fgets(char *s, int n, FILE *f) {
+RT_EXPORT char *fgets(char *s, int n, FILE *f) {
   char *r = _IO_fgets(s, n, f);
   if (r)
     rt_count(s, rt_strlen(s) + 1);
   return r;
 }
 
-MP_EXPORT int fputs(const char *s, FILE *f) {
+RT_EXPORT int fputs(const char *s, FILE *f) {
   rt_count(s, rt_strlen(s) + 1);
   return _IO_fputs(s, f);
 }
 
-MP_EXPORT int puts(const char *s) {
+RT_EXPORT int puts(const char *s) {
   rt_count(s, rt_strlen(s) + 1);
   return _IO_puts(s);
 }

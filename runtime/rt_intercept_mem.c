@@ -18,56 +18,56 @@
 
 static __attribute__((noinline)) void *copy_slow(void *d, const void *s,
                                                  size_t n, int move) {
-  mp_count_slow(s, n);
-  mp_count_slow(d, n);
+  rt_count_slow(s, n);
+  rt_count_slow(d, n);
   return move ? rt_memmove(d, s, n) : rt_memcpy(d, s, n);
 }
 
-MP_EXPORT void *memcpy(void *d, const void *s, size_t n) {
-  if (MP_UNLIKELY(!rt_count2_inline(s, d, n)))
+RT_EXPORT void *memcpy(void *d, const void *s, size_t n) {
+  if (RT_UNLIKELY(!rt_count2_inline(s, d, n)))
     return copy_slow(d, s, n, 0);
   return rt_memcpy(d, s, n);
 }
 
-MP_EXPORT void *memmove(void *d, const void *s, size_t n) {
-  if (MP_UNLIKELY(!rt_count2_inline(s, d, n)))
+RT_EXPORT void *memmove(void *d, const void *s, size_t n) {
+  if (RT_UNLIKELY(!rt_count2_inline(s, d, n)))
     return copy_slow(d, s, n, 1);
   return rt_memmove(d, s, n);
 }
 
-MP_EXPORT void *memset(void *d, int c, size_t n) {
+RT_EXPORT void *memset(void *d, int c, size_t n) {
   rt_count(d, n);
   return rt_memset(d, c, n);
 }
 
-MP_EXPORT void *__memprof_memcpy(void *d, const void *s, size_t n) MP_ALIAS(memcpy);
-MP_EXPORT void *__memprof_memmove(void *d, const void *s, size_t n) MP_ALIAS(memmove);
-MP_EXPORT void *__memprof_memset(void *d, int c, size_t n) MP_ALIAS(memset);
+RT_EXPORT void *__memprof_memcpy(void *d, const void *s, size_t n) RT_ALIAS(memcpy);
+RT_EXPORT void *__memprof_memmove(void *d, const void *s, size_t n) RT_ALIAS(memmove);
+RT_EXPORT void *__memprof_memset(void *d, int c, size_t n) RT_ALIAS(memset);
 
 static __attribute__((noinline)) int compare_slow(const void *a, const void *b,
                                                   size_t n) {
-  mp_count_slow(a, n);
-  mp_count_slow(b, n);
+  rt_count_slow(a, n);
+  rt_count_slow(b, n);
   return rt_memcmp(a, b, n);
 }
 
 /* strict_memcmp=1: both operands are counted over their whole length,
  * whatever the position of the first difference. */
-MP_EXPORT int memcmp(const void *a, const void *b, size_t n) {
-  if (MP_UNLIKELY(!rt_count2_inline(a, b, n)))
+RT_EXPORT int memcmp(const void *a, const void *b, size_t n) {
+  if (RT_UNLIKELY(!rt_count2_inline(a, b, n)))
     return compare_slow(a, b, n);
   return rt_memcmp(a, b, n);
 }
 
-MP_EXPORT int bcmp(const void *a, const void *b, size_t n) MP_ALIAS(memcmp);
+RT_EXPORT int bcmp(const void *a, const void *b, size_t n) RT_ALIAS(memcmp);
 
-MP_EXPORT void *memchr(const void *s, int c, size_t n) {
+RT_EXPORT void *memchr(const void *s, int c, size_t n) {
   void *res = RT_LIBC(memchr)(s, c, n);
   rt_count(s, res ? (size_t)((const char *)res - (const char *)s) + 1 : n);
   return res;
 }
 
-MP_EXPORT void *memrchr(const void *s, int c, size_t n) {
+RT_EXPORT void *memrchr(const void *s, int c, size_t n) {
   const unsigned char *p = s;
   rt_count(s, n);
   while (n--)
@@ -78,7 +78,7 @@ MP_EXPORT void *memrchr(const void *s, int c, size_t n) {
 
 /* LLVM 22 does not intercept memccpy (it is uncounted there); upstream
  * later counts the bytes copied, terminator included, on both sides. */
-MP_EXPORT void *memccpy(void *d, const void *s, int c, size_t n) {
+RT_EXPORT void *memccpy(void *d, const void *s, int c, size_t n) {
   unsigned char *dp = d;
   const unsigned char *sp = s;
   size_t i = 0;
@@ -95,7 +95,7 @@ MP_EXPORT void *memccpy(void *d, const void *s, int c, size_t n) {
   return res;
 }
 
-MP_EXPORT void *memmem(const void *hay, size_t hn, const void *needle,
+RT_EXPORT void *memmem(const void *hay, size_t hn, const void *needle,
                        size_t nn) {
   const unsigned char *h = hay, *nd = needle;
   void *res = NULL;

@@ -44,14 +44,14 @@ static void count_conversion(const char *s, char **endptr, char *end,
   rt_count(s, consumed(s, end));
 }
 
-MP_EXPORT long strtol(const char *s, char **endptr, int base) {
+RT_EXPORT long strtol(const char *s, char **endptr, int base) {
   char *end = (char *)s;
   long r = __strtol_internal(s, &end, base, 0);
   count_conversion(s, endptr, end, base);
   return r;
 }
 
-MP_EXPORT long long strtoll(const char *s, char **endptr, int base) {
+RT_EXPORT long long strtoll(const char *s, char **endptr, int base) {
   char *end = (char *)s;
   long long r = __strtoll_internal(s, &end, base, 0);
   count_conversion(s, endptr, end, base);
@@ -59,21 +59,21 @@ MP_EXPORT long long strtoll(const char *s, char **endptr, int base) {
 }
 
 /* atoi truncates strtol's long, as LLVM's interceptor and glibc do. */
-MP_EXPORT int atoi(const char *s) {
+RT_EXPORT int atoi(const char *s) {
   char *end = (char *)s;
   int r = (int)__strtol_internal(s, &end, 10, 0);
   rt_count(s, consumed(s, end));
   return r;
 }
 
-MP_EXPORT long atol(const char *s) {
+RT_EXPORT long atol(const char *s) {
   char *end = (char *)s;
   long r = __strtol_internal(s, &end, 10, 0);
   rt_count(s, consumed(s, end));
   return r;
 }
 
-MP_EXPORT long long atoll(const char *s) {
+RT_EXPORT long long atoll(const char *s) {
   char *end = (char *)s;
   long long r = __strtoll_internal(s, &end, 10, 0);
   rt_count(s, consumed(s, end));

@@ -38,13 +38,13 @@ static int diff_at(const char *s1, const char *s2, size_t i, size_t max,
   return (a > b) - (a < b);
 }
 
-MP_EXPORT size_t strlen(const char *s) {
+RT_EXPORT size_t strlen(const char *s) {
   size_t n = rt_strlen(s);
   rt_count(s, n + 1);
   return n;
 }
 
-MP_EXPORT size_t strnlen(const char *s, size_t max) {
+RT_EXPORT size_t strnlen(const char *s, size_t max) {
   size_t n = rt_strnlen(s, max);
   rt_count(s, rt_min(n + 1, max));
   return n;
@@ -59,19 +59,19 @@ static int compare(const char *s1, const char *s2, size_t n, int ci) {
   return diff_at(s1, s2, i, n, ci);
 }
 
-MP_EXPORT int strcmp(const char *s1, const char *s2) {
+RT_EXPORT int strcmp(const char *s1, const char *s2) {
   return compare(s1, s2, SIZE_MAX, 0);
 }
 
-MP_EXPORT int strncmp(const char *s1, const char *s2, size_t n) {
+RT_EXPORT int strncmp(const char *s1, const char *s2, size_t n) {
   return compare(s1, s2, n, 0);
 }
 
-MP_EXPORT int strcasecmp(const char *s1, const char *s2) {
+RT_EXPORT int strcasecmp(const char *s1, const char *s2) {
   return compare(s1, s2, SIZE_MAX, 1);
 }
 
-MP_EXPORT int strncasecmp(const char *s1, const char *s2, size_t n) {
+RT_EXPORT int strncasecmp(const char *s1, const char *s2, size_t n) {
   return compare(s1, s2, n, 1);
 }
 
@@ -80,21 +80,21 @@ static size_t find_char(const char *s, int c) {
   return (size_t)(RT_LIBC(strchrnul)(s, c) - s);
 }
 
-MP_EXPORT char *strchr(const char *s, int c) {
+RT_EXPORT char *strchr(const char *s, int c) {
   size_t i = find_char(s, c);
   rt_count(s, i + 1); /* up to the match, else the whole string */
   return s[i] == (char)c ? (char *)s + i : NULL;
 }
 
-MP_EXPORT char *index(const char *s, int c) MP_ALIAS(strchr);
+RT_EXPORT char *index(const char *s, int c) RT_ALIAS(strchr);
 
-MP_EXPORT char *strchrnul(const char *s, int c) {
+RT_EXPORT char *strchrnul(const char *s, int c) {
   size_t i = find_char(s, c);
   rt_count(s, i + 1);
   return (char *)s + i;
 }
 
-MP_EXPORT char *strrchr(const char *s, int c) {
+RT_EXPORT char *strrchr(const char *s, int c) {
   size_t n = rt_strlen(s);
   rt_count(s, n + 1);
   for (size_t i = n + 1; i-- > 0;)
@@ -126,11 +126,11 @@ static char *substring(const char *h, const char *nd, int ci) {
   return res;
 }
 
-MP_EXPORT char *strstr(const char *h, const char *nd) {
+RT_EXPORT char *strstr(const char *h, const char *nd) {
   return substring(h, nd, 0);
 }
 
-MP_EXPORT char *strcasestr(const char *h, const char *nd) {
+RT_EXPORT char *strcasestr(const char *h, const char *nd) {
   return substring(h, nd, 1);
 }
 
@@ -148,15 +148,15 @@ static size_t span_counted(const char *s, const char *set, int accept) {
   return r;
 }
 
-MP_EXPORT size_t strspn(const char *s, const char *set) {
+RT_EXPORT size_t strspn(const char *s, const char *set) {
   return span_counted(s, set, 1);
 }
 
-MP_EXPORT size_t strcspn(const char *s, const char *set) {
+RT_EXPORT size_t strcspn(const char *s, const char *set) {
   return span_counted(s, set, 0);
 }
 
-MP_EXPORT char *strpbrk(const char *s, const char *set) {
+RT_EXPORT char *strpbrk(const char *s, const char *set) {
   size_t r = span(s, set, 0);
   char *res = s[r] ? (char *)s + r : NULL;
   rt_count(set, rt_strlen(set) + 1);
@@ -173,17 +173,17 @@ static size_t copy_string(char *to, const char *from) {
   return n;
 }
 
-MP_EXPORT char *strcpy(char *to, const char *from) {
+RT_EXPORT char *strcpy(char *to, const char *from) {
   copy_string(to, from);
   return to;
 }
 
-MP_EXPORT char *stpcpy(char *to, const char *from) {
+RT_EXPORT char *stpcpy(char *to, const char *from) {
   return to + copy_string(to, from) - 1;
 }
 
 /* strncpy writes exactly n bytes (zero padding included). */
-MP_EXPORT char *strncpy(char *to, const char *from, size_t n) {
+RT_EXPORT char *strncpy(char *to, const char *from, size_t n) {
   size_t len = rt_strnlen(from, n);
   rt_count(from, rt_min(n, len + 1));
   rt_count(to, n);
@@ -192,7 +192,7 @@ MP_EXPORT char *strncpy(char *to, const char *from, size_t n) {
   return to;
 }
 
-MP_EXPORT char *strcat(char *to, const char *from) {
+RT_EXPORT char *strcat(char *to, const char *from) {
   size_t fl = rt_strlen(from), tl = rt_strlen(to);
   rt_count(from, fl + 1);
   rt_count(to, tl);
@@ -202,7 +202,7 @@ MP_EXPORT char *strcat(char *to, const char *from) {
 }
 
 /* LLVM counts fl + 1 written bytes even when only n are appended. */
-MP_EXPORT char *strncat(char *to, const char *from, size_t n) {
+RT_EXPORT char *strncat(char *to, const char *from, size_t n) {
   size_t fl = rt_strnlen(from, n), tl = rt_strlen(to);
   rt_count(from, rt_min(n, fl + 1));
   rt_count(to, tl);

@@ -64,7 +64,7 @@ void rt_lifecycle_install(void) {
  * __cxa_atexit (C++ static destructors included), since exit() calls those
  * before _dl_fini, and after the executable's other destructors. */
 __attribute__((destructor(101))) static void rt_exit(void) {
-  if (!mp_inited || rt_exit_dumped)
+  if (!rt_inited || rt_exit_dumped)
     return;
   if (rt_flags.atexit)
     rt_print_exit_stats();

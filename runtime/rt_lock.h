@@ -11,7 +11,7 @@ typedef struct rt_mutex {
 } rt_mutex;
 #define RT_MUTEX_INIT {0}
 
-MP_HIDDEN void rt_mutex_lock_slow(rt_mutex *m);
+RT_HIDDEN void rt_mutex_lock_slow(rt_mutex *m);
 
 /* 0 -> 1 with acquire: the uncontended path. */
 static inline int rt_lock_word_take(int *v) {
@@ -29,7 +29,7 @@ static inline int rt_mutex_trylock(rt_mutex *m) { return rt_lock_word_take(&m->v
 
 /* Waiting for m apart from taking it, for a thread that must not be seen
  * taking m while it sleeps (rt_mibtable.c's stripes). */
-MP_HIDDEN void rt_mutex_wait_free(rt_mutex *m);
+RT_HIDDEN void rt_mutex_wait_free(rt_mutex *m);
 static inline int rt_mutex_trylock_waited(rt_mutex *m) {
   int c = 0;
   return __atomic_compare_exchange_n(&m->v, &c, 2, 0, __ATOMIC_ACQUIRE,

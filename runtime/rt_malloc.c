@@ -1,6 +1,6 @@
 /* rt_malloc.c - the C allocation API (malloc family, glibc extras, strdup).
  *
- * Every entry point captures MP_CALLER() itself and calls the allocation
+ * Every entry point captures RT_CALLER() itself and calls the allocation
  * core directly, so the recorded stack starts at the user's call site and
  * no entry point ever calls another public one.
  *
@@ -9,7 +9,7 @@
  *    (our default: a profiler should not kill a program that handles
  *    allocation failure); with 0, as LLVM's runtime by default, it is
  *    reported and the process exits 1 (rt_errors.c): a size over
- *    MP_MAX_ALLOC_SIZE, no memory, calloc/reallocarray overflow, and the
+ *    RT_MAX_ALLOC_SIZE, no memory, calloc/reallocarray overflow, and the
  *    alignments aligned_alloc and posix_memalign refuse.
  *  - realloc(p, 0) with p != NULL frees p and returns NULL, as LLVM does
  *    (allocator_frees_and_returns_null_on_realloc_zero=1).  realloc moves
@@ -54,31 +54,31 @@ static size_t page_size(void) {
 
 static int is_pow2(size_t x) { return x && !(x & (x - 1)); }
 
-/* mp_alloc with the API's failure convention (errno ENOMEM).  Inline in
+/* rt_alloc with the API's failure convention (errno ENOMEM).  Inline in
  * each entry point: its constant arguments fold the C library's path
  * (rt_alloc.h) to a countdown and one call. */
-static inline __attribute__((always_inline)) void *alloc_or_enomem(size_t n, size_t align, int zero, mp_caller c) {
-  void *p = mp_alloc(n, align, zero, c);
-  if (MP_UNLIKELY(!p)) {
-    mp_alloc_failed(n, c);
+static inline __attribute__((always_inline)) void *alloc_or_enomem(size_t n, size_t align, int zero, rt_caller c) {
+  void *p = rt_alloc(n, align, zero, c);
+  if (RT_UNLIKELY(!p)) {
+    rt_alloc_failed(n, c);
     errno = ENOMEM;
   }
   return p;
 }
 
 /* count * size does not fit in size_t (calloc, reallocarray). */
-static void overflowed(const char *fn, size_t nmemb, size_t size, mp_caller c) {
-  if (!mp_may_return_null())
-    mp_die_alloc(c, fn[0] == 'c' ? "calloc-overflow" : "reallocarray-overflow", 1,
+static void overflowed(const char *fn, size_t nmemb, size_t size, rt_caller c) {
+  if (!rt_may_return_null())
+    rt_die_alloc(c, fn[0] == 'c' ? "calloc-overflow" : "reallocarray-overflow", 1,
                  "%s parameters overflow: count * size (%lu * %lu) cannot be "
                  "represented in type size_t",
                  fn, (unsigned long)nmemb, (unsigned long)size);
   errno = ENOMEM;
 }
 
-static int bad_alignment(const char *fn, size_t align, mp_caller c) {
-  if (!mp_may_return_null())
-    mp_die_alloc(c, fn[0] == 'a' ? "invalid-aligned-alloc-alignment"
+static int bad_alignment(const char *fn, size_t align, rt_caller c) {
+  if (!rt_may_return_null())
+    rt_die_alloc(c, fn[0] == 'a' ? "invalid-aligned-alloc-alignment"
                                  : "invalid-posix-memalign-alignment",
                  1, "invalid alignment requested in %s: %lu, alignment must be a power "
                     "of two%s",
@@ -87,45 +87,45 @@ static int bad_alignment(const char *fn, size_t align, mp_caller c) {
   return EINVAL;
 }
 
-MP_EXPORT void *malloc(size_t n) {
-  return alloc_or_enomem(n, 0, 0, MP_CALLER());
+RT_EXPORT void *malloc(size_t n) {
+  return alloc_or_enomem(n, 0, 0, RT_CALLER());
 }
 
-MP_EXPORT void *__libc_malloc(size_t n) MP_ALIAS(malloc);
+RT_EXPORT void *__libc_malloc(size_t n) RT_ALIAS(malloc);
 
-MP_EXPORT void *calloc(size_t nmemb, size_t size) {
+RT_EXPORT void *calloc(size_t nmemb, size_t size) {
   size_t n;
-  if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
-    overflowed("calloc", nmemb, size, MP_CALLER());
+  if (RT_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
+    overflowed("calloc", nmemb, size, RT_CALLER());
     return NULL;
   }
-  return alloc_or_enomem(n, 0, 1, MP_CALLER());
+  return alloc_or_enomem(n, 0, 1, RT_CALLER());
 }
 
-MP_EXPORT void *__libc_calloc(size_t nmemb, size_t size) MP_ALIAS(calloc);
+RT_EXPORT void *__libc_calloc(size_t nmemb, size_t size) RT_ALIAS(calloc);
 
 /* reallocs of a live block to a nonzero size, and the bytes asked for
  * (the statistics' "realloced" line). */
 static uint64_t realloc_calls, realloc_bytes;
 
-void mp_realloc_stats(uint64_t *calls, uint64_t *bytes) {
+void rt_realloc_stats(uint64_t *calls, uint64_t *bytes) {
   *calls = __atomic_load_n(&realloc_calls, __ATOMIC_RELAXED);
   *bytes = __atomic_load_n(&realloc_bytes, __ATOMIC_RELAXED);
 }
 
-static void *realloc_impl(void *old, size_t n, mp_caller c) {
+static void *realloc_impl(void *old, size_t n, rt_caller c) {
   if (!old)
     return alloc_or_enomem(n, 0, 0, c);
   if (n == 0) {
-    mp_free(old);
+    rt_free(old);
     return NULL;
   }
   __atomic_fetch_add(&realloc_calls, 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&realloc_bytes, n, __ATOMIC_RELAXED);
-  if (mp_is_libc_block(old)) {
-    void *p = mp_realloc_libc(old, n, c);
-    if (MP_UNLIKELY(!p)) {
-      mp_alloc_failed(n, c);
+  if (rt_is_libc_block(old)) {
+    void *p = rt_realloc_libc(old, n, c);
+    if (RT_UNLIKELY(!p)) {
+      rt_alloc_failed(n, c);
       errno = ENOMEM;
     }
     return p;
@@ -133,48 +133,48 @@ static void *realloc_impl(void *old, size_t n, mp_caller c) {
   void *p = alloc_or_enomem(n, 0, 0, c);
   if (!p)
     return NULL; /* the old block stays valid, as the standard requires */
-  size_t old_n = mp_usable_size(old);
+  size_t old_n = rt_usable_size(old);
   rt_memcpy(p, old, old_n < n ? old_n : n);
-  mp_free(old);
+  rt_free(old);
   return p;
 }
 
-MP_EXPORT void *realloc(void *old, size_t n) {
-  return realloc_impl(old, n, MP_CALLER());
+RT_EXPORT void *realloc(void *old, size_t n) {
+  return realloc_impl(old, n, RT_CALLER());
 }
 
-MP_EXPORT void *__libc_realloc(void *old, size_t n) MP_ALIAS(realloc);
+RT_EXPORT void *__libc_realloc(void *old, size_t n) RT_ALIAS(realloc);
 
-MP_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size) {
+RT_EXPORT void *reallocarray(void *old, size_t nmemb, size_t size) {
   size_t n;
-  if (MP_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
-    overflowed("reallocarray", nmemb, size, MP_CALLER());
+  if (RT_UNLIKELY(__builtin_mul_overflow(nmemb, size, &n))) {
+    overflowed("reallocarray", nmemb, size, RT_CALLER());
     return NULL;
   }
-  return realloc_impl(old, n, MP_CALLER());
+  return realloc_impl(old, n, RT_CALLER());
 }
 
-MP_EXPORT void free(void *p) { mp_free(p); }
-MP_EXPORT void cfree(void *p) MP_ALIAS(free);
-MP_EXPORT void __libc_free(void *p) MP_ALIAS(free);
+RT_EXPORT void free(void *p) { rt_free(p); }
+RT_EXPORT void cfree(void *p) RT_ALIAS(free);
+RT_EXPORT void __libc_free(void *p) RT_ALIAS(free);
 
-MP_EXPORT void free_sized(void *p, size_t n) {
+RT_EXPORT void free_sized(void *p, size_t n) {
   (void)n;
-  mp_free(p);
+  rt_free(p);
 }
 
-MP_EXPORT void free_aligned_sized(void *p, size_t align, size_t n) {
+RT_EXPORT void free_aligned_sized(void *p, size_t align, size_t n) {
   (void)align;
   (void)n;
-  mp_free(p);
+  rt_free(p);
 }
 
 /* glibc memalign: alignments below the minimum are raised, others rounded
  * up to a power of two; only impossible alignments fail (EINVAL). */
-static void *memalign_impl(size_t align, size_t n, mp_caller c) {
+static void *memalign_impl(size_t align, size_t n, rt_caller c) {
   if (align <= RT_MIN_ALIGN)
     return alloc_or_enomem(n, 0, 0, c);
-  if (MP_UNLIKELY(align > (SIZE_MAX >> 1) + 1)) {
+  if (RT_UNLIKELY(align > (SIZE_MAX >> 1) + 1)) {
     errno = EINVAL;
     return NULL;
   }
@@ -183,59 +183,59 @@ static void *memalign_impl(size_t align, size_t n, mp_caller c) {
   return alloc_or_enomem(n, align, 0, c);
 }
 
-MP_EXPORT void *memalign(size_t align, size_t n) {
-  return memalign_impl(align, n, MP_CALLER());
+RT_EXPORT void *memalign(size_t align, size_t n) {
+  return memalign_impl(align, n, RT_CALLER());
 }
 
-MP_EXPORT void *__libc_memalign(size_t align, size_t n) MP_ALIAS(memalign);
+RT_EXPORT void *__libc_memalign(size_t align, size_t n) RT_ALIAS(memalign);
 
-MP_EXPORT void *aligned_alloc(size_t align, size_t n) {
-  if (MP_UNLIKELY(!is_pow2(align))) {
-    errno = bad_alignment("aligned_alloc", align, MP_CALLER());
+RT_EXPORT void *aligned_alloc(size_t align, size_t n) {
+  if (RT_UNLIKELY(!is_pow2(align))) {
+    errno = bad_alignment("aligned_alloc", align, RT_CALLER());
     return NULL;
   }
-  return alloc_or_enomem(n, align, 0, MP_CALLER());
+  return alloc_or_enomem(n, align, 0, RT_CALLER());
 }
 
-MP_EXPORT int posix_memalign(void **out, size_t align, size_t n) {
-  if (MP_UNLIKELY(!is_pow2(align) || align % sizeof(void *)))
-    return bad_alignment("posix_memalign", align, MP_CALLER());
-  void *p = mp_alloc(n, align, 0, MP_CALLER());
-  if (MP_UNLIKELY(!p)) {
-    mp_alloc_failed(n, MP_CALLER());
+RT_EXPORT int posix_memalign(void **out, size_t align, size_t n) {
+  if (RT_UNLIKELY(!is_pow2(align) || align % sizeof(void *)))
+    return bad_alignment("posix_memalign", align, RT_CALLER());
+  void *p = rt_alloc(n, align, 0, RT_CALLER());
+  if (RT_UNLIKELY(!p)) {
+    rt_alloc_failed(n, RT_CALLER());
     return ENOMEM;
   }
   *out = p;
   return 0;
 }
 
-MP_EXPORT void *valloc(size_t n) {
-  return alloc_or_enomem(n, page_size(), 0, MP_CALLER());
+RT_EXPORT void *valloc(size_t n) {
+  return alloc_or_enomem(n, page_size(), 0, RT_CALLER());
 }
 
-MP_EXPORT void *__libc_valloc(size_t n) MP_ALIAS(valloc);
+RT_EXPORT void *__libc_valloc(size_t n) RT_ALIAS(valloc);
 
 /* pvalloc allocates whole pages: the recorded size is the rounded one, as
  * in LLVM's runtime. */
-MP_EXPORT void *pvalloc(size_t n) {
+RT_EXPORT void *pvalloc(size_t n) {
   size_t ps = page_size();
-  if (MP_UNLIKELY(n > SIZE_MAX - ps)) {
+  if (RT_UNLIKELY(n > SIZE_MAX - ps)) {
     errno = ENOMEM;
     return NULL;
   }
   n = n ? (n + ps - 1) & ~(ps - 1) : ps;
-  return alloc_or_enomem(n, ps, 0, MP_CALLER());
+  return alloc_or_enomem(n, ps, 0, RT_CALLER());
 }
 
-MP_EXPORT void *__libc_pvalloc(size_t n) MP_ALIAS(pvalloc);
+RT_EXPORT void *__libc_pvalloc(size_t n) RT_ALIAS(pvalloc);
 
-MP_EXPORT size_t malloc_usable_size(void *p) {
-  return p ? mp_usable_size(p) : 0;
+RT_EXPORT size_t malloc_usable_size(void *p) {
+  return p ? rt_usable_size(p) : 0;
 }
 
 /* While the C library serves the unrecorded blocks (sampling), these are
  * its answers: its heap holds nearly all of the program's blocks. */
-MP_EXPORT struct mallinfo mallinfo(void) {
+RT_EXPORT struct mallinfo mallinfo(void) {
   struct mallinfo mi;
   if (libc_heap_serves() && libc_tune.mallinfo)
     return libc_tune.mallinfo();
@@ -243,7 +243,7 @@ MP_EXPORT struct mallinfo mallinfo(void) {
   return mi;
 }
 
-MP_EXPORT struct mallinfo2 mallinfo2(void) {
+RT_EXPORT struct mallinfo2 mallinfo2(void) {
   struct mallinfo2 mi;
   if (libc_heap_serves() && libc_tune.mallinfo2)
     return libc_tune.mallinfo2();
@@ -251,7 +251,7 @@ MP_EXPORT struct mallinfo2 mallinfo2(void) {
   return mi;
 }
 
-MP_EXPORT int mallopt(int param, int value) {
+RT_EXPORT int mallopt(int param, int value) {
   if (libc_heap_serves() && libc_tune.mallopt)
     return libc_tune.mallopt(param, value);
   /* glibc's parameters: M_MXFAST (1) and M_TRIM_THRESHOLD .. M_ARENA_MAX
@@ -259,14 +259,14 @@ MP_EXPORT int mallopt(int param, int value) {
   return param == 1 || (param <= -1 && param >= -8);
 }
 
-MP_EXPORT int malloc_trim(size_t pad) {
+RT_EXPORT int malloc_trim(size_t pad) {
   if (libc_heap_serves() && libc_tune.trim)
     return libc_tune.trim(pad);
   return 0;
 }
 
 /* As in LLVM's runtime: the profiler's allocator statistics. */
-MP_EXPORT void malloc_stats(void) { __memprof_print_accumulated_stats(); }
+RT_EXPORT void malloc_stats(void) { __memprof_print_accumulated_stats(); }
 
 /* ---- string duplication: allocate through the profiler with their own
  * stack and count the read of the source, as LLVM's interceptors do. ---- */
@@ -275,12 +275,12 @@ MP_EXPORT void malloc_stats(void) { __memprof_print_accumulated_stats(); }
  * order matters only when the source shares a shadow cell with the new
  * block, but costs nothing to keep. */
 static char *dup_impl(const char *s, size_t len, size_t counted,
-                      int count_first, mp_caller c) {
-  if (count_first && mp_inited)
-    mp_record_range(s, counted);
+                      int count_first, rt_caller c) {
+  if (count_first && rt_inited)
+    rt_record_range(s, counted);
   char *p = alloc_or_enomem(len + 1, 0, 0, c);
-  if (!count_first && mp_inited)
-    mp_record_range(s, counted);
+  if (!count_first && rt_inited)
+    rt_record_range(s, counted);
   if (p) {
     rt_memcpy(p, s, len);
     p[len] = '\0';
@@ -288,17 +288,17 @@ static char *dup_impl(const char *s, size_t len, size_t counted,
   return p;
 }
 
-MP_EXPORT char *strdup(const char *s) {
+RT_EXPORT char *strdup(const char *s) {
   size_t len = rt_strlen(s);
-  return dup_impl(s, len, len + 1, 1, MP_CALLER());
+  return dup_impl(s, len, len + 1, 1, RT_CALLER());
 }
 
-MP_EXPORT char *__strdup(const char *s) MP_ALIAS(strdup);
+RT_EXPORT char *__strdup(const char *s) RT_ALIAS(strdup);
 
 /* LLVM counts min(n, len + 1) bytes of the source for strndup. */
-MP_EXPORT char *strndup(const char *s, size_t n) {
+RT_EXPORT char *strndup(const char *s, size_t n) {
   size_t len = rt_strnlen(s, n);
-  return dup_impl(s, len, len + 1 < n ? len + 1 : n, 0, MP_CALLER());
+  return dup_impl(s, len, len + 1 < n ? len + 1 : n, 0, RT_CALLER());
 }
 
-MP_EXPORT char *__strndup(const char *s, size_t n) MP_ALIAS(strndup);
+RT_EXPORT char *__strndup(const char *s, size_t n) RT_ALIAS(strndup);

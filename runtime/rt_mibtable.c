@@ -47,7 +47,7 @@ typedef struct est {
 /* The estimates of e, zeroed: at the first block of a present entry.
  * Without memory for them the entry keeps its observed sums. */
 static void est_start(rt_mib_entry *e) {
-  if (MP_LIKELY(!rt_sample_interval))
+  if (RT_LIKELY(!rt_sample_interval))
     return;
   if (!e->est) {
     void *x = rt_ialloc_perm(sizeof(est));
@@ -60,7 +60,7 @@ static void est_start(rt_mib_entry *e) {
 
 static void est_add(rt_mib_entry *e, uint64_t count, uint32_t size,
                     uint32_t life) {
-  if (MP_LIKELY(!rt_sample_interval) || !e->est)
+  if (RT_LIKELY(!rt_sample_interval) || !e->est)
     return;
   est *x = rt_perm_at(e->est);
   double w = rt_sample_weight(size);
@@ -294,7 +294,7 @@ static __attribute__((noinline)) void stripe_wait(uint32_t s, uint32_t outer) {
 static inline uint32_t stripe_enter(uint32_t s) {
   uint32_t outer = __atomic_load_n(&held, __ATOMIC_RELAXED);
   set_held(s + 1);
-  if (MP_UNLIKELY(!rt_mutex_trylock(&stripes[s])))
+  if (RT_UNLIKELY(!rt_mutex_trylock(&stripes[s])))
     stripe_wait(s, outer);
   return outer;
 }
@@ -334,7 +334,7 @@ static void merge_parked(void) { drain_parked(TAKE_STRIPE); }
 
 static inline void stripe_leave(uint32_t s, uint32_t outer) {
   stripe_exit(s, outer);
-  if (MP_UNLIKELY(!outer && (uint32_t)__atomic_load_n(&rt_mib_parked, __ATOMIC_RELAXED)))
+  if (RT_UNLIKELY(!outer && (uint32_t)__atomic_load_n(&rt_mib_parked, __ATOMIC_RELAXED)))
     merge_parked();
 }
 
@@ -391,7 +391,7 @@ static __attribute__((noinline)) int on_free_built(const rt_block *b,
   uint64_t scratch[SCRATCH_ENTRIES];
   build(b, rt_now_ms(), rt_cpu(), scratch, &n);
   uint32_t s = stripe_of(b->stack);
-  if (MP_UNLIKELY(must_park()))
+  if (RT_UNLIKELY(must_park()))
     return merge_or_park(b->stack, s, &n, live);
   uint32_t outer = stripe_enter(s);
   int was_live = claim_and_merge(b->stack, &n, live);
@@ -405,7 +405,7 @@ static inline __attribute__((always_inline)) void
 add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
           uint32_t cpu) {
   __asm__ volatile("orl $0, %0" : "+m"(e->present)); /* see merge_locked */
-  if (MP_LIKELY(e->present)) {
+  if (RT_LIKELY(e->present)) {
     mp_mib_add_block(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu,
                      cpu);
   } else {
@@ -418,7 +418,7 @@ add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
 }
 
 int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp) {
-  if (MP_UNLIKELY(rt_hist_mode() || must_park()))
+  if (RT_UNLIKELY(rt_hist_mode() || must_park()))
     return on_free_built(b, live);
   uint32_t s = stripe_of(b->stack);
   rt_mib_entry *e = rt_stack_entry(b->stack);
@@ -530,7 +530,7 @@ void rt_mib_clear(void) {
 
 /* The dump's live-block pass: "now" is taken once for all blocks.  The
  * parked MIBs of blocks already freed go in first. */
-MP_HIDDEN void rt_mib_add_all_live(void) {
+RT_HIDDEN void rt_mib_add_all_live(void) {
   drain_parked(STRIPES_HELD);
   live_ctx lc = {rt_now_ms(), rt_cpu(), 0, {{0}}};
   rt_heap_for_each_live(add_live, &lc);

@@ -1,7 +1,7 @@
 /* rt_new_delete.c - the 20 replaceable C++ operator new/delete, in C.
  *
  * Written in C under their Itanium-mangled names so that the runtime links
- * into C programs without libstdc++.  Each operator captures MP_CALLER()
+ * into C programs without libstdc++.  Each operator captures RT_CALLER()
  * itself, so the recorded stack starts at the `new` expression.
  *
  * Failure of a throwing form follows [new.delete.single]: call the
@@ -46,22 +46,22 @@ static void __attribute__((noreturn)) fail_bad_alloc(void) {
   abort();
 }
 
-static void check_alignment(size_t align, mp_caller c) {
-  if (MP_UNLIKELY(!is_pow2(align)))
-    mp_die_alloc(c, "invalid-allocation-alignment", 0,
+static void check_alignment(size_t align, rt_caller c) {
+  if (RT_UNLIKELY(!is_pow2(align)))
+    rt_die_alloc(c, "invalid-allocation-alignment", 0,
                  "invalid allocation alignment: %ld, alignment must be a power of two",
                  (long)align);
 }
 
 /* operator new once its first try failed: the new-handler, until it gives
  * up (bad_alloc) or memory is found. */
-static __attribute__((noinline)) void *new_retry(size_t n, size_t align, mp_caller c) {
+static __attribute__((noinline)) void *new_retry(size_t n, size_t align, rt_caller c) {
   for (;;) {
     rt_new_handler h = _ZSt15get_new_handlerv ? _ZSt15get_new_handlerv() : NULL;
     if (!h)
       fail_bad_alloc();
     h();
-    void *p = mp_alloc(n, align, 0, c);
+    void *p = rt_alloc(n, align, 0, c);
     if (p)
       return p;
   }
@@ -70,18 +70,18 @@ static __attribute__((noinline)) void *new_retry(size_t n, size_t align, mp_call
 /* Inline in each operator: a constant alignment folds its checks, and the
  * C library's path (rt_alloc.h) is then a countdown and one call. */
 static inline __attribute__((always_inline)) void *new_throwing(size_t n, size_t align,
-                                                               mp_caller c) {
+                                                               rt_caller c) {
   check_alignment(align, c);
-  void *p = mp_alloc(n, align, 0, c);
-  return MP_LIKELY(p != NULL) ? p : new_retry(n, align, c);
+  void *p = rt_alloc(n, align, 0, c);
+  return RT_LIKELY(p != NULL) ? p : new_retry(n, align, c);
 }
 
 /* The nothrow forms do not run the new-handler: a handler may throw, and
  * a nothrow operator must not; failure is simply NULL. */
 static inline __attribute__((always_inline)) void *new_nothrow(size_t n, size_t align,
-                                                              mp_caller c) {
+                                                              rt_caller c) {
   check_alignment(align, c);
-  return mp_alloc(n, align, 0, c);
+  return rt_alloc(n, align, 0, c);
 }
 
 /* new[] forms are functions of their own, not aliases of their scalar
@@ -93,74 +93,74 @@ static inline __attribute__((always_inline)) void *new_nothrow(size_t n, size_t 
 #define NO_MERGE
 #endif
 
-MP_EXPORT void *_Znwm(size_t n) {
-  return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
+RT_EXPORT void *_Znwm(size_t n) {
+  return new_throwing(n, RT_NEW_ALIGN, RT_CALLER());
 }
-MP_EXPORT NO_MERGE void *_Znam(size_t n) {
-  return new_throwing(n, RT_NEW_ALIGN, MP_CALLER());
+RT_EXPORT NO_MERGE void *_Znam(size_t n) {
+  return new_throwing(n, RT_NEW_ALIGN, RT_CALLER());
 }
 
-MP_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *tag) {
+RT_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *tag) {
   (void)tag;
-  return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
+  return new_nothrow(n, RT_NEW_ALIGN, RT_CALLER());
 }
-MP_EXPORT NO_MERGE void *_ZnamRKSt9nothrow_t(size_t n, const void *tag) {
+RT_EXPORT NO_MERGE void *_ZnamRKSt9nothrow_t(size_t n, const void *tag) {
   (void)tag;
-  return new_nothrow(n, RT_NEW_ALIGN, MP_CALLER());
+  return new_nothrow(n, RT_NEW_ALIGN, RT_CALLER());
 }
 
-MP_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t align) {
-  return new_throwing(n, align, MP_CALLER());
+RT_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t align) {
+  return new_throwing(n, align, RT_CALLER());
 }
-MP_EXPORT NO_MERGE void *_ZnamSt11align_val_t(size_t n, size_t align) {
-  return new_throwing(n, align, MP_CALLER());
+RT_EXPORT NO_MERGE void *_ZnamSt11align_val_t(size_t n, size_t align) {
+  return new_throwing(n, align, RT_CALLER());
 }
 
-MP_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
+RT_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
                                                     const void *tag) {
   (void)tag;
-  return new_nothrow(n, align, MP_CALLER());
+  return new_nothrow(n, align, RT_CALLER());
 }
-MP_EXPORT NO_MERGE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
+RT_EXPORT NO_MERGE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
                                                              const void *tag) {
   (void)tag;
-  return new_nothrow(n, align, MP_CALLER());
+  return new_nothrow(n, align, RT_CALLER());
 }
 
 /* Every delete form releases the block the same way: sizes and alignments
  * are implied by the block itself. */
-MP_EXPORT void _ZdlPv(void *p) { mp_free(p); }
-MP_EXPORT void _ZdaPv(void *p) MP_ALIAS(_ZdlPv);
-MP_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *tag) {
+RT_EXPORT void _ZdlPv(void *p) { rt_free(p); }
+RT_EXPORT void _ZdaPv(void *p) RT_ALIAS(_ZdlPv);
+RT_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *tag) {
   (void)tag;
-  mp_free(p);
+  rt_free(p);
 }
-MP_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *tag)
-    MP_ALIAS(_ZdlPvRKSt9nothrow_t);
-MP_EXPORT void _ZdlPvm(void *p, size_t n) {
+RT_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *tag)
+    RT_ALIAS(_ZdlPvRKSt9nothrow_t);
+RT_EXPORT void _ZdlPvm(void *p, size_t n) {
   (void)n;
-  mp_free(p);
+  rt_free(p);
 }
-MP_EXPORT void _ZdaPvm(void *p, size_t n) MP_ALIAS(_ZdlPvm);
-MP_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t align) {
+RT_EXPORT void _ZdaPvm(void *p, size_t n) RT_ALIAS(_ZdlPvm);
+RT_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t align) {
   (void)align;
-  mp_free(p);
+  rt_free(p);
 }
-MP_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t align)
-    MP_ALIAS(_ZdlPvSt11align_val_t);
-MP_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
+RT_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t align)
+    RT_ALIAS(_ZdlPvSt11align_val_t);
+RT_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
                                                     const void *tag) {
   (void)align;
   (void)tag;
-  mp_free(p);
+  rt_free(p);
 }
-MP_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
+RT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t align,
                                                     const void *tag)
-    MP_ALIAS(_ZdlPvSt11align_val_tRKSt9nothrow_t);
-MP_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t align) {
+    RT_ALIAS(_ZdlPvSt11align_val_tRKSt9nothrow_t);
+RT_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t align) {
   (void)n;
   (void)align;
-  mp_free(p);
+  rt_free(p);
 }
-MP_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t align)
-    MP_ALIAS(_ZdlPvmSt11align_val_t);
+RT_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t align)
+    RT_ALIAS(_ZdlPvmSt11align_val_t);

@@ -22,7 +22,7 @@
 #include "rt_core.h"
 #include "rt_lock.h"
 
-extern MP_EXPORT char __memprof_profile_filename[];
+extern RT_EXPORT char __memprof_profile_filename[];
 
 #define PATH_MAX_LEN 4096
 
@@ -226,5 +226,5 @@ void rt_output_reset(void) {
 }
 
 void rt_output_fork_child(void) { rt_mutex_reset(&mu); }
-MP_HIDDEN void rt_output_fork_prepare(void) { rt_mutex_lock(&mu); }
-MP_HIDDEN void rt_output_fork_parent(void) { rt_mutex_unlock(&mu); }
+RT_HIDDEN void rt_output_fork_prepare(void) { rt_mutex_lock(&mu); }
+RT_HIDDEN void rt_output_fork_parent(void) { rt_mutex_unlock(&mu); }

@@ -5,7 +5,7 @@
  * function, so the shadow must exist before the first .init_array entry. */
 #include "rt_internal.h"
 
-static void preinit(void) { mp_init_core(); }
+static void preinit(void) { rt_init_core(); }
 
 __attribute__((section(".preinit_array"), used)) static void (*const
-    mp_preinit_entry)(void) = preinit;
+    rt_preinit_entry)(void) = preinit;

@@ -80,7 +80,7 @@ int rt_sample_hit(uint64_t size) {
   uint32_t ep = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
   if (!r)
     return 1;
-  if (MP_UNLIKELY(smp.epoch != ep + 1)) {
+  if (RT_UNLIKELY(smp.epoch != ep + 1)) {
     /* First draw of this thread (or of this fork child): the count it
      * starts with is memoryless, so this allocation takes its chance
      * against a fresh one. */
@@ -99,7 +99,7 @@ int rt_sample_hit(uint64_t size) {
  * per context: it needs every allocation's stack, so it turns sampling off. */
 void rt_sample_init(void) {
   int r = rt_flags.sample_interval;
-  if (r > 0 && __atomic_load_n(&rt_tl_on, __ATOMIC_RELAXED)) {
+  if (r > 0 && __atomic_load_n(&rt_timeline_on, __ATOMIC_RELAXED)) {
     rt_report("WARNING: sample_interval is ignored with timeline=1 or "
               "peak_snapshot=1 (the timeline needs every allocation's context)");
     r = 0;

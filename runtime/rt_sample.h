@@ -29,29 +29,29 @@
 
 /* Bytes the calling thread may still allocate before the next recorded
  * allocation. */
-MP_HIDDEN extern __thread int64_t rt_sample_left __attribute__((tls_model("initial-exec")));
+RT_HIDDEN extern __thread int64_t rt_sample_left __attribute__((tls_model("initial-exec")));
 /* R in bytes; 0 records every allocation (set by init from the options). */
-MP_HIDDEN extern uint64_t rt_sample_interval;
+RT_HIDDEN extern uint64_t rt_sample_interval;
 
-MP_HIDDEN void rt_sample_init(void);        /* by init, after the options */
-MP_HIDDEN void rt_sample_fork_child(void);  /* the child draws its own counts */
+RT_HIDDEN void rt_sample_init(void);        /* by init, after the options */
+RT_HIDDEN void rt_sample_fork_child(void);  /* the child draws its own counts */
 /* The count ran out (or was never drawn): 1 if this allocation is recorded. */
-MP_HIDDEN int rt_sample_hit(uint64_t size);
+RT_HIDDEN int rt_sample_hit(uint64_t size);
 
 /* 1 if an allocation of `size` bytes is to be recorded.  A block of 0
  * bytes counts as 1 (it can be recorded, and its weight is finite). */
 static inline int rt_sample_take(uint64_t size) {
   int64_t left = rt_sample_left - (int64_t)(size | (size == 0));
-  if (MP_LIKELY(left > 0)) {
+  if (RT_LIKELY(left > 0)) {
     rt_sample_left = left;
     return 0;
   }
-  if (MP_LIKELY(!__atomic_load_n(&rt_sample_interval, __ATOMIC_RELAXED)))
+  if (RT_LIKELY(!__atomic_load_n(&rt_sample_interval, __ATOMIC_RELAXED)))
     return 1; /* every allocation: the count stays at 0 */
   return rt_sample_hit(size);
 }
 
 /* The weight of a recorded block of `size` bytes: 1 / P(recorded). */
-MP_HIDDEN double rt_sample_weight(uint64_t size);
+RT_HIDDEN double rt_sample_weight(uint64_t size);
 
 #endif

@@ -1,6 +1,6 @@
 /* rt_shadow.c - the shadow memory: reservation and publication of its base
  * B, clearing a block's cells at allocation, reading them at free and dump,
- * and range recording (mp_record_range).
+ * and range recording (rt_record_range).
  *
  * One contiguous NORESERVE mapping of 2^44 bytes covers every user address
  * below 2^47, so B + (a >> 3) is always writable and reads 0 until touched.
@@ -16,7 +16,7 @@
 #define CLEAR_MADVISE_THRESHOLD 0x10000
 #define SMALL_CLEAR_BYTES 64 /* blocks up to 512 bytes */
 
-MP_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
+RT_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
 uintptr_t rt_range_base;
 
 void rt_shadow_init(void) {
@@ -154,7 +154,7 @@ static void record_range_hist(uintptr_t a, uintptr_t end, uintptr_t base) {
   }
 }
 
-void mp_record_range_slow(const volatile void *p, size_t n) {
+void rt_record_range_slow(const volatile void *p, size_t n) {
   uintptr_t base = __memprof_shadow_memory_dynamic_address;
   if (!base || !n)
     return;
@@ -167,7 +167,7 @@ void mp_record_range_slow(const volatile void *p, size_t n) {
     record_range_default(a, end, base);
 }
 
-void mp_count_slow(const volatile void *p, size_t n) {
-  if (mp_inited && n)
-    mp_record_range_slow(p, n);
+void rt_count_slow(const volatile void *p, size_t n) {
+  if (rt_inited && n)
+    rt_record_range_slow(p, n);
 }

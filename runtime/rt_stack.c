@@ -2,7 +2,7 @@
  * depot (PC list -> its node's ref, which blocks keep, and a u32 id
  * assigned sequentially from 1, which profiles use).
  *
- * The unwinder starts at the public entry point's frame (mp_caller.fp): its
+ * The unwinder starts at the public entry point's frame (rt_caller.fp): its
  * return address is the first PC, so no runtime frame is ever recorded.  It
  * then follows saved frame pointers while they increase, are 8-aligned and
  * stay below the thread's stack top; with an unknown top only the first PC
@@ -107,7 +107,7 @@ static inline __attribute__((always_inline)) void add_pc(walk *w, uintptr_t pc) 
   uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
   w->prev = pc;
   uint8_t *o = w->enc + w->len;
-  if (MP_LIKELY(z < (1ULL << 31))) {
+  if (RT_LIKELY(z < (1ULL << 31))) {
     *(unaligned_u32 *)o = (uint32_t)(z << 1);
     w->len += 4;
   } else {
@@ -119,12 +119,12 @@ static inline __attribute__((always_inline)) void add_pc(walk *w, uintptr_t pc) 
 }
 
 /* The runtime's functions that call into libc for the program
- * (MP_CALLS_LIBC): their return addresses are not recorded. */
+ * (RT_CALLS_LIBC): their return addresses are not recorded. */
 extern const char __start_memprof_calls_libc[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_memprof_calls_libc[] __attribute__((weak, visibility("hidden")));
 
 static inline __attribute__((always_inline)) void add_program_pc(walk *w, uintptr_t pc) {
-  if (MP_UNLIKELY(pc - (uintptr_t)__start_memprof_calls_libc <
+  if (RT_UNLIKELY(pc - (uintptr_t)__start_memprof_calls_libc <
                   (uintptr_t)(__stop_memprof_calls_libc - __start_memprof_calls_libc)))
     return;
   add_pc(w, pc);
@@ -363,7 +363,7 @@ static uint32_t depot_put(const captured *c) {
   }
 }
 
-uint32_t rt_stack_unwind(mp_caller c, rt_captured *cap) {
+uint32_t rt_stack_unwind(rt_caller c, rt_captured *cap) {
   int max = rt_flags.malloc_context_size;
   if (max > RT_MAX_STACK)
     max = RT_MAX_STACK;
@@ -404,7 +404,7 @@ uint32_t rt_stack_intern(const rt_captured *cap) {
   return cap->n ? depot_put(cap) : 0;
 }
 
-uint32_t rt_stack_capture(mp_caller c) {
+uint32_t rt_stack_capture(rt_caller c) {
   captured cap;
   rt_stack_unwind(c, &cap);
   return rt_stack_id(rt_stack_intern(&cap));

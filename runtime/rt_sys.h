@@ -31,25 +31,25 @@ static inline long rt_syscall6(long n, long a, long b, long c, long d, long e,
 
 /* Anonymous private memory; NULL on failure.  `noreserve` adds
  * MAP_NORESERVE for big sparse reservations. */
-MP_HIDDEN void *rt_mmap_anon(size_t len, int noreserve);
-MP_HIDDEN void rt_munmap(void *p, size_t len);
-MP_HIDDEN void rt_madvise(void *p, size_t len, int advice);
+RT_HIDDEN void *rt_mmap_anon(size_t len, int noreserve);
+RT_HIDDEN void rt_munmap(void *p, size_t len);
+RT_HIDDEN void rt_madvise(void *p, size_t len, int advice);
 /* Faults [lo, hi) in, rounded out to pages, in one call (a hint: kernels
  * without MADV_POPULATE_WRITE say EINVAL and nothing changes). */
-MP_HIDDEN void rt_populate(uintptr_t lo, uintptr_t hi);
+RT_HIDDEN void rt_populate(uintptr_t lo, uintptr_t hi);
 /* Reserves len bytes (NORESERVE) whose first `small` end on a 2 MiB
  * boundary and stay in small pages; the rest asks for 2 MiB pages (see
  * rt_sys.c).  NULL if it cannot. */
-MP_HIDDEN void *rt_reserve_huge_after(size_t len, size_t small);
+RT_HIDDEN void *rt_reserve_huge_after(size_t len, size_t small);
 
-MP_HIDDEN long rt_write(int fd, const void *buf, size_t n); /* all or -errno */
-MP_HIDDEN int rt_open(const char *path, int flags, int mode); /* fd or -errno */
-MP_HIDDEN void rt_close(int fd);
-MP_HIDDEN int rt_mkdir(const char *path, int mode);
-MP_HIDDEN int rt_getpid(void);
-MP_HIDDEN int rt_gettid(void);
-MP_HIDDEN int rt_futex(int *addr, int op, int val);
-MP_HIDDEN void rt_sched_yield(void);
+RT_HIDDEN long rt_write(int fd, const void *buf, size_t n); /* all or -errno */
+RT_HIDDEN int rt_open(const char *path, int flags, int mode); /* fd or -errno */
+RT_HIDDEN void rt_close(int fd);
+RT_HIDDEN int rt_mkdir(const char *path, int mode);
+RT_HIDDEN int rt_getpid(void);
+RT_HIDDEN int rt_gettid(void);
+RT_HIDDEN int rt_futex(int *addr, int op, int val);
+RT_HIDDEN void rt_sched_yield(void);
 
 #define RT_PAGE 4096UL
 static inline uintptr_t rt_round_up(uintptr_t x, uintptr_t a) {
@@ -67,8 +67,8 @@ typedef struct rt_clock_line {
   uint32_t max_ms; /* the latest timestamp handed out */
   int stamp_tsc;   /* no ticker, TSC clocksource: stamps read the TSC */
 } rt_clock_line;
-MP_HIDDEN extern rt_clock_line rt_clk;
-MP_HIDDEN extern __thread uint32_t rt_clk_countdown
+RT_HIDDEN extern rt_clock_line rt_clk;
+RT_HIDDEN extern __thread uint32_t rt_clk_countdown
     __attribute__((tls_model("initial-exec")));
 /* The TSC values [from, from + len) of a thread that all give the
  * millisecond ms: a stamp inside it needs no arithmetic (rt_clock.c). */
@@ -76,9 +76,9 @@ typedef struct rt_ms_window {
   uint64_t from, len;
   uint32_t ms;
 } rt_ms_window;
-MP_HIDDEN extern __thread rt_ms_window rt_clk_window
+RT_HIDDEN extern __thread rt_ms_window rt_clk_window
     __attribute__((tls_model("initial-exec")));
-MP_HIDDEN uint32_t rt_now_ms_checked(uint64_t tsc);
+RT_HIDDEN uint32_t rt_now_ms_checked(uint64_t tsc);
 
 static inline uint64_t rt_rdtsc(void) {
   uint32_t lo, hi;
@@ -98,25 +98,25 @@ static inline uint64_t rt_stamp(void) {
 static inline uint32_t rt_stamp_ms(uint64_t tsc) {
   if (tsc) {
     const rt_ms_window *w = &rt_clk_window;
-    if (MP_LIKELY(tsc - w->from < w->len) &&
-        MP_LIKELY(w->ms == __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED)))
+    if (RT_LIKELY(tsc - w->from < w->len) &&
+        RT_LIKELY(w->ms == __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED)))
       return w->ms;
-  } else if (MP_LIKELY(rt_bg_running()) && MP_LIKELY(rt_clk_countdown-- != 0)) {
+  } else if (RT_LIKELY(rt_bg_running()) && RT_LIKELY(rt_clk_countdown-- != 0)) {
     return __atomic_load_n(&rt_clk.max_ms, __ATOMIC_RELAXED);
   }
   return rt_now_ms_checked(tsc);
 }
 
 static inline uint32_t rt_now_ms(void) { return rt_stamp_ms(rt_stamp()); }
-MP_HIDDEN void rt_set_epoch(void);
+RT_HIDDEN void rt_set_epoch(void);
 /* Makes the clock the background thread's pacer (rt_background.h). */
-MP_HIDDEN void rt_clock_init(void);
+RT_HIDDEN void rt_clock_init(void);
 /* Runs fn on a new raw thread (see rt_ticker.c); 0 if it cannot.  Only
  * rt_background.c starts one. */
-MP_HIDDEN int rt_ticker_spawn(void (*fn)(void));
+RT_HIDDEN int rt_ticker_spawn(void (*fn)(void));
 
-MP_HIDDEN extern int rt_use_rdpid; /* TSC_AUX holds the CPU number */
-MP_HIDDEN uint32_t rt_cpu_slow(void);
+RT_HIDDEN extern int rt_use_rdpid; /* TSC_AUX holds the CPU number */
+RT_HIDDEN uint32_t rt_cpu_slow(void);
 /* The CPU number Linux keeps in TSC_AUX (node << 12 | cpu). */
 static inline uint32_t rt_rdpid_cpu(void) {
   uint64_t aux;
@@ -125,18 +125,18 @@ static inline uint32_t rt_rdpid_cpu(void) {
 }
 /* Current CPU, 0xFFFFFFFF before init (as LLVM). */
 static inline uint32_t rt_cpu(void) {
-  if (MP_LIKELY(mp_inited) && MP_LIKELY(__atomic_load_n(&rt_use_rdpid, __ATOMIC_RELAXED)))
+  if (RT_LIKELY(rt_inited) && RT_LIKELY(__atomic_load_n(&rt_use_rdpid, __ATOMIC_RELAXED)))
     return rt_rdpid_cpu();
   return rt_cpu_slow();
 }
-MP_HIDDEN void rt_cpu_init(void); /* picks the cheapest reliable source */
+RT_HIDDEN void rt_cpu_init(void); /* picks the cheapest reliable source */
 
 /* ---- formatter ----------------------------------------------------------
  * printf subset: %s %c %d %u %x %p %% with l/ll/z length modifiers and an
  * optional zero-pad width (%016llx).  Writes at most cap-1 chars plus NUL;
  * returns the number of chars stored. */
-MP_HIDDEN size_t rt_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
-MP_HIDDEN size_t rt_format(char *buf, size_t cap, const char *fmt, ...)
+RT_HIDDEN size_t rt_vformat(char *buf, size_t cap, const char *fmt, va_list ap);
+RT_HIDDEN size_t rt_format(char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Growable text buffer on mmap'd memory (for text profiles). */
@@ -145,16 +145,16 @@ typedef struct rt_buf {
   size_t len, cap;
   int failed;
 } rt_buf;
-MP_HIDDEN void rt_buf_printf(rt_buf *b, const char *fmt, ...)
+RT_HIDDEN void rt_buf_printf(rt_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* n raw bytes (rt_buf_printf formats at most 1 KiB a call). */
-MP_HIDDEN void rt_buf_append(rt_buf *b, const void *p, size_t n);
-MP_HIDDEN void rt_buf_free(rt_buf *b);
+RT_HIDDEN void rt_buf_append(rt_buf *b, const void *p, size_t n);
+RT_HIDDEN void rt_buf_free(rt_buf *b);
 
 /* "MemProfiler: <message>" on stderr. */
-MP_HIDDEN void rt_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+RT_HIDDEN void rt_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Raw message (no prefix) to a file descriptor. */
-MP_HIDDEN void rt_printf_fd(int fd, const char *fmt, ...)
+RT_HIDDEN void rt_printf_fd(int fd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -113,7 +113,7 @@ void rt_print_stats(void) {
   rt_heap_stats s;
   rt_heap_get_stats(&s);
   uint64_t reallocs, realloced, maps, unmaps, unmapped;
-  mp_realloc_stats(&reallocs, &realloced);
+  rt_realloc_stats(&reallocs, &realloced);
   rt_large_map_counts(&maps, &unmaps, &unmapped);
   uint64_t now = s.heap_mapped + s.large_mapped;
   rt_buf b = {0};

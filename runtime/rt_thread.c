@@ -82,7 +82,7 @@ __attribute__((noinline)) static void *thread_trampoline(void *p) {
   return r;
 }
 
-MP_EXPORT MP_CALLS_LIBC int pthread_create(pthread_t *t, const pthread_attr_t *attr,
+RT_EXPORT RT_CALLS_LIBC int pthread_create(pthread_t *t, const pthread_attr_t *attr,
                                            void *(*fn)(void *), void *arg) {
   pthread_create_fn real = __atomic_load_n(&real_pthread_create, __ATOMIC_ACQUIRE);
   if (!real) {

@@ -3,7 +3,7 @@
  * beside the raw profile holds (docs/timeline-format.md).
  *
  * Every allocation and free adds its bytes and one block to its context
- * (the rt_tl_ctx in the context's MIB entry, found from the block's stack
+ * (the rt_timeline_ctx in the context's MIB entry, found from the block's stack
  * ref without a load) and to the process's totals.
  *
  * The peak, without copying every context at every new maximum: a free
@@ -47,7 +47,7 @@
 
 #include "rt_core.h"
 
-int rt_tl_on;
+int rt_timeline_on;
 
 #define TOP_MAX 256
 #define CENSUS_SHARE 32
@@ -76,7 +76,7 @@ static struct {
 } cs __attribute__((aligned(64)));
 
 void rt_timeline_init(void) {
-  rt_tl_on = rt_flags.timeline || rt_flags.peak_snapshot;
+  rt_timeline_on = rt_flags.timeline || rt_flags.peak_snapshot;
   if (!rt_flags.timeline)
     return;
   int iv = rt_flags.timeline_interval_ms, top = rt_flags.timeline_top;
@@ -104,10 +104,10 @@ static inline uint64_t cnt_fetch_add(uint64_t *p, uint64_t v) {
 }
 
 /* Before c changes: keep its values of the current peak epoch. */
-static inline void touch(rt_tl_ctx *c) {
+static inline void touch(rt_timeline_ctx *c) {
   uint64_t e = __atomic_load_n(&g.epoch, __ATOMIC_ACQUIRE);
   uint64_t old = __atomic_load_n(&c->epoch, __ATOMIC_RELAXED);
-  if (MP_UNLIKELY(old != e) &&
+  if (RT_UNLIKELY(old != e) &&
       __atomic_compare_exchange_n(&c->epoch, &old, e, 0, __ATOMIC_ACQ_REL,
                                   __ATOMIC_RELAXED)) {
     c->peak_bytes = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
@@ -130,8 +130,9 @@ static inline void maybe_declare(uint64_t before) {
 
 static void census(uint32_t ms);
 
-void rt_tl_event(int is_free, uint64_t size, uint32_t stack, uint64_t stamp, uint32_t ms) {
-  rt_tl_ctx *c = &rt_stack_entry(stack)->tl;
+void rt_timeline_event(int is_free, uint64_t size, uint32_t stack, uint64_t stamp,
+                       uint32_t ms) {
+  rt_timeline_ctx *c = &rt_stack_entry(stack)->tl;
   if (!is_free) {
     touch(c);
     cnt_add(&c->bytes, size);
@@ -141,7 +142,7 @@ void rt_tl_event(int is_free, uint64_t size, uint32_t stack, uint64_t stamp, uin
       __atomic_store_n(&g.reach_ms, ms, __ATOMIC_RELAXED);
   } else {
     /* A block allocated before the counting started was never added. */
-    if (MP_UNLIKELY(__atomic_load_n(&c->blocks, __ATOMIC_RELAXED) == 0))
+    if (RT_UNLIKELY(__atomic_load_n(&c->blocks, __ATOMIC_RELAXED) == 0))
       return;
     maybe_declare(cnt_fetch_add(&g.bytes, -size));
     touch(c);
@@ -305,7 +306,7 @@ static void snapshot(ctx_list *at_exit, ctx_list *at_peak, int now_is_peak) {
     const rt_mib_entry *m = rt_stack_entry_of_id(id);
     if (!m)
       continue;
-    const rt_tl_ctx *c = &m->tl;
+    const rt_timeline_ctx *c = &m->tl;
     uint64_t b = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
     uint64_t k = __atomic_load_n(&c->blocks, __ATOMIC_RELAXED);
     if (k)
@@ -365,7 +366,7 @@ static int write_file(const char *path, const char *tmp, const rt_buf *b) {
 }
 
 void rt_timeline_write(const char *raw_path, uint64_t raw_bytes) {
-  if (!rt_tl_on)
+  if (!rt_timeline_on)
     return;
   char path[4200], tmp[4200];
   size_t n = rt_format(path, sizeof path, "%s.timeline", raw_path);

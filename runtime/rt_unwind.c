@@ -191,7 +191,7 @@ void rt_unwind_instrumented(void) { set_mode(1); }
 
 typedef int (*dlclose_fn)(void *);
 
-MP_EXPORT int dlclose(void *handle) {
+RT_EXPORT int dlclose(void *handle) {
   static dlclose_fn real;
   dlclose_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
   if (!f) {

@@ -38,7 +38,7 @@ typedef struct rt_cfi_module {
 
 /* The rule of return address pc (looked up at pc - 1: the call may be the
  * last instruction of its function).  FP when the tables have no answer. */
-MP_HIDDEN rt_cfa_rule rt_cfi_rule(const rt_cfi_module *m, uintptr_t pc);
+RT_HIDDEN rt_cfa_rule rt_cfi_rule(const rt_cfi_module *m, uintptr_t pc);
 
 /* ---- the caches (rt_unwind.c) ---------------------------------------------
  * A rule is kept as a word: the PC shifted left by 17 (user PCs are below
@@ -62,17 +62,17 @@ MP_HIDDEN rt_cfa_rule rt_cfi_rule(const rt_cfi_module *m, uintptr_t pc);
 #define RT_UNWIND_RULE_BITS 17
 #define RT_TRACE_ROWS_LOG 11
 #define RT_TRACE_LEN 16
-MP_HIDDEN extern uint64_t rt_unwind_cache[1u << RT_UNWIND_SETS_LOG][2];
-MP_HIDDEN extern uint64_t rt_unwind_traces[1u << RT_TRACE_ROWS_LOG][RT_TRACE_LEN];
+RT_HIDDEN extern uint64_t rt_unwind_cache[1u << RT_UNWIND_SETS_LOG][2];
+RT_HIDDEN extern uint64_t rt_unwind_traces[1u << RT_TRACE_ROWS_LOG][RT_TRACE_LEN];
 /* How the walk consults the tables (the unwind_tables option, -1 resolved
  * by whether instrumented code has started, when glibc can find a PC's
  * module without locks): 0 never, 1 for the frames below
  * the program's first frame in the main executable (libraries called by
  * the program: past that frame the walk follows frame pointers alone), 2
  * for every frame without a frame pointer. */
-MP_HIDDEN extern int rt_unwind_on;
+RT_HIDDEN extern int rt_unwind_on;
 /* The main executable's loaded range (rt_unwind_init). */
-MP_HIDDEN extern uintptr_t rt_unwind_exe_lo, rt_unwind_exe_hi;
+RT_HIDDEN extern uintptr_t rt_unwind_exe_lo, rt_unwind_exe_hi;
 static inline int rt_unwind_in_exe(uintptr_t pc) {
   return pc - rt_unwind_exe_lo < rt_unwind_exe_hi - rt_unwind_exe_lo;
 }
@@ -116,21 +116,21 @@ static inline rt_cfa_rule rt_unwind_unpack(uint64_t e) {
 
 /* The word of return address pc, evaluated on a cache miss; 0 if its rule
  * is not kept (rt_unwind.c says which; rt_unwind_eval then gives it). */
-MP_HIDDEN uint64_t rt_unwind_word_slow(uintptr_t pc);
-MP_HIDDEN rt_cfa_rule rt_unwind_eval(uintptr_t pc);
+RT_HIDDEN uint64_t rt_unwind_word_slow(uintptr_t pc);
+RT_HIDDEN rt_cfa_rule rt_unwind_eval(uintptr_t pc);
 
 static inline uint64_t rt_unwind_word(uintptr_t pc) {
   const uint64_t *set = rt_unwind_set(pc);
   uint64_t e = __atomic_load_n(&set[0], __ATOMIC_RELAXED);
-  if (MP_LIKELY(rt_unwind_names(e, pc)))
+  if (RT_LIKELY(rt_unwind_names(e, pc)))
     return e;
   e = __atomic_load_n(&set[1], __ATOMIC_RELAXED);
-  return MP_LIKELY(rt_unwind_names(e, pc)) ? e : rt_unwind_word_slow(pc);
+  return RT_LIKELY(rt_unwind_names(e, pc)) ? e : rt_unwind_word_slow(pc);
 }
 
 /* The rule of word e, found for pc. */
 static inline rt_cfa_rule rt_unwind_rule_of(uint64_t e, uintptr_t pc) {
-  return MP_LIKELY(e) ? rt_unwind_unpack(e) : rt_unwind_eval(pc);
+  return RT_LIKELY(e) ? rt_unwind_unpack(e) : rt_unwind_eval(pc);
 }
 
 static inline rt_cfa_rule rt_unwind_rule(uintptr_t pc) {
@@ -163,9 +163,9 @@ static inline int rt_unwind_step(rt_cfa_rule r, uintptr_t *cur, uintptr_t *next,
 }
 
 /* Called from the lifecycle installation (the loader may be asked). */
-MP_HIDDEN void rt_unwind_init(void);
+RT_HIDDEN void rt_unwind_init(void);
 /* Instrumented code has started (__memprof_init): unwind_tables=-1 means 1
  * from now on. */
-MP_HIDDEN void rt_unwind_instrumented(void);
+RT_HIDDEN void rt_unwind_instrumented(void);
 
 #endif

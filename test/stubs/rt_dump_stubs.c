@@ -21,7 +21,7 @@ int rt_stub_write_fails;
 size_t rt_stub_locks, rt_stub_unlocks, rt_stub_add_live, rt_stub_clears;
 size_t rt_stub_reports;
 
-int mp_inited = 1;
+int rt_inited = 1;
 rt_flags_t rt_flags = {
 #define RT_FLAG(kind, name, def, desc) .name = def,
 #include "rt_flags.inc"
@@ -116,7 +116,7 @@ rt_libc_fns rt_libc = {
 };
 
 /* No timeline here (timeline=0): the dump never writes one. */
-int rt_tl_on;
+int rt_timeline_on;
 int rt_output_file(char *path, size_t cap, uint64_t *size) {
   (void)path;
   (void)cap;

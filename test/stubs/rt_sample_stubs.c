@@ -5,7 +5,7 @@
 #include "rt_core.h"
 
 rt_flags_t rt_flags;
-int rt_tl_on;
+int rt_timeline_on;
 
 int rt_gettid(void) { return 4242; }
 
