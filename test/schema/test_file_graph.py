@@ -2,11 +2,14 @@
 
 A file depends on another when its object file uses a function or global
 the other defines (`nm`).  The tool's libraries (profdata, symbolizer,
-common) and the hot/cold allocator must have no cycle.  In the runtime,
-lazy start-up (everything may call mp_init_core, which starts everything)
-and the locks (leaving the last lock merges the MIBs parked meanwhile)
-tie most files together by design; the allocator's own files must still
-call only the ones below them, in the order rt_heap_priv.h lists."""
+common) and the hot/cold allocator must have no cycle.
+
+The runtime is layered (runtime/README.md): each file belongs to the layer
+of its folder, and may use files of its own layer or of the layers below.
+The only symbols used up the layers are the two designed slow-path hooks,
+RUNTIME_UPWARD_HOOKS below, each with its reason.  Within the heap's
+layer, the allocator's own files call only the ones below them, in the
+order rt_heap_priv.h lists."""
 import glob
 import os
 import subprocess
@@ -20,10 +23,59 @@ LIBS = {
     "common": "common/CMakeFiles/memprof_common.dir",
     "hotcold": "hotcold/CMakeFiles/memprof_hotcold_objs.dir",
 }
+
+# ---- the runtime's layers ------------------------------------------------
 RUNTIME = "runtime/CMakeFiles/memprof_rt_objs.dir"
+# Bottom to top, as runtime/README.md lists them: a file's layer is its
+# folder under runtime/.
+RUNTIME_LAYERS = ["base", "record", "heap", "output", "entry", "start"]
+# The symbols a file may use from a layer above its own: {symbol: (the
+# file that defines it, why the call goes up)}.
+RUNTIME_UPWARD_HOOKS = {
+    "rt_init_core": (
+        "rt_init",
+        "lazy start-up: the heap's first allocation (rt_heap.c, "
+        "rt_heap_layout.c) may come before any constructor ran, and starts "
+        "the runtime through the init entry"),
+    "rt_mib_merge_parked": (
+        "rt_mibtable",
+        "leaving the last lock (rt_locks_leave, inline in the files that take "
+        "runtime locks) merges the MIBs signal handlers parked meanwhile, "
+        "which they could not merge under the interrupted thread's locks"),
+}
 # Top to bottom, as rt_heap_priv.h's file comment lists them.
 HEAP_ORDER = ["rt_heap", "rt_heap_tcache", "rt_heap_nested", "rt_heap_central",
               "rt_heap_populate", "rt_heap_libc", "rt_heap_layout"]
+
+
+def runtime_layer_of():
+    """{file: index of its layer in RUNTIME_LAYERS}; a folder that is no
+    layer gets -1."""
+    root = os.path.join(harness.BUILD, RUNTIME)
+    found = {}
+    for o in glob.glob(os.path.join(root, "**", "*.o"), recursive=True):
+        folder = os.path.relpath(os.path.dirname(o), root).split(os.sep)[0]
+        name = os.path.basename(o).split(".")[0]
+        found[name] = RUNTIME_LAYERS.index(folder) if folder in RUNTIME_LAYERS else -1
+    return found
+
+
+def upward_uses(objs_root):
+    """[(file, symbol, file defining it)] for every use of a symbol defined
+    in a higher layer that RUNTIME_UPWARD_HOOKS does not list."""
+    objs = sorted(glob.glob(os.path.join(objs_root, "**", "*.o"), recursive=True))
+    layer = runtime_layer_of()
+    owner = {s: f for f, syms in symbols(objs, True).items() for s in syms}
+    bad = []
+    for f, syms in sorted(symbols(objs, False).items()):
+        for s in sorted(syms):
+            g = owner.get(s)
+            if g and g != f and layer[g] > layer[f]:
+                hook = RUNTIME_UPWARD_HOOKS.get(s)
+                if not hook or hook[0] != g:
+                    bad.append((f, s, g))
+    return bad
+# ---- end of the runtime's layers -----------------------------------------
 
 
 def symbols(objs, defined):
@@ -44,7 +96,8 @@ def symbols(objs, defined):
 
 
 def file_graph(folder):
-    objs = sorted(glob.glob(os.path.join(harness.BUILD, folder, "*.o")))
+    objs = sorted(glob.glob(os.path.join(harness.BUILD, folder, "**", "*.o"),
+                            recursive=True))
     if not objs:
         return {}
     owner = {s: f for f, syms in symbols(objs, True).items() for s in syms}
@@ -99,6 +152,28 @@ class FileGraph(harness.ProfTest):
         for lib, folder in LIBS.items():
             with self.subTest(lib=lib):
                 self.assertEqual(cycles(self.graph(folder)), [])
+
+    def test_runtime_files_are_in_layers(self):
+        self.graph(RUNTIME)
+        self.assertEqual([f for f, i in sorted(runtime_layer_of().items()) if i < 0], [])
+
+    def test_runtime_calls_go_down_but_for_the_hooks(self):
+        self.graph(RUNTIME)
+        self.assertEqual(upward_uses(os.path.join(harness.BUILD, RUNTIME)), [],
+                         "(file, symbol, the higher layer's file defining it)")
+
+    def test_runtime_hooks_are_used_upward(self):
+        """Every listed hook is defined where the list says, and used from
+        below (else it is no hook and leaves the list)."""
+        g = self.graph(RUNTIME)
+        layer = runtime_layer_of()
+        root = os.path.join(harness.BUILD, RUNTIME)
+        objs = sorted(glob.glob(os.path.join(root, "**", "*.o"), recursive=True))
+        defined, used = symbols(objs, True), symbols(objs, False)
+        for s, (home, _) in RUNTIME_UPWARD_HOOKS.items():
+            with self.subTest(hook=s):
+                self.assertIn(s, defined[home])
+                self.assertTrue(any(s in used[f] and layer[f] < layer[home] for f in g))
 
     def test_allocator_files_are_layered(self):
         g = self.graph(RUNTIME)

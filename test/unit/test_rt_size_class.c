@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "rt_size_class.h"
+#include "runtime/heap/rt_size_class.h"
 
 static void test_table(void) {
   CHECK(NCLASS == 72, "%d classes", NCLASS);
