@@ -1,11 +1,12 @@
-/* rt_internal.h - what every runtime file includes first: the rules all
- * of them follow, the symbol-visibility and branch-hint macros, and the
- * caller frame the entry points hand down (rt_caller).  What each module
- * offers is in its own header (runtime/README.md lists them).
+/* rt_internal.h - what the modules' headers all bring: the rules every
+ * runtime file follows, the symbol-visibility and branch-hint macros, and
+ * the caller frame the entry points hand down (rt_caller).  What each
+ * module offers is in its own header (runtime/README.md lists them).
  *
  * Rules every runtime file follows:
  *  - Never call the public malloc family or stdio: the runtime *is* malloc.
- *    Use rt_mem* / rt_str* helpers and raw syscalls (rt_sys.h).
+ *    Use the rt_mem* / rt_str* helpers (rt_libc.h) and raw syscalls
+ *    (rt_sys.h).
  *  - Public entry points capture the caller with RT_CALLER() so that no
  *    frame of the runtime is ever recorded: the recorded stack starts at the
  *    return address into the code that called the entry point.
