@@ -7,11 +7,13 @@ common) and the hot/cold allocator must have no cycle.
 The runtime is layered (runtime/README.md): each file belongs to the layer
 of its folder, and may use files of its own layer or of the layers below.
 The only symbols used up the layers are the two designed slow-path hooks,
-RUNTIME_UPWARD_HOOKS below, each with its reason.  Within the heap's
+RUNTIME_UPWARD_HOOKS below, each with its reason; no file includes a
+higher layer's header.  Within the heap's
 layer, the allocator's own files call only the ones below them, in the
 order rt_heap_priv.h lists."""
 import glob
 import os
+import re
 import subprocess
 import unittest
 
@@ -74,6 +76,27 @@ def upward_uses(objs_root):
                 hook = RUNTIME_UPWARD_HOOKS.get(s)
                 if not hook or hook[0] != g:
                     bad.append((f, s, g))
+    return bad
+
+
+def upward_includes():
+    """[(file, included header)] for every runtime source or header that
+    includes a header of a higher layer (by path from the project root,
+    runtime/<layer>/...), or names one of another folder bare."""
+    root = os.path.join(harness.ROOT, "runtime")
+    bad = []
+    for f in sorted(glob.glob(os.path.join(root, "*", "rt_*.[ch]"))):
+        folder = os.path.basename(os.path.dirname(f))
+        with open(f) as fh:
+            for line in fh:
+                m = re.match(r'#include "(runtime/(\w+)/)?(rt_[\w.]+)"', line)
+                if not m:
+                    continue
+                if m.group(2):
+                    if RUNTIME_LAYERS.index(m.group(2)) > RUNTIME_LAYERS.index(folder):
+                        bad.append((os.path.relpath(f, root), m.group(1) + m.group(3)))
+                elif not os.path.exists(os.path.join(os.path.dirname(f), m.group(3))):
+                    bad.append((os.path.relpath(f, root), m.group(3)))
     return bad
 # ---- end of the runtime's layers -----------------------------------------
 
@@ -161,6 +184,9 @@ class FileGraph(harness.ProfTest):
         self.graph(RUNTIME)
         self.assertEqual(upward_uses(os.path.join(harness.BUILD, RUNTIME)), [],
                          "(file, symbol, the higher layer's file defining it)")
+
+    def test_runtime_includes_go_down(self):
+        self.assertEqual(upward_includes(), [], "(file, header of a higher layer)")
 
     def test_runtime_hooks_are_used_upward(self):
         """Every listed hook is defined where the list says, and used from
