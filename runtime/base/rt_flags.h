@@ -5,7 +5,6 @@
 
 #include "rt_internal.h"
 
-/* ---- flags (rt_flags.c; the list is rt_flags.inc) ----------------------- */
 #define RT_FLAG_TYPE_BOOL int
 #define RT_FLAG_TYPE_INT int
 #define RT_FLAG_TYPE_STR const char * /* NULL = unset */

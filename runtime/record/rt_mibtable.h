@@ -20,7 +20,6 @@ typedef struct rt_block {
 static inline int rt_claim_live(uint32_t *state) {
   return (__atomic_fetch_and(state, ~RT_LIVE_BIT, __ATOMIC_ACQ_REL) & RT_LIVE_BIT) != 0;
 }
-/* ---- MIB table (rt_mibtable.c) ------------------------------------------ */
 /* At free: builds the block's MIB and merges it, clearing RT_LIVE_BIT in
  * *live under the table lock.  Returns 0 if the block was not live (double free). */
 RT_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp);

@@ -4,7 +4,6 @@
 
 #include "runtime/base/rt_internal.h"
 
-/* ---- timeline (rt_timeline.c) ------------------------------------------- */
 /* Live heap per context, the peak and the censuses of timeline=1 or
  * peak_snapshot=1; rt_timeline_on is 0 otherwise and the hooks cost one load. */
 RT_HIDDEN extern int rt_timeline_on;
@@ -22,6 +21,5 @@ static inline void rt_timeline_count(int is_free, uint64_t size, uint32_t stack,
  * raw_bytes bytes now. */
 RT_HIDDEN void rt_timeline_write(const char *raw_path, uint64_t raw_bytes);
 RT_HIDDEN void rt_timeline_fork_child(void);
-
 
 #endif
