@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gen-runtime-options.py - writes docs/runtime-options.md from
-runtime/rt_flags.inc, the one list of the runtime's options.
+runtime/base/rt_flags.inc, the one list of the runtime's options.
 
   scripts/gen-runtime-options.py            rewrite the document
   scripts/gen-runtime-options.py --check    exit 1 if it is out of date
@@ -11,7 +11,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-INC = os.path.join(ROOT, "runtime", "rt_flags.inc")
+INC = os.path.join(ROOT, "runtime", "base", "rt_flags.inc")
 DOC = os.path.join(ROOT, "docs", "runtime-options.md")
 
 FLAG_RE = re.compile(r'^RT_FLAG\(\s*(BOOL|INT|STR)\s*,\s*(\w+)\s*,\s*([^,]+?)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)',
@@ -57,7 +57,7 @@ def render(flags):
         "writes nothing but the profile (statistics and reports go to stderr).",
         "Each mechanism that only buys speed has an option of its own.",
         "",
-        "This file is generated from `runtime/rt_flags.inc` by",
+        "This file is generated from `runtime/base/rt_flags.inc` by",
         "`scripts/gen-runtime-options.py`; edit that list, not this file.",
     ]
     section = None

@@ -1,5 +1,5 @@
 /* opt_string.h - option strings of the form "name=value:name=value", as
- * the runtime reads MEMPROF_OPTIONS (runtime/rt_flags.c) and the hot/cold
+ * the runtime reads MEMPROF_OPTIONS (runtime/base/rt_flags.c) and the hot/cold
  * allocator MEMPROF_HOTCOLD_OPTIONS (hotcold/hc_options.c): the pairs, and
  * the integer and boolean values both accept.
  *

@@ -140,7 +140,7 @@ void mp_raw_reader_free(mp_raw_reader *r) {
 
 /* ---- one PC -------------------------------------------------------------- */
 
-/* LLVM's runtime files, and ours (runtime/rt_*.c), never belong in a
+/* LLVM's runtime files, and ours (runtime/<layer>/rt_*.c), never belong in a
  * profile: they are the allocator, not the program. */
 static int is_runtime_file(const char *path) {
   if (!path) return 0;
@@ -150,9 +150,16 @@ static int is_runtime_file(const char *path) {
       !strcmp(base, "memprof_interceptors.cpp") ||
       !strcmp(base, "memprof_new_delete.cpp"))
     return 1;
-  if (strncmp(base, "rt_", 3) != 0 || base - path < 8) return 0;
-  return !strncmp(base - 8, "runtime/", 8) &&
-         (base - path == 8 || base[-9] == '/');
+  if (strncmp(base, "rt_", 3) != 0) return 0;
+  /* our runtime's files: runtime/rt_*.c, or runtime/<layer>/rt_*.c */
+  const char *end = base - 1; /* the '/' before the file's name */
+  for (int up = 0; up < 2 && end > path; up++) {
+    const char *dir = end;
+    while (dir > path && dir[-1] != '/') dir--;
+    if (end - dir == 7 && !strncmp(dir, "runtime", 7)) return 1;
+    end = dir - 1;
+  }
+  return 0;
 }
 
 static uint32_t intern_sym_frame(mp_raw_reader *b, const msym_frame *fr,

@@ -1,5 +1,5 @@
 /* fuzz_options.c - libFuzzer target for the runtime's option parser
- * (runtime/rt_flags.c, compiled in unchanged).
+ * (runtime/base/rt_flags.c, compiled in unchanged).
  *
  * rt_flags.c has no pure parse entry point, so the input is handed to
  * rt_flags_init() as the program's __memprof_default_options() string, with

@@ -255,9 +255,9 @@ class TableReader(harness.ProfTest):
 
     def test_every_row_of_system_libraries(self):
         driver = self.scratch.path("driver")
-        harness.run(["clang-22", "-O1", "-I", os.path.join(harness.ROOT, "runtime"),
+        harness.run(["clang-22", "-O1", "-I", harness.ROOT, "-I", os.path.join(harness.ROOT, "runtime", "record"),
                      source("unwind_cfi_driver.c"),
-                     os.path.join(harness.ROOT, "runtime", "rt_cfi.c"), "-o", driver, "-ldl"])
+                     os.path.join(harness.ROOT, "runtime", "record", "rt_cfi.c"), "-o", driver, "-ldl"])
         seen = set()
         libs = [os.path.join("/lib/x86_64-linux-gnu", lib) for lib in self.LIBS]
         for path in libs + [build_rbp_lib(self.scratch)]:

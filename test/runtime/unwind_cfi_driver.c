@@ -1,4 +1,4 @@
-/* unwind_cfi_driver.c - runs the runtime's CFI reader (runtime/rt_cfi.c,
+/* unwind_cfi_driver.c - runs the runtime's CFI reader (runtime/record/rt_cfi.c,
  * compiled in) on a loaded library, for test_rt_unwind.py to compare with
  * readelf's interpretation of the same tables.
  *

@@ -2,17 +2,21 @@
 
 A file depends on another when its object file uses a function or global
 the other defines (`nm`), or when it includes the other's header.  The
-tools' folders are layered as profdata/README.md's "may use" table says
-(TOOL_LAYERS below): a folder uses only folders below it, and its
+tool's libraries (profdata, symbolizer, common) and the hot/cold
+allocator must have no cycle between files.
+
+The tools' folders are layered as profdata/README.md's "may use" table
+says (TOOL_LAYERS below): a folder uses only folders below it, and its
 private header (*_priv.h, *_internal.h) stays inside it.  Includes that
 cross folders are paths from the repository root; a folder's own headers
-are included by bare name.  The tool's libraries (profdata, symbolizer,
-common) and the hot/cold allocator must have no cycle between files.  In
-the runtime, lazy start-up (everything may call mp_init_core, which
-starts everything) and the locks (leaving the last lock merges the MIBs
-parked meanwhile) tie most files together by design; the allocator's own
-files must still call only the ones below them, in the order
-rt_heap_priv.h lists."""
+are included by bare name.
+
+The runtime is layered (runtime/README.md): each file belongs to the layer
+of its folder, and may use files of its own layer or of the layers below.
+The only symbols used up the layers are the two designed slow-path hooks,
+RUNTIME_UPWARD_HOOKS below, each with its reason; no file includes a
+higher layer's header.  Within the heap's layer, the allocator's own
+files call only the ones below them, in the order rt_heap_priv.h lists."""
 import glob
 import os
 import re
@@ -27,7 +31,26 @@ LIBS = {
     "common": "common/CMakeFiles/memprof_common.dir",
     "hotcold": "hotcold/CMakeFiles/memprof_hotcold_objs.dir",
 }
+
+# ---- the runtime's layers ------------------------------------------------
 RUNTIME = "runtime/CMakeFiles/memprof_rt_objs.dir"
+# Bottom to top, as runtime/README.md lists them: a file's layer is its
+# folder under runtime/.
+RUNTIME_LAYERS = ["base", "record", "heap", "output", "entry", "start"]
+# The symbols a file may use from a layer above its own: {symbol: (the
+# file that defines it, why the call goes up)}.
+RUNTIME_UPWARD_HOOKS = {
+    "rt_init_core": (
+        "rt_init",
+        "lazy start-up: the heap's first allocation (rt_heap.c, "
+        "rt_heap_layout.c) may come before any constructor ran, and starts "
+        "the runtime through the init entry"),
+    "rt_mib_merge_parked": (
+        "rt_mibtable",
+        "leaving the last lock (rt_locks_leave, inline in the files that take "
+        "runtime locks) merges the MIBs signal handlers parked meanwhile, "
+        "which they could not merge under the interrupted thread's locks"),
+}
 # Top to bottom, as rt_heap_priv.h's file comment lists them.
 HEAP_ORDER = ["rt_heap", "rt_heap_tcache", "rt_heap_nested", "rt_heap_central",
               "rt_heap_populate", "rt_heap_libc", "rt_heap_layout"]
@@ -154,6 +177,58 @@ def layer_violations(graph):
                 bad.append(f"{src} -> {dep}")
     return bad
 
+
+def runtime_layer_of():
+    """{file: index of its layer in RUNTIME_LAYERS}; a folder that is no
+    layer gets -1."""
+    root = os.path.join(harness.BUILD, RUNTIME)
+    found = {}
+    for o in glob.glob(os.path.join(root, "**", "*.o"), recursive=True):
+        folder = os.path.relpath(os.path.dirname(o), root).split(os.sep)[0]
+        name = os.path.basename(o).split(".")[0]
+        found[name] = RUNTIME_LAYERS.index(folder) if folder in RUNTIME_LAYERS else -1
+    return found
+
+
+def upward_uses(objs_root):
+    """[(file, symbol, file defining it)] for every use of a symbol defined
+    in a higher layer that RUNTIME_UPWARD_HOOKS does not list."""
+    objs = sorted(glob.glob(os.path.join(objs_root, "**", "*.o"), recursive=True))
+    layer = runtime_layer_of()
+    owner = {s: f for f, syms in symbols(objs, True).items() for s in syms}
+    bad = []
+    for f, syms in sorted(symbols(objs, False).items()):
+        for s in sorted(syms):
+            g = owner.get(s)
+            if g and g != f and layer[g] > layer[f]:
+                hook = RUNTIME_UPWARD_HOOKS.get(s)
+                if not hook or hook[0] != g:
+                    bad.append((f, s, g))
+    return bad
+
+
+def upward_includes():
+    """[(file, included header)] for every runtime source or header that
+    includes a header of a higher layer (by path from the project root,
+    runtime/<layer>/...), or names one of another folder bare."""
+    root = os.path.join(harness.ROOT, "runtime")
+    bad = []
+    for f in sorted(glob.glob(os.path.join(root, "*", "rt_*.[ch]"))):
+        folder = os.path.basename(os.path.dirname(f))
+        with open(f) as fh:
+            for line in fh:
+                m = re.match(r'#include "(runtime/(\w+)/)?(rt_[\w.]+)"', line)
+                if not m:
+                    continue
+                if m.group(2):
+                    if RUNTIME_LAYERS.index(m.group(2)) > RUNTIME_LAYERS.index(folder):
+                        bad.append((os.path.relpath(f, root), m.group(1) + m.group(3)))
+                elif not os.path.exists(os.path.join(os.path.dirname(f), m.group(3))):
+                    bad.append((os.path.relpath(f, root), m.group(3)))
+    return bad
+# ---- end of the runtime's layers -----------------------------------------
+
+
 def symbols(objs, defined):
     """{file: its defined (or undefined) global symbols}, by one nm call."""
     args = ["nm", "-A", "--defined-only"] if defined else ["nm", "-A", "-u"]
@@ -255,6 +330,31 @@ class FileGraph(harness.ProfTest):
         for lib, folder in LIBS.items():
             with self.subTest(lib=lib):
                 self.assertEqual(cycles(self.graph(folder)), [])
+
+    def test_runtime_files_are_in_layers(self):
+        self.graph(RUNTIME)
+        self.assertEqual([f for f, i in sorted(runtime_layer_of().items()) if i < 0], [])
+
+    def test_runtime_calls_go_down_but_for_the_hooks(self):
+        self.graph(RUNTIME)
+        self.assertEqual(upward_uses(os.path.join(harness.BUILD, RUNTIME)), [],
+                         "(file, symbol, the higher layer's file defining it)")
+
+    def test_runtime_includes_go_down(self):
+        self.assertEqual(upward_includes(), [], "(file, header of a higher layer)")
+
+    def test_runtime_hooks_are_used_upward(self):
+        """Every listed hook is defined where the list says, and used from
+        below (else it is no hook and leaves the list)."""
+        g = self.graph(RUNTIME)
+        layer = runtime_layer_of()
+        root = os.path.join(harness.BUILD, RUNTIME)
+        objs = sorted(glob.glob(os.path.join(root, "**", "*.o"), recursive=True))
+        defined, used = symbols(objs, True), symbols(objs, False)
+        for s, (home, _) in RUNTIME_UPWARD_HOOKS.items():
+            with self.subTest(hook=s):
+                self.assertIn(s, defined[home])
+                self.assertTrue(any(s in used[f] and layer[f] < layer[home] for f in g))
 
     def test_allocator_files_are_layered(self):
         g = self.graph(RUNTIME)

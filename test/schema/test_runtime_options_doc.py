@@ -1,6 +1,6 @@
 """test_runtime_options_doc.py - the runtime's options exist once.
 
-runtime/rt_flags.inc is the one list: docs/runtime-options.md must be what
+runtime/base/rt_flags.inc is the one list: docs/runtime-options.md must be what
 scripts/gen-runtime-options.py makes of it, and `help=1` of the built
 runtime must print every option of the list, in its order, with its
 default as the current value."""

@@ -1,4 +1,4 @@
-/* rt_dump_stubs.c - what runtime/rt_dump.c calls in the rest of the
+/* rt_dump_stubs.c - what runtime/output/rt_dump.c calls in the rest of the
  * runtime, stubbed so that the raw writer can be compiled alone into a test
  * (test/unit/test_rt_dump.c): the MIB table and the stack depot are arrays
  * the test fills, dl_iterate_phdr reports the test's modules (the test's
@@ -21,10 +21,14 @@ int rt_stub_write_fails;
 size_t rt_stub_locks, rt_stub_unlocks, rt_stub_add_live, rt_stub_clears;
 size_t rt_stub_reports;
 
-int mp_inited = 1;
+int rt_inited = 1;
+__thread int rt_nonblocking;
+__thread int rt_locks_held;
+uint64_t rt_mib_parked;
+int rt_profile_failed;
 rt_flags_t rt_flags = {
 #define RT_FLAG(kind, name, def, desc) .name = def,
-#include "rt_flags.inc"
+#include "runtime/base/rt_flags.inc"
 #undef RT_FLAG
 };
 
@@ -80,7 +84,14 @@ void rt_munmap(void *p, size_t len) { munmap(p, len); }
 void rt_mib_lock_all(void) { rt_stub_locks++; }
 int rt_mib_trylock_all(void) { return ++rt_stub_locks, 1; }
 void rt_mib_unlock_all(void) { rt_stub_unlocks++; }
-void rt_mib_add_all_live(void) { rt_stub_add_live++; }
+void rt_mib_add_all_live(rt_block_walk *walk) {
+  (void)walk;
+  rt_stub_add_live++;
+}
+void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
+  (void)cb;
+  (void)ctx;
+}
 void rt_mib_clear(void) { rt_stub_clears++; }
 
 void rt_report(const char *fmt, ...) {
@@ -111,12 +122,12 @@ int rt_futex(int *addr, int op, int val) {
  * here it points at libc's functions of the same names. */
 rt_libc_fns rt_libc = {
 #define RT_LIBC_FN(name, ret, args) .name = name,
-#include "rt_libc_fns.inc"
+#include "runtime/base/rt_libc_fns.inc"
 #undef RT_LIBC_FN
 };
 
 /* No timeline here (timeline=0): the dump never writes one. */
-int rt_tl_on;
+int rt_timeline_on;
 int rt_output_file(char *path, size_t cap, uint64_t *size) {
   (void)path;
   (void)cap;

@@ -1,4 +1,4 @@
-/* rt_dump_stubs.h - the stubs runtime/rt_dump.c is linked with in tests
+/* rt_dump_stubs.h - the stubs runtime/output/rt_dump.c is linked with in tests
  * (rt_dump_stubs.c): a fixed MIB table, stack depot and module list stand
  * in for the runtime's, and the bytes the dump writes are captured. */
 #ifndef TEST_RT_DUMP_STUBS_H
@@ -8,7 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rt_core.h"
+#include "runtime/base/rt_flags.h"
+#include "runtime/base/rt_libc.h"
+#include "runtime/base/rt_state.h"
+#include "runtime/base/rt_sys.h"
+#include "runtime/heap/rt_heap.h"
+#include "runtime/output/rt_dump.h"
+#include "runtime/output/rt_output.h"
+#include "runtime/output/rt_text.h"
+#include "runtime/record/rt_mibtable.h"
+#include "runtime/record/rt_sample.h"
+#include "runtime/record/rt_stack.h"
+#include "runtime/record/rt_timeline.h"
 
 /* The table rt_mib_for_each walks: n entries in the order given (the
  * runtime's is ascending ids), each with its stack's PCs (return

@@ -1,4 +1,4 @@
-/* rt_flags_stubs.c - what runtime/rt_flags.c calls in the rest of the
+/* rt_flags_stubs.c - what runtime/base/rt_flags.c calls in the rest of the
  * runtime, stubbed so that the option parser can be compiled alone into a
  * test (test/unit/test_rt_flags.c) or a fuzzer (test/fuzz/fuzz_options.c).
  * Warnings are counted and the last one kept, not printed; the program's
@@ -39,12 +39,12 @@ int rt_open(const char *path, int flags, int mode) {
 
 void rt_close(int fd) { (void)fd; }
 
-void rt_output_note_failure(void) {}
+int rt_profile_failed;
 
 /* The runtime's byte/string helpers call through this table (rt_internal.h);
  * here it points at libc's functions of the same names. */
 rt_libc_fns rt_libc = {
 #define RT_LIBC_FN(name, ret, args) .name = name,
-#include "rt_libc_fns.inc"
+#include "runtime/base/rt_libc_fns.inc"
 #undef RT_LIBC_FN
 };

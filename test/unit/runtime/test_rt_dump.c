@@ -1,4 +1,4 @@
-/* test_rt_dump.c - the runtime's raw-profile writer (runtime/rt_dump.c,
+/* test_rt_dump.c - the runtime's raw-profile writer (runtime/output/rt_dump.c,
  * compiled in unchanged with test/stubs/rt_dump_stubs.c), in versions 3, 4
  * and 5: a fixed table of MIB entries (every field a different value,
  * histograms of several lengths), stacks of 0 to 256 PCs (enough to cross

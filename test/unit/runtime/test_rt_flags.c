@@ -1,4 +1,4 @@
-/* test_rt_flags.c - the runtime's option parser (runtime/rt_flags.c,
+/* test_rt_flags.c - the runtime's option parser (runtime/base/rt_flags.c,
  * compiled in unchanged with test/stubs/rt_flags_stubs.c): defaults from
  * rt_flags.inc, the program's default options then MEMPROF_OPTIONS (later
  * wins), separators, booleans, integers, refused values and the

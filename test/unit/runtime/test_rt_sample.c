@@ -1,5 +1,5 @@
 /* test_rt_sample.c - the sampling countdown's draws and the estimates'
- * weights (runtime/rt_sample.c, compiled in unchanged) against libm:
+ * weights (runtime/record/rt_sample.c, compiled in unchanged) against libm:
  * a weight is 1 / (1 - exp(-s/R)) to 1e-9 relative for sizes far below,
  * at and far above R; a count is the ceiling of an exponential draw of
  * mean R: its mean is R + 1/2 and P(count > k) = exp(-k/R), each within 5
@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "test/unit/check.h"
-#include "rt_core.h"
-#include "rt_sample.h"
+#include "runtime/base/rt_flags.h"
+#include "runtime/record/rt_sample.h"
 
 static void test_weights(void) {
   static const uint64_t rs[] = {64, 4096, 524288, 4u << 20};

@@ -7,7 +7,7 @@
 
 #include "test/unit/check.h"
 #include "test/unit/rng.h"
-#include "rt_size_class.h"
+#include "runtime/heap/rt_size_class.h"
 
 static void test_table(void) {
   CHECK(NCLASS == 72, "%d classes", NCLASS);

@@ -1,0 +1,390 @@
+/* rt_heap.c - the allocator's core API: rt_alloc, rt_free,
+ * rt_usable_size, live-block enumeration, fork handling and allocator
+ * statistics, over the size-class heap (rt_heap_priv.h has its design and
+ * the files it is split into) and rt_large.c's blocks.
+ *
+ * The live flag of a block is flipped to 0 by the MIB table under its lock
+ * (rt_mib_on_free), which is what makes a concurrent dump see every block
+ * exactly once: either live (walked here) or recorded. */
+#include "rt_alloc.h"
+#include "rt_heap.h"
+#include "rt_heap_priv.h"
+#include "rt_size_class.h"
+#include "runtime/base/rt_clock.h"
+#include "runtime/base/rt_libc.h"
+#include "runtime/base/rt_lock.h"
+#include "runtime/base/rt_state.h"
+#include "runtime/base/rt_sys.h"
+#include "runtime/record/rt_mibtable.h"
+#include "runtime/record/rt_sample.h"
+#include "runtime/record/rt_shadow.h"
+#include "runtime/record/rt_stack.h"
+#include "runtime/record/rt_timeline.h"
+
+void rt_heap_thread_start(void) {
+  heap_ensure();
+  rt_tcache_thread_start();
+}
+
+/* ---- public core API --------------------------------------------------- */
+
+/* Index of the slot of class c holding region offset off (< REGION_SIZE). */
+static inline uint64_t slot_index(int c, uint64_t off) {
+  return (uint64_t)(((unsigned __int128)off * class_recip[c]) >> 64);
+}
+
+/* p could be ours: non-null and the heap exists. */
+static inline int heap_may_own(uintptr_t p) {
+  return p && __atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE);
+}
+
+/* State word of the slot of class c holding p, or NULL; *into: p's
+ * offset in that slot. */
+static inline uint32_t *class_state(uintptr_t p, int *cls, uint32_t *slot,
+                                    uint64_t *into) {
+  int c = (int)((p - heap_base) >> REGION_SHIFT);
+  uint64_t off = p - region_start[c];
+  if (off >= REGION_SIZE)
+    return NULL; /* before slot 0 */
+  uint64_t i = slot_index(c, off);
+  if (i >= __atomic_load_n(&centrals[c].bump, __ATOMIC_RELAXED))
+    return NULL;
+  *cls = c;
+  *slot = (uint32_t)i;
+  *into = off - i * class_size[c];
+  uint32_t *w = &state_of_class[c][i];
+  if (!w)
+    __builtin_unreachable(); /* lets callers' NULL checks fold away */
+  return w;
+}
+
+/* State word of the live class block starting at p (its value in *st),
+ * or NULL. */
+static inline uint32_t *live_class_state(uintptr_t p, int *cls, uint32_t *slot,
+                                         uint32_t *st) {
+  uint64_t into;
+  uint32_t *w = class_state(p, cls, slot, &into);
+  if (!w || into > SLOT_LEAD)
+    return NULL;
+  *st = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+  return *st & RT_LIVE_BIT && into == lead_of(*st) ? w : NULL;
+}
+
+/* Class of a block of `size` bytes aligned to `align`, -1 for a large one. */
+static inline int class_of(size_t size, size_t align) {
+  return align <= 64 ? (size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1)
+                     : rt_class_for_aligned(size, align);
+}
+
+/* Where the block of `size` bytes in slot s of class c starts (its lead
+ * in *lead), cleared if asked and the slot was handed out before. */
+static inline uintptr_t class_block(int c, uint32_t s, size_t size, size_t align,
+                                    int zero, uint32_t *lead) {
+  *lead = lead_bit(c, size, align);
+  uintptr_t p = slot_addr(c, s) + lead_of(*lead);
+  if (zero && (state_of_class[c][s] & DIRTY_BIT))
+    rt_memset((void *)p, 0, size);
+  return p;
+}
+
+/* A block that is recorded: its stack, time and cpu, its metadata and its
+ * shadow cleared.  Out of line, so that the unsampled path keeps a small
+ * frame (the captured stack is 3 KiB). */
+__attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int zero,
+                                                  rt_caller caller) {
+  rt_captured cap;
+  cap.n = 0;
+  uint64_t stamp = rt_stamp(); /* read while the stack is walked */
+  if (rt_inited)
+    rt_stack_unwind(caller, &cap);
+  uint32_t ts = rt_stamp_ms(stamp);
+  uint32_t cpu = rt_cpu();
+  uintptr_t p;
+  uint32_t ref;
+  int c = class_of(size, align);
+  uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
+  if (s != NO_SLOT) {
+    uint32_t lead;
+    p = class_block(c, s, size, align, zero, &lead);
+    rt_shadow_clear(p, size);
+    block_meta *m = meta_of(c, s, lead | (uint32_t)size);
+    m->stack = ref = rt_stack_intern(&cap);
+    m->alloc_ts = ts;
+    __atomic_store_n(&state_of_class[c][s],
+                     RT_LIVE_BIT | DIRTY_BIT | lead | pack_cpu(cpu) << CPU_SHIFT |
+                         (uint32_t)size,
+                     __ATOMIC_RELEASE);
+  } else {
+    ref = rt_stack_intern(&cap);
+    p = rt_large_alloc(size, align, ref, ts, cpu);
+    if (!p)
+      return NULL;
+  }
+  count_event(0, size);
+  rt_timeline_count(0, size, ref, stamp, ts);
+  rt_malloc_hooks((void *)p, size);
+  return (void *)p;
+}
+
+void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
+  heap_ensure();
+  if (RT_UNLIKELY(!rt_inited))
+    rt_init_core();
+  if (align == 0)
+    align = 16;
+  if (size > MAX_USER_SIZE || (align & (align - 1)))
+    return NULL;
+  /* A block that is not sampled (rt_sample.h) gets no stack, time, cpu,
+   * metadata or shadow clear, and its free records nothing: its state word
+   * says so (CPU_UNSAMPLED), a large block's stack ref (RT_UNSAMPLED).
+   * The check is here rather than in the thread cache's refill branch: the
+   * stack walk must be decided before the slot is taken.  Such blocks
+   * exist only with sampling on, hence with the timeline off (rt_sample.c):
+   * they skip rt_timeline_count. */
+  if (rt_sample_take(size))
+    return rt_alloc_recorded(size, align, zero, caller);
+  uintptr_t p;
+  int c = class_of(size, align);
+  uint32_t s = c >= 0 ? slot_take(&c, align) : NO_SLOT;
+  if (RT_LIKELY(s != NO_SLOT)) {
+    uint32_t lead;
+    p = class_block(c, s, size, align, zero, &lead);
+    __atomic_store_n(&state_of_class[c][s],
+                     RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT |
+                         (uint32_t)size,
+                     __ATOMIC_RELEASE);
+  } else {
+    p = rt_large_alloc(size, align, RT_UNSAMPLED, 0, 0xFFFFFFFFu);
+    if (!p)
+      return NULL;
+  }
+  count_event(0, size);
+  rt_malloc_hooks((void *)p, size);
+  return (void *)p;
+}
+
+/* Outside the heap's reservation, and not on a page (where large blocks
+ * of ours start) or no live large block of ours there. */
+int rt_is_libc_block(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  rt_block b;
+  return p && libc_heap_serves() && !in_heap(p) &&
+         ((p & (RT_PAGE - 1)) || !rt_large_find(p, &b));
+}
+
+void *rt_realloc_libc(void *old, size_t n, rt_caller caller) {
+  if (n > MAX_USER_SIZE)
+    return NULL;
+  /* In a handler that interrupted the C library's allocator, a block of
+   * ours (rt_alloc_own makes the draw); else the draw decides. */
+  int busy = libc_tls.busy, recorded = !busy && rt_sample_take(n);
+  if (!busy && !recorded) {
+    libc_enter();
+    void *p = libc_heap.realloc(old, n);
+    libc_leave();
+    if (p) {
+      rt_free_hooks(old);
+      rt_malloc_hooks(p, n);
+    }
+    return p;
+  }
+  /* Reading the old block's size takes no lock. */
+  void *p = recorded ? rt_alloc_recorded(n, 16, 0, caller) : rt_alloc_own(n, 16, 0, caller);
+  if (!p)
+    return NULL;
+  size_t old_n = libc_heap.usable(old);
+  rt_memcpy(p, old, old_n < n ? old_n : n);
+  rt_free_hooks(old);
+  libc_free(old);
+  return p;
+}
+
+/* Record (if profiling and the block was sampled) and mark dead; 0 if it
+ * was not live. */
+static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
+                  uint32_t cpu, uint32_t *live, uint64_t stamp) {
+  if (stack != RT_UNSAMPLED && __atomic_load_n(&rt_recording, __ATOMIC_ACQUIRE)) {
+    if (rt_sample_interval)
+      stamp = rt_stamp(); /* not read up front: most blocks are not sampled */
+    rt_block b = {p, size, stack, ts, cpu};
+    return rt_mib_on_free(&b, live, stamp);
+  }
+  return rt_claim_live(live);
+}
+
+void rt_free_own(void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!heap_may_own(p))
+    return;
+  /* read while the block's metadata is fetched, unless sampling (retire) */
+  uint64_t stamp = RT_LIKELY(!rt_sample_interval) ? rt_stamp() : 0;
+  if (in_heap(p)) {
+    int c;
+    uint32_t s, st;
+    uint32_t *w = live_class_state(p, &c, &s, &st);
+    if (!w)
+      return;
+    rt_free_hooks(ptr);
+    uint64_t size = st & SIZE_MASK;
+    if (unsampled_state(st)) {
+      /* No atomic claim: the only other writer of a live block's word is
+       * another free of it (a double free racing this one, which no
+       * allocator catches), and a dump skips unsampled blocks, so its
+       * exactly-once rule does not concern them.  A double free after
+       * this one still sees the bit clear.  No rt_timeline_count: unsampled
+       * blocks exist only with the timeline off (rt_alloc). */
+      __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
+      count_event(1, size);
+      slot_give(c, s);
+      return;
+    }
+    const block_meta *m = meta_of(c, s, st);
+    uint32_t ref = m->stack;
+    if (!retire(p, size, ref, m->alloc_ts, unpack_cpu(st), w, stamp))
+      return;
+    count_event(1, size);
+    rt_timeline_count(1, size, ref, stamp, 0);
+    slot_give(c, s);
+    return;
+  }
+  rt_block b;
+  uint32_t *live = rt_large_find(p, &b);
+  if (!live) {
+    if (libc_heap_serves()) { /* the C library's, on a page (rt_free) */
+      rt_free_hooks(ptr);
+      libc_free(ptr);
+    }
+    return;
+  }
+  rt_free_hooks(ptr);
+  if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live, stamp))
+    return;
+  count_event(1, b.size);
+  rt_timeline_count(1, b.size, b.stack, stamp, 0);
+  rt_large_release(p);
+}
+
+/* 1 if p starts a live block of ours; its requested size in *size. */
+static int live_block(uintptr_t p, uint64_t *size) {
+  if (!heap_may_own(p))
+    return 0;
+  if (in_heap(p)) {
+    int c;
+    uint32_t s, st;
+    if (!live_class_state(p, &c, &s, &st))
+      return 0;
+    *size = st & SIZE_MASK;
+    return 1;
+  }
+  rt_block b;
+  if (!rt_large_find(p, &b))
+    return 0;
+  *size = b.size;
+  return 1;
+}
+
+size_t rt_usable_size(const void *ptr) {
+  uint64_t n;
+  if (live_block((uintptr_t)ptr, &n))
+    return n;
+  /* no block of ours, class or large: the C library's, if it serves any */
+  uintptr_t p = (uintptr_t)ptr;
+  return p && libc_heap_serves() && !in_heap(p) ? libc_heap.usable((void *)ptr) : 0;
+}
+
+/* ---- enumeration, fork, stats ------------------------------------------ */
+
+/* The walk fetches each live block's metadata this many slots ahead: the
+ * heap is cold at the exit dump, and each block's lead would cost a miss
+ * of its own. */
+#define WALK_AHEAD 16
+
+void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
+  if (!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE))
+    return;
+  for (int c = 0; c < NCLASS; c++) {
+    uint64_t n = __atomic_load_n(&centrals[c].bump, __ATOMIC_ACQUIRE);
+    const uint32_t *state = state_of_class[c];
+    for (uint64_t i = 0; i < n; i++) {
+      if (i + WALK_AHEAD < n) {
+        uint32_t ahead = __atomic_load_n(&state[i + WALK_AHEAD], __ATOMIC_RELAXED);
+        if (ahead & RT_LIVE_BIT && !unsampled_state(ahead))
+          __builtin_prefetch(meta_of(c, (uint32_t)(i + WALK_AHEAD), ahead));
+      }
+      uint32_t st = __atomic_load_n(&state[i], __ATOMIC_ACQUIRE);
+      if (!(st & RT_LIVE_BIT))
+        continue;
+      rt_block b = {slot_addr(c, i) + lead_of(st), st & SIZE_MASK, RT_UNSAMPLED, 0,
+                    0xFFFFFFFFu};
+      if (!unsampled_state(st)) {
+        const block_meta *m = meta_of(c, (uint32_t)i, st);
+        b.stack = m->stack;
+        b.alloc_ts = m->alloc_ts;
+        b.alloc_cpu = unpack_cpu(st);
+      }
+      cb(&b, ctx);
+    }
+  }
+  rt_large_for_each_live(cb, ctx);
+}
+
+void rt_heap_fork_prepare(void) {
+  rt_mutex_lock(&heap_init_mu);
+  rt_tcache_fork_prepare();
+  rt_central_fork_prepare();
+  rt_large_fork_prepare();
+}
+
+void rt_heap_fork_parent(void) {
+  rt_large_fork_parent();
+  rt_central_fork_parent();
+  rt_tcache_fork_parent();
+  rt_mutex_unlock(&heap_init_mu);
+}
+
+void rt_heap_fork_child(void) {
+  rt_tcache_fork_child();
+  rt_large_fork_child();
+  rt_central_fork_child();
+  rt_mutex_reset(&heap_init_mu);
+}
+
+uint64_t rt_heap_realloc_calls, rt_heap_realloc_bytes;
+
+void rt_heap_get_stats(rt_heap_stats *s) {
+  heap_counters sum;
+  rt_tcache_sum(&sum);
+  s->mallocs = sum.mallocs;
+  s->frees = sum.frees;
+  s->allocated = sum.bytes_alloc;
+  s->freed = sum.bytes_freed;
+  s->bytes_live = sum.bytes_alloc - sum.bytes_freed;
+  s->large_mapped = rt_large_mapped();
+  uint64_t mapped = 0;
+  if (heap_ready)
+    for (int c = 0; c < NCLASS; c++)
+      mapped += centrals[c].bump * class_size[c];
+  s->heap_mapped = mapped;
+}
+
+int rt_heap_owns(const void *ptr) {
+  uint64_t n;
+  return live_block((uintptr_t)ptr, &n);
+}
+
+const void *rt_heap_block_begin(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!heap_may_own(p))
+    return NULL;
+  if (in_heap(p)) {
+    int c;
+    uint32_t s;
+    uint64_t into;
+    uint32_t *w = class_state(p, &c, &s, &into);
+    uint32_t st = w ? __atomic_load_n(w, __ATOMIC_ACQUIRE) : 0;
+    if (!(st & RT_LIVE_BIT) || into < lead_of(st))
+      return NULL;
+    return (const void *)(p - into + lead_of(st));
+  }
+  return (const void *)rt_large_begin(p);
+}

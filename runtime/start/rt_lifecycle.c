@@ -1,0 +1,107 @@
+/* rt_lifecycle.c - process lifecycle: the exit-time dump (after the
+ * program's atexit handlers and C++ static destructors), atexit statistics,
+ * and fork (all runtime locks held across fork; the child drops the
+ * parent's recorded MIBs and writes its own file). */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_start.h"
+#include "runtime/base/rt_background.h"
+#include "runtime/base/rt_flags.h"
+#include "runtime/base/rt_ialloc.h"
+#include "runtime/base/rt_libc.h"
+#include "runtime/base/rt_state.h"
+#include "runtime/heap/rt_alloc.h"
+#include "runtime/heap/rt_heap.h"
+#include "runtime/output/rt_dump.h"
+#include "runtime/output/rt_output.h"
+#include "runtime/output/rt_symtab.h"
+#include "runtime/output/rt_text.h"
+#include "runtime/record/rt_mibtable.h"
+#include "runtime/record/rt_sample.h"
+#include "runtime/record/rt_stack.h"
+#include "runtime/record/rt_timeline.h"
+#include "runtime/record/rt_unwind.h"
+
+static int installed;
+
+/* The runtime's own definitions of the C library functions it resolves
+ * (the counting interceptors, the malloc family: entry/), which the
+ * loader's answers are compared with. */
+static const rt_libc_fns own_libc = {
+#define RT_LIBC_FN(name, ret, args) (ret(*) args) name,
+#include "runtime/base/rt_libc_fns.inc"
+#undef RT_LIBC_FN
+};
+static const libc_heap_fns own_heap = {malloc, free, calloc, realloc, memalign,
+                                       (size_t(*)(void *))malloc_usable_size};
+#pragma GCC diagnostic push /* glibc marks mallinfo deprecated; programs call it */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static const libc_tune_fns own_tune = {mallopt, malloc_trim, mallinfo, mallinfo2};
+#pragma GCC diagnostic pop
+
+static void fork_prepare(void) {
+  rt_dump_fork_prepare();
+  rt_mib_lock_all();
+  rt_output_fork_prepare();
+  rt_stack_fork_prepare();
+  rt_heap_fork_prepare();
+  rt_ialloc_fork_prepare();
+  rt_symtab_fork_prepare(); /* a leaf: nothing is locked while it is held */
+}
+
+static void fork_parent(void) {
+  rt_symtab_fork_parent();
+  rt_ialloc_fork_parent();
+  rt_heap_fork_parent();
+  rt_stack_fork_parent();
+  rt_output_fork_parent();
+  rt_mib_unlock_all();
+  rt_dump_fork_parent();
+}
+
+static void fork_child(void) {
+  rt_bg_fork_child();
+  rt_symtab_fork_child();
+  rt_ialloc_fork_child();
+  rt_heap_fork_child();
+  rt_stack_fork_child();
+  rt_output_fork_child();
+  rt_mib_reset_locks();
+  rt_dump_fork_child();
+  rt_timeline_fork_child();
+  /* The parent reports what it recorded; the child only its own frees and
+   * the blocks it still holds at its dumps. */
+  rt_mib_clear();
+  rt_sample_fork_child();
+}
+
+void rt_lifecycle_install(void) {
+  int expected = 0;
+  if (__atomic_compare_exchange_n(&installed, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE)) {
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    rt_libc_resolve(&own_libc);
+    rt_heap_libc_install(&own_heap, &own_tune);
+    rt_output_install_exit();
+    rt_unwind_init();
+  }
+}
+
+/* .fini_array.101 runs after every handler registered with atexit /
+ * __cxa_atexit (C++ static destructors included), since exit() calls those
+ * before _dl_fini, and after the executable's other destructors. */
+__attribute__((destructor(101))) static void rt_exit(void) {
+  if (!rt_inited || rt_exit_dumped)
+    return;
+  if (rt_flags.atexit)
+    rt_print_exit_stats();
+  if (rt_flags.dump_at_exit)
+    rt_dump(0);
+  __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
+  rt_exit_dumped = 1;
+  rt_output_exit_check();
+}

@@ -1,0 +1,14 @@
+/* rt_start.h - what the start-up files offer each other: the exit and
+ * fork handlers (rt_lifecycle.c), the deadly-signal handlers
+ * (rt_signal.c), the second-copy check (rt_interpose.c). */
+#ifndef MEMPROF_RT_START_H
+#define MEMPROF_RT_START_H
+
+#include "runtime/base/rt_internal.h"
+
+RT_HIDDEN void rt_lifecycle_install(void);
+RT_HIDDEN void rt_signals_install(void);
+/* Whether this copy is the process's malloc (rt_interpose.c). */
+RT_HIDDEN int rt_serves_malloc(void);
+
+#endif
