@@ -89,11 +89,11 @@ static void say(const char *a, size_t an, const char *b) {
  * checked against each option's range, which is far inside this bound. */
 static int parse_int(const char *v, size_t n, int boolean, long long *out) {
   int b;
-  if (boolean && mp_opt_bool(v, n, &b)) {
+  if (boolean && mpf_opt_bool(v, n, &b)) {
     *out = b;
     return 0;
   }
-  return mp_opt_int(v, n, 1LL << 40, out) ? 0 : -1;
+  return mpf_opt_int(v, n, 1LL << 40, out) ? 0 : -1;
 }
 
 static void list_options(void) {
@@ -109,7 +109,7 @@ static void list_options(void) {
 }
 
 static void set_one(const char *name, size_t nn, const char *val, size_t vn) {
-  if (mp_opt_is(name, nn, "help")) {
+  if (mpf_opt_is(name, nn, "help")) {
     long long on;
     if (parse_int(val, vn, 1, &on) == 0 && on)
       list_options();
@@ -117,7 +117,7 @@ static void set_one(const char *name, size_t nn, const char *val, size_t vn) {
   }
   for (size_t i = 0; i < NOPTS; i++) {
     const opt_desc *o = &opts[i];
-    if (!mp_opt_is(name, nn, o->name))
+    if (!mpf_opt_is(name, nn, o->name))
       continue;
     if (o->sval) {
       if (vn >= o->cap) {
@@ -141,8 +141,8 @@ static void set_one(const char *name, size_t nn, const char *val, size_t vn) {
 }
 
 static void parse(const char *s) {
-  mp_opt_pair p;
-  while (mp_opt_next(&s, &p))
+  mpf_opt_pair p;
+  while (mpf_opt_next(&s, &p))
     if (p.name_len)
       set_one(p.name, p.name_len, p.val, p.val_len);
 }

@@ -4,7 +4,7 @@
  * identically.  Freestanding: no libc calls.
  *
  * Histogram arrays are not touched here: their storage belongs to the caller,
- * which adds the shorter array into the longer one (mp_hist_add) and sets
+ * which adds the shorter array into the longer one (mpf_hist_add) and sets
  * AccessHistogramSize / AccessHistogram itself.
  */
 #ifndef MEMPROF_MIB_MERGE_H
@@ -14,7 +14,7 @@
 
 /* a / b, exact.  The runtime builds a MIB at every free: a 64-bit divide
  * costs several times a 32-bit one, and the operands nearly always fit. */
-static inline uint64_t mp_div_u64(uint64_t a, uint64_t b) {
+static inline uint64_t mpf_div_u64(uint64_t a, uint64_t b) {
   if (((a | b) >> 32) == 0)
     return (uint32_t)a / (uint32_t)b;
   return a / b;
@@ -22,23 +22,23 @@ static inline uint64_t mp_div_u64(uint64_t a, uint64_t b) {
 
 /* A block's access density (accesses per 100 bytes) and lifetime access
  * density (per ms, lifetimes under 2 ms count as 1), as LLVM computes them. */
-static inline uint64_t mp_access_density(uint64_t count, uint32_t size) {
-  return mp_div_u64(count * 100, size ? size : 1);
+static inline uint64_t mpf_access_density(uint64_t count, uint32_t size) {
+  return mpf_div_u64(count * 100, size ? size : 1);
 }
 
-static inline uint64_t mp_lifetime_density(uint64_t dens, uint32_t life) {
-  return life > 1 ? mp_div_u64(dens * 1000, life) : dens * 1000;
+static inline uint64_t mpf_lifetime_density(uint64_t dens, uint32_t life) {
+  return life > 1 ? mpf_div_u64(dens * 1000, life) : dens * 1000;
 }
 
 /* LLVM's MemInfoBlock constructor: one object of `size` bytes, accessed
  * `count` times, alive from `alloc_ts` to `dealloc_ts` (ms). */
-static inline void mp_mib_init(mp_mib *m, uint64_t count, uint32_t size,
+static inline void mpf_mib_init(mpf_mib *m, uint64_t count, uint32_t size,
                                uint32_t alloc_ts, uint32_t dealloc_ts,
                                uint32_t alloc_cpu, uint32_t dealloc_cpu) {
   uint32_t life = dealloc_ts - alloc_ts; /* u32 wraparound, as LLVM */
-  uint64_t dens = mp_access_density(count, size);
-  uint64_t ldens = mp_lifetime_density(dens, life);
-  *m = (mp_mib){0}; /* what one block does not set is 0 */
+  uint64_t dens = mpf_access_density(count, size);
+  uint64_t ldens = mpf_lifetime_density(dens, life);
+  *m = (mpf_mib){0}; /* what one block does not set is 0 */
   m->AllocCount = 1;
   m->TotalAccessCount = m->MinAccessCount = m->MaxAccessCount = count;
   m->TotalSize = size;
@@ -58,7 +58,7 @@ static inline void mp_mib_init(mp_mib *m, uint64_t count, uint32_t size,
 
 /* The statistics of `n` into `e`: SUM, MIN and MAX fields, and the LAST
  * fields taken from `n` (both merges below). */
-static inline void mp_mib_merge_stats(mp_mib *e, const mp_mib *n) {
+static inline void mpf_mib_merge_stats(mpf_mib *e, const mpf_mib *n) {
 #define SUM(f) e->f += n->f
 #define MIN(f) e->f = n->f < e->f ? n->f : e->f
 #define MAX(f) e->f = n->f > e->f ? n->f : e->f
@@ -81,11 +81,11 @@ static inline void mp_mib_merge_stats(mp_mib *e, const mp_mib *n) {
  * the comparison of e and n, then summed with n's own counts so that merging
  * already-merged MIBs (profdata) loses nothing; histogram fields are left to
  * the caller. */
-static inline void mp_mib_merge(mp_mib *e, const mp_mib *n) {
+static inline void mpf_mib_merge(mpf_mib *e, const mpf_mib *n) {
   uint32_t overlap = n->AllocTimestamp < e->DeallocTimestamp;
   uint32_t same_alloc = e->AllocCpuId == n->AllocCpuId;
   uint32_t same_dealloc = e->DeallocCpuId == n->DeallocCpuId;
-  mp_mib_merge_stats(e, n);
+  mpf_mib_merge_stats(e, n);
   e->NumLifetimeOverlaps += overlap + n->NumLifetimeOverlaps;
   e->NumSameAllocCpu += same_alloc + n->NumSameAllocCpu;
   e->NumSameDeallocCpu += same_dealloc + n->NumSameDeallocCpu;
@@ -95,60 +95,60 @@ static inline void mp_mib_merge(mp_mib *e, const mp_mib *n) {
  * across inputs, the MIB whose fields are largest in tag order gives them,
  * whichever order the inputs came in.  MP_REP_IF_<Merge>(x) is x for
  * those fields and nothing for the others. */
-#define MP_REP_IF_SUM(x)
-#define MP_REP_IF_MIN(x)
-#define MP_REP_IF_MAX(x)
-#define MP_REP_IF_LAST(x) x
-#define MP_REP_IF_KEEP(x) x
-#define MP_REP_IF_SPECIAL(x)
+#define MPF_REP_IF_SUM(x)
+#define MPF_REP_IF_MIN(x)
+#define MPF_REP_IF_MAX(x)
+#define MPF_REP_IF_LAST(x) x
+#define MPF_REP_IF_KEEP(x) x
+#define MPF_REP_IF_SPECIAL(x)
 
-/* Packed like mp_mib (no hole before DataTypeId): the tool keeps one in
+/* Packed like mpf_mib (no hole before DataTypeId): the tool keeps one in
  * every alloc site, which then fits in three cache lines. */
-typedef struct __attribute__((packed)) mp_mib_rep {
-#define MIB_FIELD(Tag, Name, CType, Merge) MP_REP_IF_##Merge(CType Name;)
+typedef struct __attribute__((packed)) mpf_mib_rep {
+#define MIB_FIELD(Tag, Name, CType, Merge) MPF_REP_IF_##Merge(CType Name;)
 #include "include/MIBDef.inc"
 #undef MIB_FIELD
-} mp_mib_rep;
+} mpf_mib_rep;
 
-static inline void mp_mib_rep_get(mp_mib_rep *r, const mp_mib *m) {
-#define MIB_FIELD(Tag, Name, CType, Merge) MP_REP_IF_##Merge(r->Name = m->Name;)
+static inline void mpf_mib_rep_get(mpf_mib_rep *r, const mpf_mib *m) {
+#define MIB_FIELD(Tag, Name, CType, Merge) MPF_REP_IF_##Merge(r->Name = m->Name;)
 #include "include/MIBDef.inc"
 #undef MIB_FIELD
 }
 
-static inline void mp_mib_rep_put(mp_mib *m, const mp_mib_rep *r) {
-#define MIB_FIELD(Tag, Name, CType, Merge) MP_REP_IF_##Merge(m->Name = r->Name;)
+static inline void mpf_mib_rep_put(mpf_mib *m, const mpf_mib_rep *r) {
+#define MIB_FIELD(Tag, Name, CType, Merge) MPF_REP_IF_##Merge(m->Name = r->Name;)
 #include "include/MIBDef.inc"
 #undef MIB_FIELD
 }
 
 /* 1 if MIB m's representative fields come after r's in tag order, field
  * by field (without copying them out first: a merge asks at every site). */
-static inline int mp_mib_after_rep(const mp_mib *m, const mp_mib_rep *r) {
+static inline int mpf_mib_after_rep(const mpf_mib *m, const mpf_mib_rep *r) {
 #define MIB_FIELD(Tag, Name, CType, Merge)                                     \
-  MP_REP_IF_##Merge(if (m->Name != r->Name) return m->Name > r->Name;)
+  MPF_REP_IF_##Merge(if (m->Name != r->Name) return m->Name > r->Name;)
 #include "include/MIBDef.inc"
 #undef MIB_FIELD
   return 0;
 }
 
 /* MP_KEEP_IF_<Merge>(x) is x for the KEEP fields only. */
-#define MP_KEEP_IF_SUM(x)
-#define MP_KEEP_IF_MIN(x)
-#define MP_KEEP_IF_MAX(x)
-#define MP_KEEP_IF_LAST(x)
-#define MP_KEEP_IF_KEEP(x) x
-#define MP_KEEP_IF_SPECIAL(x)
+#define MPF_KEEP_IF_SUM(x)
+#define MPF_KEEP_IF_MIN(x)
+#define MPF_KEEP_IF_MAX(x)
+#define MPF_KEEP_IF_LAST(x)
+#define MPF_KEEP_IF_KEEP(x) x
+#define MPF_KEEP_IF_SPECIAL(x)
 
 /* Merge MIB `n`, the profile of a context in another input (another
  * process, another file), into `e`, in a way that does not depend on the
- * order inputs come in: statistics as mp_mib_merge, the comparison-based
+ * order inputs come in: statistics as mpf_mib_merge, the comparison-based
  * counters only summed (timestamps and CPUs of different processes say
  * nothing about each other), LAST and KEEP fields taken from `n` for the
- * caller to choose among (mp_mib_after_rep). */
-static inline void mp_mib_merge_across(mp_mib *e, const mp_mib *n) {
-  mp_mib_merge_stats(e, n); /* the LAST fields from n */
-#define MIB_FIELD(Tag, Name, CType, Merge) MP_KEEP_IF_##Merge(e->Name = n->Name;)
+ * caller to choose among (mpf_mib_after_rep). */
+static inline void mpf_mib_merge_across(mpf_mib *e, const mpf_mib *n) {
+  mpf_mib_merge_stats(e, n); /* the LAST fields from n */
+#define MIB_FIELD(Tag, Name, CType, Merge) MPF_KEEP_IF_##Merge(e->Name = n->Name;)
 #include "include/MIBDef.inc"
 #undef MIB_FIELD
   e->NumLifetimeOverlaps += n->NumLifetimeOverlaps;
@@ -156,21 +156,21 @@ static inline void mp_mib_merge_across(mp_mib *e, const mp_mib *n) {
   e->NumSameDeallocCpu += n->NumSameDeallocCpu;
 }
 
-/* mp_mib_init of one block followed by mp_mib_merge into `e`, field by
+/* mpf_mib_init of one block followed by mpf_mib_merge into `e`, field by
  * field: the runtime does this at every free, and building the new MIB
  * first made its free path longer (gcc vectorised the build into
  * shuffles).  Histogram fields are left to the caller, as in
- * mp_mib_merge. */
-static inline void mp_mib_add_block(mp_mib *e, uint64_t count, uint32_t size,
+ * mpf_mib_merge. */
+static inline void mpf_mib_add_block(mpf_mib *e, uint64_t count, uint32_t size,
                                     uint32_t alloc_ts, uint32_t dealloc_ts,
                                     uint32_t alloc_cpu, uint32_t dealloc_cpu) {
   uint32_t life = dealloc_ts - alloc_ts;
-  uint64_t dens = mp_access_density(count, size);
-  uint64_t ldens = mp_lifetime_density(dens, life);
+  uint64_t dens = mpf_access_density(count, size);
+  uint64_t ldens = mpf_lifetime_density(dens, life);
   uint32_t d32 = (uint32_t)dens, ld32 = (uint32_t)ldens;
 /* Statistic f of the block: its total grows by t, its extremes see v (the
  * densities' totals are u64, their extremes u32). */
-#define MP_ADD_STAT(f, t, v)                                                   \
+#define MPF_ADD_STAT(f, t, v)                                                   \
   do {                                                                         \
     e->Total##f += (t);                                                        \
     if ((v) < e->Min##f) e->Min##f = (v);                                      \
@@ -180,20 +180,20 @@ static inline void mp_mib_add_block(mp_mib *e, uint64_t count, uint32_t size,
   e->NumSameAllocCpu += e->AllocCpuId == alloc_cpu;
   e->NumSameDeallocCpu += e->DeallocCpuId == dealloc_cpu;
   e->AllocCount += 1;
-  MP_ADD_STAT(AccessCount, count, count);
-  MP_ADD_STAT(Size, size, size);
+  MPF_ADD_STAT(AccessCount, count, count);
+  MPF_ADD_STAT(Size, size, size);
   e->AllocTimestamp = alloc_ts;
   e->DeallocTimestamp = dealloc_ts;
-  MP_ADD_STAT(Lifetime, life, life);
+  MPF_ADD_STAT(Lifetime, life, life);
   e->AllocCpuId = alloc_cpu;
   e->DeallocCpuId = dealloc_cpu;
-  MP_ADD_STAT(AccessDensity, dens, d32);
-  MP_ADD_STAT(LifetimeAccessDensity, ldens, ld32);
-#undef MP_ADD_STAT
+  MPF_ADD_STAT(AccessDensity, dens, d32);
+  MPF_ADD_STAT(LifetimeAccessDensity, ldens, ld32);
+#undef MPF_ADD_STAT
 }
 
 /* Add histogram `src` (len `ns`) into `dst` (len `nd`), nd >= ns. */
-static inline void mp_hist_add(uint64_t *dst, uint32_t nd, const uint64_t *src,
+static inline void mpf_hist_add(uint64_t *dst, uint32_t nd, const uint64_t *src,
                                uint32_t ns) {
   for (uint32_t i = 0; i < ns && i < nd; i++) dst[i] += src[i];
 }

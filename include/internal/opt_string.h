@@ -13,33 +13,33 @@
 #include <stddef.h>
 
 /* One "name=value" of an option string; without '=' the value is empty. */
-typedef struct mp_opt_pair {
+typedef struct mpf_opt_pair {
   const char *name, *val;
   size_t name_len, val_len;
-} mp_opt_pair;
+} mpf_opt_pair;
 
 /* Pairs are separated by ':', ',' or whitespace. */
-static inline int mp_opt_is_sep(char c) {
+static inline int mpf_opt_is_sep(char c) {
   return c == ':' || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 /* The next pair of *s, *s moved past it; 0 when none is left.  A pair may
  * have an empty name ("=1"); the caller decides what that means. */
-static inline int mp_opt_next(const char **s, mp_opt_pair *p) {
+static inline int mpf_opt_next(const char **s, mpf_opt_pair *p) {
   const char *c = *s;
-  while (*c && mp_opt_is_sep(*c)) c++;
+  while (*c && mpf_opt_is_sep(*c)) c++;
   if (!*c) {
     *s = c;
     return 0;
   }
   p->name = c;
-  while (*c && !mp_opt_is_sep(*c) && *c != '=') c++;
+  while (*c && !mpf_opt_is_sep(*c) && *c != '=') c++;
   p->name_len = (size_t)(c - p->name);
   p->val = "";
   p->val_len = 0;
   if (*c == '=') {
     p->val = ++c;
-    while (*c && !mp_opt_is_sep(*c)) c++;
+    while (*c && !mpf_opt_is_sep(*c)) c++;
     p->val_len = (size_t)(c - p->val);
   }
   *s = c;
@@ -47,7 +47,7 @@ static inline int mp_opt_next(const char **s, mp_opt_pair *p) {
 }
 
 /* Whether v[0..n) is the string w. */
-static inline int mp_opt_is(const char *v, size_t n, const char *w) {
+static inline int mpf_opt_is(const char *v, size_t n, const char *w) {
   size_t i = 0;
   while (i < n && w[i] && v[i] == w[i]) i++;
   return i == n && !w[i];
@@ -55,7 +55,7 @@ static inline int mp_opt_is(const char *v, size_t n, const char *w) {
 
 /* A decimal integer with an optional '-' whose magnitude is at most `max`
  * (refused past it, never overflowing): 1 and *out set, else 0. */
-static inline int mp_opt_int(const char *v, size_t n, long long max,
+static inline int mpf_opt_int(const char *v, size_t n, long long max,
                              long long *out) {
   size_t i = 0;
   int neg = i < n && v[i] == '-';
@@ -72,10 +72,10 @@ static inline int mp_opt_int(const char *v, size_t n, long long max,
 }
 
 /* 1, true or yes; 0, false or no: 1 and *out set, else 0. */
-static inline int mp_opt_bool(const char *v, size_t n, int *out) {
-  if (mp_opt_is(v, n, "1") || mp_opt_is(v, n, "true") || mp_opt_is(v, n, "yes"))
+static inline int mpf_opt_bool(const char *v, size_t n, int *out) {
+  if (mpf_opt_is(v, n, "1") || mpf_opt_is(v, n, "true") || mpf_opt_is(v, n, "yes"))
     return *out = 1, 1;
-  if (mp_opt_is(v, n, "0") || mp_opt_is(v, n, "false") || mp_opt_is(v, n, "no"))
+  if (mpf_opt_is(v, n, "0") || mpf_opt_is(v, n, "false") || mpf_opt_is(v, n, "no"))
     return *out = 0, 1;
   return 0;
 }

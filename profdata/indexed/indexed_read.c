@@ -61,16 +61,16 @@ static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,
   if (len < 16) return mp_fail(err, "truncated indexed header");
   uint64_t vw = mp_rd64(d + 8);
   unsigned v = (unsigned)(vw & 0xffffffffu);
-  if (v < 8 || v > MP_INDEXED_VERSION_MAX)
+  if (v < 8 || v > MPF_INDEXED_VERSION_MAX)
     return mp_fail(err, "indexed profile version %u is not supported "
                    "(8..%u carry a memory profile)", v,
-                   MP_INDEXED_VERSION_MAX);
+                   MPF_INDEXED_VERSION_MAX);
   unsigned hw = header_words(v);
   if (len < 8ULL * hw)
     return mp_fail(err, "truncated indexed header: version %u needs %u "
                    "bytes, file has %zu", v, 8 * hw, len);
   *memprof = 0;
-  if (!(vw & MP_INDEXED_VARIANT_MEMPROF)) return 0; /* instrumentation only */
+  if (!(vw & MPF_INDEXED_VARIANT_MEMPROF)) return 0; /* instrumentation only */
   *memprof = mp_rd64(d + 40);
   if (*memprof < 8ULL * hw || *memprof >= len)
     return mp_fail(err, "memprof section offset 0x%llx is outside the file "
@@ -109,7 +109,7 @@ int mp_is_indexed(const void *data, size_t len) {
   uint64_t m;
   if (len < 8) return 0;
   memcpy(&m, data, 8);
-  return m == MP_INDEXED_MAGIC;
+  return m == MPF_INDEXED_MAGIC;
 }
 
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err) {

@@ -18,7 +18,7 @@
 
 static uint64_t hash_frame(const mp_frame *f, uint64_t seed) {
   if (seed == 0) {
-    unsigned char b[MP_FRAME_SIZE];
+    unsigned char b[MPF_FRAME_SIZE];
     memcpy(b, &f->guid, 8);
     memcpy(b + 8, &f->line_offset, 4);
     memcpy(b + 12, &f->column, 4);

@@ -13,7 +13,7 @@
 #include "symsec.h"
 
 static int check_opts(const mp_index_opts *o, mp_err *err) {
-  if (o->index_version < 11 || o->index_version > MP_INDEXED_VERSION_MAX)
+  if (o->index_version < 11 || o->index_version > MPF_INDEXED_VERSION_MAX)
     return mp_fail(err, "indexed format version %u is not supported "
                    "(11, 12 or 13)", o->index_version);
   if (o->memprof_version < 2 || o->memprof_version > 4)
@@ -49,7 +49,7 @@ static int has_memprof(const mp_profile *p) {
 }
 
 static uint64_t variant_flags(const mp_profile *p) {
-  uint64_t v = has_memprof(p) ? MP_INDEXED_VARIANT_MEMPROF : 0;
+  uint64_t v = has_memprof(p) ? MPF_INDEXED_VARIANT_MEMPROF : 0;
   if (p->instr) v |= p->instr->variant & MP_IVAR_INDEXED_MASK & ~MP_IVAR_MEMPROF;
   return v;
 }
@@ -57,7 +57,7 @@ static uint64_t variant_flags(const mp_profile *p) {
 static int write_body(const mp_wview *v, const mp_index_opts *o, mp_buf *out,
                       uint64_t *sym_key, mp_err *err) {
   unsigned hw = header_words(o->index_version);
-  uint64_t hdr[9] = {MP_INDEXED_MAGIC,
+  uint64_t hdr[9] = {MPF_INDEXED_MAGIC,
                      variant_flags(v->p) | o->index_version};
   for (unsigned i = 0; i < hw; i++) mp_buf_u64(out, 0);
   hdr[H_HASH_OFF] = mp_instr_write(out, v->p->instr, o->sparse, err);

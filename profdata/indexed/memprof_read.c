@@ -117,11 +117,11 @@ static int read_schema(rd *r, uint64_t *pos, mp_err *err) {
   r->schema.n = (uint32_t)n;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t tag = mp_rd64(r->d + *pos + 8 + 8 * i);
-    if (tag == 0 || tag > MP_MIB_NUM_FIELDS)
+    if (tag == 0 || tag > MPF_MIB_NUM_FIELDS)
       return mp_fail(err, "memprof schema at offset 0x%llx: field tag %llu "
                      "is not a MemInfoBlock field (1..%d)",
                      (unsigned long long)*pos, (unsigned long long)tag,
-                     MP_MIB_NUM_FIELDS);
+                     MPF_MIB_NUM_FIELDS);
     r->schema.tags[i] = (uint8_t)tag;
     r->p->mib_fields |= 1u << tag;
   }
@@ -143,7 +143,7 @@ static mp_frame frame_at(const unsigned char *b) {
 
 static uint32_t linear_frame(rd *r, uint32_t lin) {
   if (r->frame_map[lin] == NONE) {
-    mp_frame f = frame_at(r->d + r->frames_off + (uint64_t)lin * MP_FRAME_SIZE);
+    mp_frame f = frame_at(r->d + r->frames_off + (uint64_t)lin * MPF_FRAME_SIZE);
     r->frame_map[lin] = mp_intern_frame(r->p, &f);
     mp_frame_keys_add(r->keys, lin, r->frame_map[lin]);
   }
@@ -188,7 +188,7 @@ static int read_v2_frames(rd *r, uint64_t payload, uint64_t table,
     return -1;
   mp_odh_iter_init(&it, &t, payload);
   while ((rc = mp_odh_iter_next(&it, &item, err)) == 1) {
-    if (item.key_len != 8 || item.data_len < MP_FRAME_SIZE)
+    if (item.key_len != 8 || item.data_len < MPF_FRAME_SIZE)
       return mp_fail(err, "memprof frame table: entry at offset 0x%llx has "
                      "key/data length %llu/%llu (want 8/17)",
                      (unsigned long long)item.key_off,
@@ -290,7 +290,7 @@ static int read_record(rd *r, uint64_t guid, cursor *c, mp_err *err) {
   if (count(c, id + r->mib_size, &n, err)) return -1;
   for (uint64_t i = 0; i < n; i++) {
     uint32_t stack;
-    mp_mib mib;
+    mpf_mib mib;
     if (stack_ref(r, c, &stack, err) || take(c, r->mib_size, &b, err))
       return -1;
     mp_mib_read(b, &r->schema, &mib);
@@ -382,7 +382,7 @@ static int read_v3v4(rd *r, uint64_t off, mp_err *err) {
                    (unsigned long long)pos, (unsigned long long)cspo,
                    (unsigned long long)rpo, (unsigned long long)rto, r->end);
   r->frames_off = pos;
-  r->n_frames = (cspo - pos) / MP_FRAME_SIZE;
+  r->n_frames = (cspo - pos) / MPF_FRAME_SIZE;
   r->radix = r->d + cspo;
   r->n_radix = (rpo - cspo) / 4;
   r->frame_map = mp_xmalloc((r->n_frames + 1) * 4);

@@ -93,7 +93,7 @@ static void emit_frame(mp_buf *out, size_t i, void *ctx) {
   const mp_wview *v = ctx;
   mp_buf_u64(out, v->frame_id[i]);
   mp_buf_u64(out, 8);
-  mp_buf_u64(out, MP_FRAME_SIZE);
+  mp_buf_u64(out, MPF_FRAME_SIZE);
   mp_buf_u64(out, v->frame_id[i]);
   put_frame(out, &v->p->frames[v->frames[i]]);
 }
@@ -299,7 +299,7 @@ static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
   /* The section is most of the file: one allocation instead of a copy at
    * every doubling, with room for the radix array's worst case, as it is
    * built in place. */
-  mp_buf_reserve(out, v->n_frames * (size_t)MP_FRAME_SIZE +
+  mp_buf_reserve(out, v->n_frames * (size_t)MPF_FRAME_SIZE +
                           mp_radix_max_len(in.rs, v->n_stacks) * 4 +
                           records_size(&c));
   for (size_t i = 0; i < v->n_frames; i++)

@@ -5,9 +5,9 @@
 #include <string.h>
 
 void mp_schema_hot_cold(mp_schema *s) {
-  static const uint8_t t[] = {MP_MIB_AllocCount, MP_MIB_TotalSize,
-                              MP_MIB_TotalLifetime,
-                              MP_MIB_TotalLifetimeAccessDensity};
+  static const uint8_t t[] = {MPF_MIB_AllocCount, MPF_MIB_TotalSize,
+                              MPF_MIB_TotalLifetime,
+                              MPF_MIB_TotalLifetimeAccessDensity};
   s->n = sizeof t;
   memcpy(s->tags, t, sizeof t);
 }
@@ -42,12 +42,12 @@ void mp_schema_write(mp_buf *out, const mp_schema *s) {
   for (uint32_t i = 0; i < s->n; i++) mp_buf_u64(out, s->tags[i]);
 }
 
-void mp_mib_write(mp_buf *out, const mp_schema *s, const mp_mib *m) {
+void mp_mib_write(mp_buf *out, const mp_schema *s, const mpf_mib *m) {
   for (uint32_t i = 0; i < s->n; i++) {
     switch (s->tags[i]) {
 #define MIB_FIELD(Tag, Name, CType, Merge)                          \
   case Tag: {                                                       \
-    CType v = Tag == MP_MIB_AccessHistogram ? 0 : m->Name;          \
+    CType v = Tag == MPF_MIB_AccessHistogram ? 0 : m->Name;          \
     mp_buf_put(out, &v, sizeof v);                                  \
     break;                                                          \
   }
@@ -57,7 +57,7 @@ void mp_mib_write(mp_buf *out, const mp_schema *s, const mp_mib *m) {
   }
 }
 
-void mp_mib_read(const unsigned char *p, const mp_schema *s, mp_mib *m) {
+void mp_mib_read(const unsigned char *p, const mp_schema *s, mpf_mib *m) {
   memset(m, 0, sizeof *m);
   for (uint32_t i = 0; i < s->n; i++) {
     switch (s->tags[i]) {

@@ -34,9 +34,9 @@ size_t mp_schema_mib_size(const mp_schema *s);
 void mp_schema_write(mp_buf *out, const mp_schema *s);
 /* Pack the schema's fields of `m`.  AccessHistogram (a pointer in LLVM's
  * runtime) is written as 0: indexed files never carry histogram contents. */
-void mp_mib_write(mp_buf *out, const mp_schema *s, const mp_mib *m);
+void mp_mib_write(mp_buf *out, const mp_schema *s, const mpf_mib *m);
 /* Unpack mp_schema_mib_size(s) bytes at `p` (the caller checked they are
  * there); fields not in the schema are 0. */
-void mp_mib_read(const unsigned char *p, const mp_schema *s, mp_mib *m);
+void mp_mib_read(const unsigned char *p, const mp_schema *s, mpf_mib *m);
 
 #endif

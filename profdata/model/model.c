@@ -267,7 +267,7 @@ void mp_profile_begin_input(mp_profile *p) { p->input++; }
 /* The site's representative fields so far: the earlier inputs' or the
  * last input's, whichever come after in tag order. */
 static inline void settle_rep(mp_alloc_site *a) {
-  if (!a->has_rep || mp_mib_after_rep(&a->mib, &a->rep)) mp_mib_rep_get(&a->rep, &a->mib);
+  if (!a->has_rep || mpf_mib_after_rep(&a->mib, &a->rep)) mpf_mib_rep_get(&a->rep, &a->mib);
   a->has_rep = 1;
 }
 
@@ -285,7 +285,7 @@ static __attribute__((noinline)) void merge_hist(mp_alloc_site *a, uint32_t nh,
     } else if (size > old) {
       hist_resize(a, old, size);
     }
-    mp_hist_add(a->hist, size, hist, nh);
+    mpf_hist_add(a->hist, size, hist, nh);
   } else if (a->hist && size > old) {
     hist_resize(a, old, size);
   }
@@ -293,17 +293,17 @@ static __attribute__((noinline)) void merge_hist(mp_alloc_site *a, uint32_t nh,
 }
 
 /* Merge one more MIB (and its histogram) into an existing site: by
- * LLVM's rules within an input, by mp_mib_merge_across from another.
+ * LLVM's rules within an input, by mpf_mib_merge_across from another.
  * The merges leave the histogram fields alone: a MIB without a histogram
  * changes neither (mib.AccessHistogram stays 0). */
-static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mp_mib *mib,
+static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mpf_mib *mib,
                         const uint64_t *hist) {
   note_input(p);
   if (a->input == p->input) {
-    mp_mib_merge(&a->mib, mib);
+    mpf_mib_merge(&a->mib, mib);
   } else {
     settle_rep(a);
-    mp_mib_merge_across(&a->mib, mib);
+    mpf_mib_merge_across(&a->mib, mib);
     a->input = p->input;
   }
   if (__builtin_expect(mib->AccessHistogramSize != 0, 0))
@@ -311,7 +311,7 @@ static void merge_alloc(mp_profile *p, mp_alloc_site *a, const mp_mib *mib,
 }
 
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
-                       const mp_mib *mib, const uint64_t *hist) {
+                       const mpf_mib *mib, const uint64_t *hist) {
   uint32_t rec, idx;
   mp_add_alloc_site_at(p, guid, stack, mib, hist, &rec, &idx);
 }
@@ -332,7 +332,7 @@ static mp_alloc_site *next_alloc(mp_record *r) {
 }
 
 void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
-                          const mp_mib *mib, const uint64_t *hist,
+                          const mpf_mib *mib, const uint64_t *hist,
                           uint32_t *rec, uint32_t *idx) {
   mp_record *r = mp_record_get(p, guid);
   uint64_t key, hash;
@@ -362,7 +362,7 @@ void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
 }
 
 void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
-                       const mp_mib *mib, const uint64_t *hist) {
+                       const mpf_mib *mib, const uint64_t *hist) {
   merge_alloc(p, mp_alloc_of(&p->records[rec], idx), mib, hist);
 }
 

@@ -48,7 +48,7 @@ typedef struct mp_frame_sym {
 /* Largest AccessHistogramSize any reader accepts: one entry per 8 bytes of a
  * 128 MiB object.  Bigger values are refused rather than allocated. */
 #define MP_HIST_MAX_ENTRIES (1u << 24)
-#define MP_MIB_ALL_FIELDS (((1u << (MP_MIB_NUM_FIELDS + 1)) - 1) & ~1u)
+#define MP_MIB_ALL_FIELDS (((1u << (MPF_MIB_NUM_FIELDS + 1)) - 1) & ~1u)
 
 typedef struct mp_stack {
   uint32_t off; /* into mp_profile.stack_frames */
@@ -61,14 +61,14 @@ typedef struct mp_stack {
  * spans are what such a merge waits for. */
 typedef struct mp_alloc_site {
   uint32_t stack;
-  mp_mib mib;     /* AccessHistogram (the pointer field) is always 0 */
+  mpf_mib mib;     /* AccessHistogram (the pointer field) is always 0 */
   /* Merging across inputs (model_order.c): the input that merged last
    * (mp_profile.input), and while has_rep, the representative fields of
    * the earlier inputs; mib holds the last input's own. */
   uint32_t input;
   uint64_t *hist; /* mib.AccessHistogramSize entries, or NULL when only the
                      size is known (indexed input) */
-  mp_mib_rep rep;
+  mpf_mib_rep rep;
   uint8_t has_rep;
   /* Allocated inside a library without debug information (raw inputs
    * only: the leaf PC fell in no given binary), so the leaf frame is a
@@ -213,15 +213,15 @@ mp_record *mp_record_find(const mp_profile *p, uint64_t guid);
  * `hist` has mib->AccessHistogramSize entries, or is NULL when only the
  * size is known; it is copied. */
 void mp_add_alloc_site(mp_profile *p, uint64_t guid, uint32_t stack,
-                       const mp_mib *mib, const uint64_t *hist);
+                       const mpf_mib *mib, const uint64_t *hist);
 /* mp_add_alloc_site that also says where the site lives (record index,
  * index in its allocs), so that later MIBs of the same context can be
  * merged with mp_merge_alloc_at without looking the site up again. */
 void mp_add_alloc_site_at(mp_profile *p, uint64_t guid, uint32_t stack,
-                          const mp_mib *mib, const uint64_t *hist,
+                          const mpf_mib *mib, const uint64_t *hist,
                           uint32_t *rec, uint32_t *idx);
 void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
-                       const mp_mib *mib, const uint64_t *hist);
+                       const mpf_mib *mib, const uint64_t *hist);
 /* Add (or union into) the call site of `stack` in record `guid`. */
 void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
                       const uint64_t *callees, uint32_t n_callees);
@@ -232,7 +232,7 @@ void mp_profile_merge(mp_profile *dst, const mp_profile *src);
 /* Merging inputs.  Within one input, MIBs of the same context merge by
  * LLVM's rules in the input's order (so a single raw input gives exactly
  * llvm-profdata's file); across inputs they merge by rules that do not
- * depend on the inputs' order (mp_mib_merge_across).  Every reader calls
+ * depend on the inputs' order (mpf_mib_merge_across).  Every reader calls
  * mp_profile_begin_input before it adds the sites of an input, and
  * mp_profile_finish is called once all inputs are in, before any writer
  * (model_order.c): it settles the representative fields, and when more

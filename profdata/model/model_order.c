@@ -119,7 +119,7 @@ void mp_profile_finish(mp_profile *p) {
       mp_alloc_site *a = mp_alloc_of(r, j);
       if (!a->has_rep) continue;
       mp_site_settle_rep(a);
-      mp_mib_rep_put(&a->mib, &a->rep);
+      mpf_mib_rep_put(&a->mib, &a->rep);
       a->has_rep = 0;
     }
   }

@@ -18,7 +18,7 @@
 /* ---- format helpers ------------------------------------------------------ */
 
 int mp_is_raw(const void *data, size_t len) {
-  return len >= 8 && raw_u64(data) == MP_RAW_MAGIC;
+  return len >= 8 && raw_u64(data) == MPF_RAW_MAGIC;
 }
 
 /* ---- validation ---------------------------------------------------------- */
@@ -31,14 +31,14 @@ typedef struct dump_hdr {
 static int check_header(const raw_file *f, size_t at, dump_hdr *h,
                         mp_err *err) {
   size_t left = f->len - at;
-  if (left < sizeof(mp_raw_header))
+  if (left < sizeof(mpf_raw_header))
     return mp_fail(err,
                    "truncated dump header at offset 0x%zx: needs 48 bytes, "
                    "%zu remain",
                    at, left);
   const unsigned char *p = f->data + at;
   uint64_t magic = raw_u64(p);
-  if (magic != MP_RAW_MAGIC)
+  if (magic != MPF_RAW_MAGIC)
     return mp_fail(err,
                    "bad magic 0x%016" PRIx64
                    " at offset 0x%zx: not a memprof raw profile dump",
@@ -49,19 +49,19 @@ static int check_header(const raw_file *f, size_t at, dump_hdr *h,
   h->seg_off = raw_u64(p + 24);
   h->mib_off = raw_u64(p + 32);
   h->stack_off = raw_u64(p + 40);
-  if (h->version < MP_RAW_VERSION_MIN || h->version > MP_RAW_VERSION_MAX)
+  if (h->version < MPF_RAW_VERSION_MIN || h->version > MPF_RAW_VERSION_MAX)
     return mp_fail(err,
                    "unsupported raw profile version %" PRIu64
                    " in dump at offset 0x%zx (supported: 3, 4, 5)",
                    h->version, at);
-  if (h->total < sizeof(mp_raw_header) || h->total > left)
+  if (h->total < sizeof(mpf_raw_header) || h->total > left)
     return mp_fail(err,
                    "dump at offset 0x%zx: TotalSize %" PRIu64
                    " does not fit the %zu bytes left in the file "
                    "(truncated file?)",
                    at, h->total, left);
   /* each section needs at least its u64 count */
-  if (h->seg_off < sizeof(mp_raw_header) || h->seg_off > h->total - 8 ||
+  if (h->seg_off < sizeof(mpf_raw_header) || h->seg_off > h->total - 8 ||
       h->mib_off < h->seg_off + 8 || h->mib_off > h->total - 8 ||
       h->stack_off < h->mib_off + 8 || h->stack_off > h->total - 8)
     return mp_fail(err,
@@ -78,7 +78,7 @@ static int check_segments(const raw_file *f, const dump_hdr *h, raw_dump *d,
   size_t at = h->at + h->seg_off;
   uint64_t room = h->mib_off - h->seg_off - 8;
   uint64_t n = raw_u64(f->data + at);
-  if (n > room / sizeof(mp_raw_segment))
+  if (n > room / sizeof(mpf_raw_segment))
     return mp_fail(err,
                    "segment table at offset 0x%zx: %" PRIu64
                    " entries of 64 bytes do not fit in the %" PRIu64
@@ -87,14 +87,14 @@ static int check_segments(const raw_file *f, const dump_hdr *h, raw_dump *d,
   d->segs = f->data + at + 8;
   d->n_segs = n;
   for (uint64_t i = 0; i < n; i++) {
-    mp_raw_segment s;
+    mpf_raw_segment s;
     memcpy(&s, d->segs + i * sizeof s, sizeof s);
     size_t so = at + 8 + (size_t)i * sizeof s;
-    if (s.build_id_size > MP_BUILD_ID_MAX)
+    if (s.build_id_size > MPF_BUILD_ID_MAX)
       return mp_fail(err,
                      "segment %" PRIu64 " at offset 0x%zx: BuildIdSize %" PRIu64
                      " exceeds %u",
-                     i, so, s.build_id_size, MP_BUILD_ID_MAX);
+                     i, so, s.build_id_size, MPF_BUILD_ID_MAX);
     if (s.start > s.end)
       return mp_fail(err,
                      "segment %" PRIu64 " at offset 0x%zx: Start 0x%" PRIx64
@@ -170,11 +170,11 @@ static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
  * up to the dump's end are padding for LLVM's readers); a dump without
  * one recorded every allocation. */
 static void read_note(raw_file *f, size_t at, size_t end) {
-  mp_raw_note n = {0};
+  mpf_raw_note n = {0};
   if (end - at >= sizeof n) memcpy(&n, f->data + at, sizeof n);
-  if (n.magic != MP_RAW_NOTE_MAGIC || n.size < sizeof n) n.sample_interval = n.flags = 0;
+  if (n.magic != MPF_RAW_NOTE_MAGIC || n.size < sizeof n) n.sample_interval = n.flags = 0;
   mp_intervals_add(&f->intervals, n.sample_interval);
-  if (n.flags & MP_RAW_NOTE_UNINSTRUMENTED) f->uninstrumented = 1;
+  if (n.flags & MPF_RAW_NOTE_UNINSTRUMENTED) f->uninstrumented = 1;
 }
 
 static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,

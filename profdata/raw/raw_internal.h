@@ -21,7 +21,7 @@
 typedef struct raw_dump {
   uint64_t at; /* file offset of the dump header */
   uint32_t version;
-  const unsigned char *segs; /* n_segs packed mp_raw_segment */
+  const unsigned char *segs; /* n_segs packed mpf_raw_segment */
   uint64_t n_segs;
   const unsigned char *mibs; /* first MIB entry (its stack id) */
   uint64_t n_mibs;
@@ -111,7 +111,7 @@ static inline void raw_prefetch_span(const void *p, size_t n) {
 /* MIB entry sizes: inline, as every MIB of every file is stepped over
  * three times (validating, matching stacks, building). */
 static inline size_t mib_fixed_size(uint32_t version) {
-  return 8 + (version == 3 ? MP_MIB_SIZE_V3 : MP_MIB_SIZE_V4);
+  return 8 + (version == 3 ? MPF_MIB_SIZE_V3 : MPF_MIB_SIZE_V4);
 }
 
 static inline size_t hist_entry_size(uint32_t version) {
@@ -122,7 +122,7 @@ static inline uint32_t mib_hist_size(uint32_t version,
                                      const unsigned char *entry) {
   if (version == 3) return 0;
   uint32_t n;
-  __builtin_memcpy(&n, entry + 8 + offsetof(mp_mib, AccessHistogramSize), 4);
+  __builtin_memcpy(&n, entry + 8 + offsetof(mpf_mib, AccessHistogramSize), 4);
   return n;
 }
 

@@ -42,7 +42,7 @@ static int no_binary_error(const raw_file *f, mp_err *err) {
   for (size_t d = 0; d < f->n_dumps && shown < 16; d++) {
     const raw_dump *rd = &f->dumps[d];
     for (uint64_t i = 0; i < rd->n_segs && shown < 16; i++) {
-      mp_raw_segment s;
+      mpf_raw_segment s;
       memcpy(&s, rd->segs + i * sizeof s, sizeof s);
       if (d > 0 && i < f->dumps[0].n_segs &&
           memcmp(rd->segs + i * sizeof s, f->dumps[0].segs + i * sizeof s,
@@ -78,7 +78,7 @@ static int resolve_segments(raw_file *f, mp_err *err) {
     const raw_dump *rd = &f->dumps[d];
     size_t cap = 0; /* grown as segments match: the table may be huge */
     for (uint64_t i = 0; i < rd->n_segs; i++) {
-      mp_raw_segment s;
+      mpf_raw_segment s;
       memcpy(&s, rd->segs + i * sizeof s, sizeof s);
       if (!s.build_id_size) continue;
       const msym_module *m =

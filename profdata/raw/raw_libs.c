@@ -34,7 +34,7 @@ static const char *const LIB_DIRS[] = {
 };
 
 typedef struct wanted {
-  mp_raw_segment *segs; /* build ids no module has yet */
+  mpf_raw_segment *segs; /* build ids no module has yet */
   size_t n, cap;
 } wanted;
 
@@ -60,10 +60,10 @@ static int uninstrumented(const mp_file *f) {
     if (k > (total - at - 16) / 8) return 0;
     at += 16 + k * 8;
   }
-  mp_raw_note note;
+  mpf_raw_note note;
   if (total - at < sizeof note) return 0;
   memcpy(&note, f->data + at, sizeof note);
-  return note.magic == MP_RAW_NOTE_MAGIC && (note.flags & MP_RAW_NOTE_UNINSTRUMENTED);
+  return note.magic == MPF_RAW_NOTE_MAGIC && (note.flags & MPF_RAW_NOTE_UNINSTRUMENTED);
 }
 
 /* The build ids of the first dump's segments (the dumps of a file list the
@@ -71,18 +71,18 @@ static int uninstrumented(const mp_file *f) {
  * profile.  A file too short for what its header says is left alone:
  * reading it will say what is wrong. */
 static void collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
-  if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mp_raw_header) ||
+  if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mpf_raw_header) ||
       !uninstrumented(f))
     return;
   uint64_t seg_off = mp_rd64(f->data + 24);
   if (seg_off > f->size - 8) return;
   uint64_t n = mp_rd64(f->data + seg_off);
-  if (n > (f->size - seg_off - 8) / sizeof(mp_raw_segment)) return;
+  if (n > (f->size - seg_off - 8) / sizeof(mpf_raw_segment)) return;
   for (uint64_t i = 0; i < n; i++) {
-    mp_raw_segment s;
+    mpf_raw_segment s;
     memcpy(&s, f->data + seg_off + 8 + i * sizeof s, sizeof s);
     size_t len = (size_t)s.build_id_size;
-    if (!len || len > MP_BUILD_ID_MAX || msym_find_build_id(sym, s.build_id, len) ||
+    if (!len || len > MPF_BUILD_ID_MAX || msym_find_build_id(sym, s.build_id, len) ||
         is_wanted(w, s.build_id, len))
       continue;
     MP_VEC_RESERVE(w->segs, w->cap, w->n + 1);
@@ -107,7 +107,7 @@ static int is_library_name(const struct dirent *e) {
 static void try_file(msym_ctx *sym, const char *dir, struct dirent **e,
                      wanted *w) {
   char path[PATH_MAX];
-  uint8_t id[MP_BUILD_ID_MAX];
+  uint8_t id[MPF_BUILD_ID_MAX];
   mp_err err;
   if (w->n && snprintf(path, sizeof path, "%s/%s", dir, (*e)->d_name) < (int)sizeof path) {
     size_t len = msym_file_build_id(path, id, sizeof id);

@@ -22,7 +22,7 @@ static const uint64_t *read_hist(raw_mib_ctx *x, uint32_t version,
     if (version == 5) {
       uint16_t e;
       memcpy(&e, h + 2 * (size_t)i, 2);
-      x->hist[i] = mp_hist_decode_v5(e);
+      x->hist[i] = mpf_hist_decode_v5(e);
     } else {
       x->hist[i] = raw_u64(h + 8 * (size_t)i);
     }
@@ -32,7 +32,7 @@ static const uint64_t *read_hist(raw_mib_ctx *x, uint32_t version,
 
 /* The first MIB of a context adds its alloc sites (the functions the
  * entry lists) and remembers where they are; later ones merge in place. */
-static void add_alloc(mp_profile *p, stack_ent *e, const mp_mib *mib,
+static void add_alloc(mp_profile *p, stack_ent *e, const mpf_mib *mib,
                       const uint64_t *hist, uint32_t in_library) {
   uint32_t *ref = sc_refs(e);
   if (!e->n_refs) {
@@ -52,15 +52,15 @@ static void add_alloc(mp_profile *p, stack_ent *e, const mp_mib *mib,
 
 static void add_mib(raw_mib_ctx *x, uint32_t version,
                     const unsigned char *entry, stack_ent *e, uint32_t in_library) {
-  mp_mib mib;
+  mpf_mib mib;
   if (version == 3) { /* no histogram fields: they stay 0 */
     memset(&mib, 0, sizeof mib);
-    memcpy(&mib, entry + 8, MP_MIB_SIZE_V3);
+    memcpy(&mib, entry + 8, MPF_MIB_SIZE_V3);
   } else {
     memcpy(&mib, entry + 8, sizeof mib);
   }
   mib.AccessHistogram = 0;
-  const uint64_t *hist = read_hist(x, version, entry + 8 + MP_MIB_SIZE_V4,
+  const uint64_t *hist = read_hist(x, version, entry + 8 + MPF_MIB_SIZE_V4,
                                    mib.AccessHistogramSize);
   add_alloc(x->p, e, &mib, hist, in_library);
 }

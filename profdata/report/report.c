@@ -72,7 +72,7 @@ static void summarize(rpt *r) {
   count_symtab(r);
   for (size_t i = 0; i < r->n_ctx; i++) {
     const rpt_ctx *c = &r->ctx[i];
-    const mp_mib *m = c->mib;
+    const mpf_mib *m = c->mib;
     s->contexts++;
     s->allocs += m->AllocCount;
     s->bytes += m->TotalSize;

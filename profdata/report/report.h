@@ -87,7 +87,7 @@ enum {
 typedef struct rpt_ctx {
   uint32_t stack;  /* model stack id, leaf first */
   uint32_t site;   /* index into rpt.sites */
-  const mp_mib *mib;
+  const mpf_mib *mib;
   uint8_t verdict; /* RPT_COLD / RPT_NOTCOLD / RPT_HOT: getAllocType */
   uint8_t in_library; /* the model site's (model.h) */
   /* base diff: index + 1 of the matching context in rpt.base, 0 if new */

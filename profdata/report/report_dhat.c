@@ -26,7 +26,7 @@
 static uint64_t end_time(const rpt *r) {
   uint64_t te = 1;
   for (size_t i = 0; i < r->n_ctx; i++) {
-    const mp_mib *m = r->ctx[i].mib;
+    const mpf_mib *m = r->ctx[i].mib;
     uint64_t t = m->DeallocTimestamp > m->AllocTimestamp ? m->DeallocTimestamp
                                                          : m->AllocTimestamp;
     if (t > te) te = t;
@@ -109,7 +109,7 @@ void rpt_write_dhat(rpt *r, mp_buf *out) {
                 pid, program_end(r, tg), tg);
   for (size_t i = 0; i < r->n_ctx; i++) {
     const rpt_ctx *c = &r->ctx[i];
-    const mp_mib *m = c->mib;
+    const mpf_mib *m = c->mib;
     const live_at *l = &live[i];
     mp_buf_printf(out, "%s{\"tb\":%" PRIu64 ",\"tbk\":%" PRIu32 ",\"tl\":%" PRIu64
                        ",\"mb\":%" PRIu64 ",\"mbk\":1,\"gb\":%" PRIu64

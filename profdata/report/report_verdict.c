@@ -393,7 +393,7 @@ static void group_sites(rpt *r) {
 void rpt_decide_sites(rpt *r) {
   const mp_alloc_thresholds t = thresholds(&r->opts.clang);
   for (size_t i = 0; i < r->n_ctx; i++) {
-    const mp_mib *m = r->ctx[i].mib;
+    const mpf_mib *m = r->ctx[i].mib;
     r->ctx[i].verdict = (uint8_t)mp_alloc_type(
         &t, m->TotalLifetimeAccessDensity, m->AllocCount, m->TotalLifetime);
   }

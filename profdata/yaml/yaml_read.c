@@ -45,7 +45,7 @@
 
 typedef struct pending_alloc {
   uint32_t stack;
-  mp_mib mib;
+  mpf_mib mib;
 } pending_alloc;
 
 typedef struct pending_call {
@@ -290,7 +290,7 @@ static const unsigned mib_tags[] = {
 #define N_MIB_NAMES (sizeof mib_names / sizeof *mib_names)
 
 /* Like LLVM, store the u64 truncated to the field's width. */
-static void mib_set(mp_mib *m, unsigned tag, uint64_t v) {
+static void mib_set(mpf_mib *m, unsigned tag, uint64_t v) {
   switch (tag) {
 #define MIB_FIELD(Tag, Name, CType, Merge) \
   case Tag: m->Name = (CType)v; break;
@@ -299,7 +299,7 @@ static void mib_set(mp_mib *m, unsigned tag, uint64_t v) {
   }
 }
 
-static int read_mib(yreader *r, mp_mib *m) {
+static int read_mib(yreader *r, mpf_mib *m) {
   uint64_t seen = 0;
   int empty;
   memset(m, 0, sizeof *m);
@@ -311,7 +311,7 @@ static int read_mib(yreader *r, mp_mib *m) {
       return -1;
     yaml_mark_t at = here(r);
     if (read_uint(r, mib_names[k], UINT64_MAX, &v)) return -1;
-    if (mib_tags[k] == MP_MIB_AccessHistogramSize &&
+    if (mib_tags[k] == MPF_MIB_AccessHistogramSize &&
         (uint32_t)v > MP_HIST_MAX_ENTRIES)
       return fail_at(r, at, "AccessHistogramSize %u is larger than %u",
                      (uint32_t)v, MP_HIST_MAX_ENTRIES);

@@ -160,7 +160,7 @@ static void write_stack(ywriter *w, size_t indent, const char *key,
 
 /* Only the fields the inputs carried (an indexed file's schema), as
  * llvm-profdata shows them. */
-static void write_mib(ywriter *w, size_t indent, const mp_mib *m) {
+static void write_mib(ywriter *w, size_t indent, const mpf_mib *m) {
   uint32_t mask = w->p->mib_fields ? w->p->mib_fields : MP_MIB_ALL_FIELDS;
 #define MIB_FIELD(Tag, Name, CType, Merge) \
   if (mask & (1u << Tag)) {                \

@@ -53,7 +53,7 @@ static const flag_desc flags[] = {
 /* Values past INT_MAX are refused (the flag keeps its value). */
 static int parse_int(const char *v, size_t n, int *out) {
   long long x;
-  if (!mp_opt_int(v, n, 0x7fffffff, &x))
+  if (!mpf_opt_int(v, n, 0x7fffffff, &x))
     return 0;
   *out = (int)x;
   return 1;
@@ -83,7 +83,7 @@ static void set_str(const flag_desc *f, const char *v, size_t n) {
 
 static const flag_desc *find_flag(const char *name, size_t nn) {
   for (size_t i = 0; i < NFLAGS; i++)
-    if (mp_opt_is(name, nn, flags[i].name))
+    if (mpf_opt_is(name, nn, flags[i].name))
       return &flags[i];
   return NULL;
 }
@@ -94,7 +94,7 @@ static void apply(const char *name, size_t nn, const char *v, size_t vn) {
     int ok = 1, x;
     if (f->kind == STR)
       set_str(f, v, vn);
-    else if (f->kind == BOOL && (ok = mp_opt_bool(v, vn, &x)))
+    else if (f->kind == BOOL && (ok = mpf_opt_bool(v, vn, &x)))
       *(int *)f->ptr = x;
     else if (f->kind == INT && (ok = parse_int(v, vn, &x)))
       *(int *)f->ptr = x;
@@ -110,9 +110,9 @@ static void apply(const char *name, size_t nn, const char *v, size_t vn) {
 }
 
 static void parse(const char *s) {
-  mp_opt_pair p;
+  mpf_opt_pair p;
   if (s)
-    while (mp_opt_next(&s, &p))
+    while (mpf_opt_next(&s, &p))
       apply(p.name, p.name_len, p.val, p.val_len);
 }
 

@@ -32,7 +32,7 @@ static rt_mutex modules_mu = RT_MUTEX_INIT;
 /* ---- segments ---------------------------------------------------------- */
 
 typedef struct seg_list {
-  mp_raw_segment *seg;
+  mpf_raw_segment *seg;
   uint64_t n;
   int modules;
 } seg_list;
@@ -50,7 +50,7 @@ static uint64_t build_id(const struct dl_phdr_info *info, uint8_t *out) {
       const uint8_t *desc = (const uint8_t *)(name + rt_round_up(nh->n_namesz, 4));
       p = (const char *)desc + rt_round_up(nh->n_descsz, 4);
       if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-          !rt_memcmp(name, "GNU", 4) && nh->n_descsz <= MP_BUILD_ID_MAX) {
+          !rt_memcmp(name, "GNU", 4) && nh->n_descsz <= MPF_BUILD_ID_MAX) {
         rt_memcpy(out, desc, nh->n_descsz);
         return nh->n_descsz;
       }
@@ -65,13 +65,13 @@ static int segment_cb(struct dl_phdr_info *info, size_t size, void *data) {
   int first = l->modules++ == 0; /* the main executable has no name */
   if (!first && (!info->dlpi_name || !info->dlpi_name[0]))
     return 0;
-  uint8_t id[MP_BUILD_ID_MAX] = {0};
+  uint8_t id[MPF_BUILD_ID_MAX] = {0};
   uint64_t id_len = build_id(info, id);
   for (int i = 0; i < info->dlpi_phnum && l->n < MAX_SEGS; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
       continue;
-    mp_raw_segment *s = &l->seg[l->n++];
+    mpf_raw_segment *s = &l->seg[l->n++];
     s->start = info->dlpi_addr + ph->p_vaddr;
     s->end = s->start + ph->p_memsz;
     s->offset = info->dlpi_addr;
@@ -163,15 +163,15 @@ static void mib_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   writer *w = ctx;
   put_u64(w, id);
   if (w->version == 3) {
-    put_bytes(w, &e->mib, MP_MIB_SIZE_V3);
+    put_bytes(w, &e->mib, MPF_MIB_SIZE_V3);
     return;
   }
-  put_bytes(w, &e->mib, MP_MIB_SIZE_V4);
+  put_bytes(w, &e->mib, MPF_MIB_SIZE_V4);
   for (uint32_t i = 0; i < e->mib.AccessHistogramSize; i++) {
     if (w->version == 4) {
       put_u64(w, e->hist[i]);
     } else {
-      uint16_t v = mp_hist_encode_v5(e->hist[i]);
+      uint16_t v = mpf_hist_encode_v5(e->hist[i]);
       put_bytes(w, &v, 2);
     }
   }
@@ -193,17 +193,17 @@ static void stack_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
 
 static uint64_t mib_region_bytes(int version, const sizes *s) {
   if (version == 3)
-    return mp_round_up8(8 + s->n * (8 + MP_MIB_SIZE_V3));
+    return mpf_round_up8(8 + s->n * (8 + MPF_MIB_SIZE_V3));
   uint64_t per = version == 4 ? 8 : 2;
-  return mp_round_up8(8 + s->n * (8 + MP_MIB_SIZE_V4) + per * s->hist_entries);
+  return mpf_round_up8(8 + s->n * (8 + MPF_MIB_SIZE_V4) + per * s->hist_entries);
 }
 
 /* The note after the stacks (memprof_format.h): whether the profile holds
  * estimates, and whether any code counted accesses; 0 if nothing to say. */
-static int make_note(mp_raw_note *n) {
-  *n = (mp_raw_note){MP_RAW_NOTE_MAGIC, sizeof *n, rt_sample_interval, 0};
+static int make_note(mpf_raw_note *n) {
+  *n = (mpf_raw_note){MPF_RAW_NOTE_MAGIC, sizeof *n, rt_sample_interval, 0};
   if (!__atomic_load_n(&rt_instrumented, __ATOMIC_RELAXED))
-    n->flags |= MP_RAW_NOTE_UNINSTRUMENTED;
+    n->flags |= MPF_RAW_NOTE_UNINSTRUMENTED;
   return n->sample_interval || n->flags;
 }
 
@@ -211,18 +211,18 @@ static int write_raw(const seg_list *segs) {
   int version = rt_flags.raw_version;
   sizes s = {0, 0, 0};
   rt_mib_for_each(count_cb, &s);
-  mp_raw_note note;
+  mpf_raw_note note;
   uint64_t note_bytes = make_note(&note) ? sizeof note : 0;
   uint64_t seg_bytes = 8 + 64 * segs->n;
   uint64_t mib_bytes = mib_region_bytes(version, &s);
   uint64_t stack_bytes = 8 + s.stack_bytes;
-  uint64_t total = mp_round_up8(48 + seg_bytes + mib_bytes + stack_bytes + note_bytes);
+  uint64_t total = mpf_round_up8(48 + seg_bytes + mib_bytes + stack_bytes + note_bytes);
   unsigned char *buf = rt_mmap_anon(WRITE_CHUNK, 0);
   if (!buf) {
     rt_report("ERROR: cannot allocate %u bytes to write the profile", WRITE_CHUNK);
     return -1;
   }
-  mp_raw_header h = {MP_RAW_MAGIC,         (uint64_t)version, total, 48,
+  mpf_raw_header h = {MPF_RAW_MAGIC,         (uint64_t)version, total, 48,
                      48 + seg_bytes, 48 + seg_bytes + mib_bytes};
   writer w = {buf, 0, 0, version, 0};
   put_bytes(&w, &h, sizeof h);
@@ -277,7 +277,7 @@ static int lock_for_dump(int from_signal) {
 int rt_dump(int from_signal) {
   if (!rt_inited)
     return -1;
-  size_t seg_cap = MAX_SEGS * sizeof(mp_raw_segment);
+  size_t seg_cap = MAX_SEGS * sizeof(mpf_raw_segment);
   seg_list segs = {rt_mmap_anon(seg_cap, 0), 0, 0};
   if (!segs.seg)
     return -1;
@@ -294,7 +294,7 @@ int rt_dump(int from_signal) {
       rt_print_module_map(0);
     rt_mib_add_all_live(rt_heap_for_each_live);
     rt_text text = {0};
-    mp_raw_note note;
+    mpf_raw_note note;
     if (rt_flags.print_text)
       rt_text_mibs(&text, rt_flags.print_terse, make_note(&note) ? &note : NULL);
     else

@@ -19,7 +19,7 @@ static void put_avg(rt_buf *b, uint64_t total, uint32_t count) {
 
 static void mib_full(uint32_t id, const rt_mib_entry *e, void *ctx) {
   rt_buf *b = ctx;
-  const mp_mib *m = &e->mib;
+  const mpf_mib *m = &e->mib;
   rt_buf_printf(b, "Memory allocation stack id = %u\n", id);
   rt_buf_printf(b, "\talloc_count %u, size (ave/min/max) ", m->AllocCount);
   put_avg(b, m->TotalSize, m->AllocCount);
@@ -44,7 +44,7 @@ static void mib_full(uint32_t id, const rt_mib_entry *e, void *ctx) {
 
 static void mib_terse(uint32_t id, const rt_mib_entry *e, void *ctx) {
   rt_buf *b = ctx;
-  const mp_mib *m = &e->mib;
+  const mpf_mib *m = &e->mib;
   rt_buf_printf(b, "MIB:%u/%u/", id, m->AllocCount);
   put_avg(b, m->TotalSize, m->AllocCount);
   rt_buf_printf(b, "/%u/%u/", m->MinSize, m->MaxSize);
@@ -72,17 +72,17 @@ static void note_id(uint32_t id, const rt_mib_entry *e, void *ctx) {
 
 /* How the profile was recorded, in memprof-profdata's words
  * (profdata/report_facts.c). */
-static void recorded(rt_buf *b, const mp_raw_note *n) {
+static void recorded(rt_buf *b, const mpf_raw_note *n) {
   if (n->sample_interval)
     rt_buf_printf(b, "Sampled every %llu bytes on average: counts, sizes and "
                      "lifetimes are estimates\n",
                   (unsigned long long)n->sample_interval);
-  if (n->flags & MP_RAW_NOTE_UNINSTRUMENTED)
+  if (n->flags & MPF_RAW_NOTE_UNINSTRUMENTED)
     rt_buf_printf(b, "Not instrumented (preloaded): no access counts; no "
                      "hot/cold verdicts\n");
 }
 
-void rt_text_mibs(rt_text *t, int terse, const mp_raw_note *note) {
+void rt_text_mibs(rt_text *t, int terse, const mpf_raw_note *note) {
   size_t n = 0;
   rt_mib_for_each(count_cb, &n);
   t->cap = rt_round_up(n ? n * sizeof(uint32_t) : 1, RT_PAGE);

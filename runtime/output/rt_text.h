@@ -18,7 +18,7 @@ typedef struct rt_text {
  * instrumented), or NULL; the text says it in a line of its own before
  * the MIBs, which profiles recorded in full with instrumentation (all
  * LLVM's runtime writes) never have. */
-RT_HIDDEN void rt_text_mibs(rt_text *t, int terse, const mp_raw_note *note); /* table locked */
+RT_HIDDEN void rt_text_mibs(rt_text *t, int terse, const mpf_raw_note *note); /* table locked */
 RT_HIDDEN void rt_text_stacks(rt_text *t);          /* table unlocked */
 RT_HIDDEN void rt_text_free(rt_text *t);
 RT_HIDDEN void rt_print_stats(void);      /* on stderr, LLVM's lines */

@@ -1,6 +1,6 @@
 /* rt_mibtable.c - the MIB table: one aggregated MemInfoBlock (+ histogram)
  * per stack, built from a block at free or at dump and merged with
- * mp_mib_init / mp_mib_merge (include/internal/mib_merge.h).
+ * mpf_mib_init / mpf_mib_merge (include/internal/mib_merge.h).
  *
  * The entries are stored with the stack depot's nodes, and a block keeps
  * its stack's ref, which gives the entry's address without a load
@@ -70,13 +70,13 @@ static void est_add(rt_mib_entry *e, uint64_t count, uint32_t size,
     return;
   est *x = rt_perm_at(e->est);
   double w = rt_sample_weight(size);
-  uint64_t dens = mp_access_density(count, size);
+  uint64_t dens = mpf_access_density(count, size);
   x->count += w;
   x->access += w * (double)count;
   x->size += w * (double)size;
   x->life += w * (double)life;
   x->dens += w * (double)dens;
-  x->ldens += w * (double)mp_lifetime_density(dens, life);
+  x->ldens += w * (double)mpf_lifetime_density(dens, life);
 }
 
 static inline uint64_t rounded(double v) { return (uint64_t)(v + 0.5); }
@@ -88,7 +88,7 @@ static void est_finish(rt_mib_entry *e) {
   if (!e->present || !e->est)
     return;
   const est *x = rt_perm_at(e->est);
-  mp_mib *m = &e->mib;
+  mpf_mib *m = &e->mib;
   double scale = m->AllocCount ? x->count / m->AllocCount : 1;
   for (uint32_t i = 0; e->hist && i < m->AccessHistogramSize; i++)
     e->hist[i] = rounded((double)e->hist[i] * scale);
@@ -107,7 +107,7 @@ static void est_finish(rt_mib_entry *e) {
 #define SCRATCH_ENTRIES 256
 
 typedef struct built {
-  mp_mib mib;
+  mpf_mib mib;
   uint64_t *hist;
   uint32_t hist_len;
   int owned; /* hist is rt_ialloc'd (else it is the caller's scratch) */
@@ -132,7 +132,7 @@ build(const rt_block *b, uint32_t dealloc_ts, uint32_t dealloc_cpu,
     }
   }
   uint64_t count = rt_shadow_count(b->p, b->size, hm, out->hist);
-  mp_mib_init(&out->mib, count, (uint32_t)b->size, b->alloc_ts, dealloc_ts,
+  mpf_mib_init(&out->mib, count, (uint32_t)b->size, b->alloc_ts, dealloc_ts,
                b->alloc_cpu, dealloc_cpu);
   out->mib.AccessHistogramSize = out->hist_len;
   out->mib.AccessHistogram = (uint64_t)(uintptr_t)out->hist;
@@ -179,16 +179,16 @@ static inline __attribute__((always_inline)) void merge_locked(uint32_t ref,
     return;
   }
   uint32_t elen = e->mib.AccessHistogramSize;
-  mp_mib_merge(&e->mib, &n->mib);
+  mpf_mib_merge(&e->mib, &n->mib);
   est_add(e, n->mib.TotalAccessCount, n->mib.TotalSize, n->mib.TotalLifetime);
   if (n->hist_len > elen && own(n)) { /* keep the longer, add the shorter */
-    mp_hist_add(n->hist, n->hist_len, e->hist, elen);
+    mpf_hist_add(n->hist, n->hist_len, e->hist, elen);
     if (e->hist)
       rt_ifree(e->hist, (size_t)elen * 8);
     e->hist = n->hist;
     elen = n->hist_len;
   } else {
-    mp_hist_add(e->hist, elen, n->hist, n->hist_len);
+    mpf_hist_add(e->hist, elen, n->hist, n->hist_len);
     drop(n);
   }
   e->mib.AccessHistogramSize = elen;
@@ -411,10 +411,10 @@ add_block(rt_mib_entry *e, uint64_t count, const rt_block *b, uint32_t ts,
           uint32_t cpu) {
   __asm__ volatile("orl $0, %0" : "+m"(e->present)); /* see merge_locked */
   if (RT_LIKELY(e->present)) {
-    mp_mib_add_block(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu,
+    mpf_mib_add_block(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu,
                      cpu);
   } else {
-    mp_mib_init(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu, cpu);
+    mpf_mib_init(&e->mib, count, (uint32_t)b->size, b->alloc_ts, ts, b->alloc_cpu, cpu);
     e->hist = NULL;
     e->present = 1;
     est_start(e);

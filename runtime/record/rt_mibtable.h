@@ -35,7 +35,7 @@ typedef struct rt_timeline_ctx {
   uint64_t epoch;
 } rt_timeline_ctx;
 typedef struct rt_mib_entry {
-  mp_mib mib;
+  mpf_mib mib;
   uint64_t *hist; /* rt_ialloc'd, AccessHistogramSize entries */
   uint32_t present;
   uint32_t est; /* sampling: ref of the weighted totals (rt_mibtable.c), 0 = none */

@@ -318,7 +318,7 @@ MIB_FIELDS = [
     ("TotalLifetimeAccessDensity", "Q"), ("MinLifetimeAccessDensity", "I"),
     ("MaxLifetimeAccessDensity", "I"), ("AccessHistogramSize", "I"), ("AccessHistogram", "Q")]
 RAW_MAGIC = 0xFF6D70726F667281
-RAW_NOTE_MAGIC = 0x31657461706f726d  # memprof_format.h MP_RAW_NOTE_MAGIC
+RAW_NOTE_MAGIC = 0x31657461706f726d  # memprof_format.h MPF_RAW_NOTE_MAGIC
 
 
 def decode_v5(v):

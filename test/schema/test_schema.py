@@ -1,7 +1,7 @@
 """The MIB schema (include/MIBDef.inc) equals LLVM's, field for field.
 
 Compares tag, name and C type with the installed LLVM 22 and 19
-MIBEntryDef.inc, and the packed offsets our compiler computes for mp_mib
+MIBEntryDef.inc, and the packed offsets our compiler computes for mpf_mib
 (progs/mib_offsets.c) with offsets derived from LLVM's field widths.
 """
 import os
@@ -55,11 +55,11 @@ class SchemaTest(harness.ProfTest):
         m = re.search(r"#define MEMPROF_RAW_VERSION (\d+)ULL", text)
         self.assertIsNotNone(m)
         self.assertEqual(int(m.group(1)), 5)
-        self.assertIn("#define MP_RAW_VERSION_DEFAULT 5u", fmt)
+        self.assertIn("#define MPF_RAW_VERSION_DEFAULT 5u", fmt)
         # LLVM builds the magic from the bytes 255, 'm', 'p', 'r', 'o', 'f', 'r', 129
         magic = (255 << 56) | (ord('m') << 48) | (ord('p') << 40) | (ord('r') << 32) | \
                 (ord('o') << 24) | (ord('f') << 16) | (ord('r') << 8) | 129
-        self.assertIn(f"#define MP_RAW_MAGIC {magic:#018x}ULL", fmt)
+        self.assertIn(f"#define MPF_RAW_MAGIC {magic:#018x}ULL", fmt)
 
 
 if __name__ == "__main__":

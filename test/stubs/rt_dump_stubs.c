@@ -101,7 +101,7 @@ void rt_report(const char *fmt, ...) {
 
 /* Text dumps are not what this stub serves. */
 void rt_print_module_map(int to_stderr) { (void)to_stderr; }
-void rt_text_mibs(rt_text *t, int terse, const mp_raw_note *note) {
+void rt_text_mibs(rt_text *t, int terse, const mpf_raw_note *note) {
   (void)t;
   (void)terse;
   (void)note;

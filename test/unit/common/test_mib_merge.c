@@ -1,7 +1,7 @@
-/* test_mib_merge.c - mp_mib_add_block (the runtime's per-free update) must
- * leave an entry exactly as mp_mib_init of the block followed by
- * mp_mib_merge would, over edge values and a seeded random sweep; and
- * mp_mib_merge itself gives LLVM's values on a worked example. */
+/* test_mib_merge.c - mpf_mib_add_block (the runtime's per-free update) must
+ * leave an entry exactly as mpf_mib_init of the block followed by
+ * mpf_mib_merge would, over edge values and a seeded random sweep; and
+ * mpf_mib_merge itself gives LLVM's values on a worked example. */
 #include <stdint.h>
 #include <string.h>
 
@@ -25,10 +25,10 @@ static uint64_t pick(const uint64_t *edges, int n_edges, int bits) {
   return bits == 64 ? next() : next() & ((1ULL << bits) - 1);
 }
 
-static void random_entry(mp_mib *e) {
+static void random_entry(mpf_mib *e) {
   static const uint64_t edges32[] = {0, 1, 2, 7, 0xFFFFFFFFu, 0x80000000u};
   static const uint64_t edges64[] = {0, 1, 1000, UINT64_MAX, 1ULL << 32};
-  mp_mib_init(e, pick(edges64, 5, 40), (uint32_t)pick(edges32, 6, 20),
+  mpf_mib_init(e, pick(edges64, 5, 40), (uint32_t)pick(edges32, 6, 20),
               (uint32_t)pick(edges32, 6, 32), (uint32_t)pick(edges32, 6, 32),
               (uint32_t)pick(edges32, 6, 3), (uint32_t)pick(edges32, 6, 3));
   /* an entry that has merged more blocks than one */
@@ -40,11 +40,11 @@ static void random_entry(mp_mib *e) {
 }
 
 static void check_same(uint64_t count, uint32_t size, uint32_t ats, uint32_t dts,
-                       uint32_t acpu, uint32_t dcpu, const mp_mib *start) {
-  mp_mib want = *start, got = *start, n;
-  mp_mib_init(&n, count, size, ats, dts, acpu, dcpu);
-  mp_mib_merge(&want, &n);
-  mp_mib_add_block(&got, count, size, ats, dts, acpu, dcpu);
+                       uint32_t acpu, uint32_t dcpu, const mpf_mib *start) {
+  mpf_mib want = *start, got = *start, n;
+  mpf_mib_init(&n, count, size, ats, dts, acpu, dcpu);
+  mpf_mib_merge(&want, &n);
+  mpf_mib_add_block(&got, count, size, ats, dts, acpu, dcpu);
   CHECK(memcmp(&want, &got, sizeof want) == 0,
         "add_block(count %llu size %u ts %u..%u cpu %u->%u) differs from init+merge",
         (unsigned long long)count, size, ats, dts, acpu, dcpu);
@@ -52,9 +52,9 @@ static void check_same(uint64_t count, uint32_t size, uint32_t ats, uint32_t dts
 
 /* LLVM's MemInfoBlock::Merge on two blocks, values worked out by hand. */
 static void check_worked_example(void) {
-  mp_mib e;
-  mp_mib_init(&e, 40, 64, 10, 30, 1, 2);  /* density 62, lifetime 20 */
-  mp_mib_add_block(&e, 8, 32, 25, 26, 1, 3); /* density 25, lifetime 1 */
+  mpf_mib e;
+  mpf_mib_init(&e, 40, 64, 10, 30, 1, 2);  /* density 62, lifetime 20 */
+  mpf_mib_add_block(&e, 8, 32, 25, 26, 1, 3); /* density 25, lifetime 1 */
   CHECK(e.AllocCount == 2 && e.TotalAccessCount == 48, "counts %u %llu", e.AllocCount,
         (unsigned long long)e.TotalAccessCount);
   CHECK(e.MinAccessCount == 8 && e.MaxAccessCount == 40, "access min/max");
@@ -78,7 +78,7 @@ static void check_worked_example(void) {
 
 int main(void) {
   check_worked_example();
-  mp_mib start;
+  mpf_mib start;
   random_entry(&start);
   /* zero size, zero and one ms lifetimes, wrapped timestamps, equal cpus */
   check_same(0, 0, 5, 5, 0, 0, &start);

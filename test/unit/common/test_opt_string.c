@@ -11,8 +11,8 @@
 static const char *pairs(const char *s) {
   static char out[256];
   size_t n = 0;
-  mp_opt_pair p;
-  while (mp_opt_next(&s, &p))
+  mpf_opt_pair p;
+  while (mpf_opt_next(&s, &p))
     n += (size_t)snprintf(out + n, sizeof out - n, "%.*s=%.*s;", (int)p.name_len,
                           p.name, (int)p.val_len, p.val);
   out[n] = 0;
@@ -41,7 +41,7 @@ static void test_pairs(void) {
 }
 
 static int int_of(const char *v, long long max, long long *out) {
-  return mp_opt_int(v, strlen(v), max, out);
+  return mpf_opt_int(v, strlen(v), max, out);
 }
 
 static void test_int(void) {
@@ -56,13 +56,13 @@ static void test_int(void) {
   CHECK(!int_of("", 10, &x) && !int_of("-", 10, &x), "no digits");
   CHECK(!int_of("1x", 10, &x) && !int_of("+1", 10, &x) && !int_of(" 1", 10, &x),
         "not a number");
-  CHECK(mp_opt_int("12", 1, 100, &x) && x == 1, "only n characters read");
+  CHECK(mpf_opt_int("12", 1, 100, &x) && x == 1, "only n characters read");
 }
 
 /* Out of line: with constant arguments gcc's -Warray-bounds follows
- * mp_opt_is past the word's end on a path that stops before it. */
+ * mpf_opt_is past the word's end on a path that stops before it. */
 static __attribute__((noinline)) int is(const char *v, size_t n, const char *w) {
-  return mp_opt_is(v, n, w);
+  return mpf_opt_is(v, n, w);
 }
 
 static void test_bool(void) {
@@ -70,15 +70,15 @@ static void test_bool(void) {
   int b;
   for (int i = 0; i < 3; i++) {
     b = 0;
-    CHECK(mp_opt_bool(on[i], strlen(on[i]), &b) && b == 1, "%s", on[i]);
+    CHECK(mpf_opt_bool(on[i], strlen(on[i]), &b) && b == 1, "%s", on[i]);
     b = 1;
-    CHECK(mp_opt_bool(off[i], strlen(off[i]), &b) && b == 0, "%s", off[i]);
+    CHECK(mpf_opt_bool(off[i], strlen(off[i]), &b) && b == 0, "%s", off[i]);
   }
   static const char *const bad[] = {"", "2", "True", "on", "yess", "t"};
   for (int i = 0; i < 6; i++)
-    CHECK(!mp_opt_bool(bad[i], strlen(bad[i]), &b), "\"%s\" refused", bad[i]);
+    CHECK(!mpf_opt_bool(bad[i], strlen(bad[i]), &b), "\"%s\" refused", bad[i]);
   CHECK(is("help=1", 4, "help") && !is("hel", 3, "help") && !is("helpx", 5, "help"),
-        "mp_opt_is compares exactly n characters with the whole word");
+        "mpf_opt_is compares exactly n characters with the whole word");
 }
 
 int main(void) {

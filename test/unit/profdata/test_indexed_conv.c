@@ -45,7 +45,7 @@ static void dump(const mp_profile *p) {
     printf("  - GUID: 0x%llx\n", (unsigned long long)r->guid);
     if (r->n_allocs) printf("    AllocSites:\n");
     for (size_t j = 0; j < r->n_allocs; j++) {
-      const mp_mib *m = &mp_alloc_of(r, j)->mib;
+      const mpf_mib *m = &mp_alloc_of(r, j)->mib;
       printf("      - Callstack:\n");
       print_stack(p, mp_alloc_of(r, j)->stack);
       printf("        MemInfoBlock:\n");
@@ -99,7 +99,7 @@ static int self_check(void) {
   mp_profile *p = mp_profile_new();
   mp_frame fr = {42, 1, 2, 0};
   uint32_t f = mp_intern_frame(p, &fr);
-  mp_mib m = {0};
+  mpf_mib m = {0};
   m.AllocCount = 3;
   mp_add_alloc_site(p, 42, mp_intern_stack(p, &f, 1), &m, NULL);
   mp_index_opts o = MP_INDEX_OPTS_DEFAULT;

@@ -57,7 +57,7 @@ static mp_profile *make_profile(int n_records, int with_syms) {
         st[len - 1 - k] = fr[k < 3 ? rnd() % 3 : rnd() % 40];
       uint32_t s = mp_intern_stack(p, st, len);
       if (a < na) {
-        mp_mib m;
+        mpf_mib m;
         unsigned char *b = (unsigned char *)&m;
         for (size_t i = 0; i < sizeof m; i++) b[i] = (unsigned char)rnd();
         m.AllocCount = 1 + (uint32_t)(rnd() % 100);
@@ -192,7 +192,7 @@ static void test_symsec_prefix_sharing(void) {
     mp_set_frame_sym(p, fr[i], &s);
   }
   uint32_t st = mp_intern_stack(p, fr, 3);
-  mp_mib m = {0};
+  mpf_mib m = {0};
   m.AllocCount = 1;
   mp_add_alloc_site(p, 100, st, &m, NULL);
   mp_index_opts o = MP_INDEX_OPTS_DEFAULT;
@@ -241,7 +241,7 @@ static void test_v4_summary(void) {
   mp_frame f1 = {1, 1, 1, 1}, f2 = {2, 2, 2, 0};
   uint32_t a[2] = {mp_intern_frame(p, &f1), mp_intern_frame(p, &f2)};
   uint32_t cold = mp_intern_stack(p, a, 2), warm = mp_intern_stack(p, a + 1, 1);
-  mp_mib m = {0};
+  mpf_mib m = {0};
   m.AllocCount = 2;
   m.TotalSize = 4096;
   m.TotalLifetime = 400000; /* 200 s average */
@@ -329,7 +329,7 @@ static void test_header_versions(void) {
   CHECK(mp_write_indexed(p, &o12, &out12, &err) == 0);
   for (uint64_t v = 7; v <= 14; v++) {
     if (v == 8 || v == 9) continue;
-    uint64_t w = MP_INDEXED_VARIANT_MEMPROF | v;
+    uint64_t w = MPF_INDEXED_VARIANT_MEMPROF | v;
     mp_buf *b = v >= 12 ? &out12 : &out;
     memcpy(b->data + 8, &w, 8);
     mp_profile *q = mp_profile_new();

@@ -14,8 +14,8 @@
 
 enum { RECORDS = 3, SITES = 5000 };
 
-static mp_mib mib_of(uint32_t count, uint32_t size) {
-  mp_mib m;
+static mpf_mib mib_of(uint32_t count, uint32_t size) {
+  mpf_mib m;
   memset(&m, 0, sizeof m);
   m.AllocCount = count;
   m.TotalSize = (uint64_t)count * size;
@@ -37,7 +37,7 @@ int main(void) {
   /* record r gets sites r, r + RECORDS, ...: the records grow interleaved */
   for (uint32_t i = 0; i < SITES; i++) {
     stacks[i] = stack_of(p, i);
-    mp_mib m = mib_of(1, i + 1);
+    mpf_mib m = mib_of(1, i + 1);
     uint32_t rec, idx;
     mp_add_alloc_site_at(p, 100 + i % RECORDS, stacks[i], &m, NULL, &rec,
                          &idx);
@@ -59,7 +59,7 @@ int main(void) {
     CHECK(stack_of(p, i) == stacks[i], "stack %u interned again", i);
   }
   /* the same context again merges, found by its (record, stack) */
-  mp_mib two = mib_of(2, 4000);
+  mpf_mib two = mib_of(2, 4000);
   mp_add_alloc_site(p, 100 + 4999 % RECORDS, stacks[4999], &two, NULL);
   mp_merge_alloc_at(p, 0, 7, &two, NULL); /* site 21 */
   const mp_alloc_site *a = where[4999], *b = where[21];
@@ -75,7 +75,7 @@ int main(void) {
   for (size_t r = 0; r < p->n_records; r++) total += p->records[r].n_allocs;
   CHECK(total == SITES, "sites %zu after merges", total);
   /* one stack in two records is one context */
-  mp_mib one = mib_of(1, 8);
+  mpf_mib one = mib_of(1, 8);
   mp_add_alloc_site(p, 999, stacks[0], &one, NULL);
   CHECK(mp_profile_num_contexts(p) == SITES, "contexts %zu",
         mp_profile_num_contexts(p));

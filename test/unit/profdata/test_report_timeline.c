@@ -68,7 +68,7 @@ int main(void) {
   uint32_t s[3];
   for (int i = 0; i < 3; i++) {
     s[i] = stack_of(p, 0x10 + (uint64_t)i);
-    mp_mib m;
+    mpf_mib m;
     memset(&m, 0, sizeof m);
     m.AllocCount = 1;
     m.TotalSize = 64;

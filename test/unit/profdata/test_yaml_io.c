@@ -341,7 +341,7 @@ static void test_round_trip(void) {
   mp_frame_sym nofile = {mp_intern_string(p, "g", 1), MP_NO_STRING, 3, 0, 0};
   mp_set_frame_sym(p, ids[1], &nofile);
   uint32_t st = mp_intern_stack(p, ids, 3);
-  mp_mib m;
+  mpf_mib m;
   memset(&m, 0, sizeof m);
   m.AllocCount = 3;
   m.TotalLifetimeAccessDensity = 123456789012ULL;

@@ -50,7 +50,7 @@ static void build_table(void) {
   for (size_t i = 0; i < N_ENTRIES; i++) {
     rt_stub_entry *t = &entries[i];
     t->id = (uint32_t)(3 * i + 1);
-    mp_mib *m = &t->e.mib;
+    mpf_mib *m = &t->e.mib;
 #define MIB_FIELD(Tag, Name, CType, Merge) m->Name = (CType)field_value(i, Tag);
 #include "include/MIBDef.inc"
 #undef MIB_FIELD
@@ -360,7 +360,7 @@ static void check_read(const raw_file *f, size_t d, int version) {
   CHECK(rd->version == (uint32_t)version, "dump %zu: version %u", d, rd->version);
   CHECK(rd->n_segs == N_SEGS, "dump %zu: %" PRIu64 " segments", d, rd->n_segs);
   for (size_t s = 0; s < rd->n_segs && s < N_SEGS; s++) {
-    mp_raw_segment seg;
+    mpf_raw_segment seg;
     memcpy(&seg, rd->segs + s * sizeof seg, sizeof seg);
     const want_seg *w = &want_segs[s];
     int id_ok = seg.build_id_size == *w->id_len &&
@@ -378,7 +378,7 @@ static void check_read(const raw_file *f, size_t d, int version) {
     for (uint32_t j = 0; j < depth_of(i) && pcs_ok; j++)
       pcs_ok = raw_u64(st->pcs + 8 * j) == pcs[i][j] - 1;
     CHECK(pcs_ok, "dump %zu MIB %zu: the reader's PCs differ", d, i);
-    mp_mib m;
+    mpf_mib m;
     memset(&m, 0, sizeof m);
     memcpy(&m, e + 8, mib_size(version));
 #define MIB_FIELD(Tag, Name, CType, Merge)                                     \
@@ -389,7 +389,7 @@ static void check_read(const raw_file *f, size_t d, int version) {
     const unsigned char *h = e + 8 + mib_size(version);
     for (uint32_t j = 0; version != 3 && j < hist_len(i); j++) {
       uint64_t got = version == 4 ? raw_u64(h + 8 * j)
-                                  : mp_hist_decode_v5((uint16_t)le(h + 2 * j, 2));
+                                  : mpf_hist_decode_v5((uint16_t)le(h + 2 * j, 2));
       uint64_t want = version == 4 ? hists[i][j] : v5_decode(v5_encode(hists[i][j]));
       CHECK(got == want, "dump %zu MIB %zu histogram %u: %" PRIu64 ", want %" PRIu64, d, i,
             j, got, want);
