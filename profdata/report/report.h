@@ -139,7 +139,7 @@ typedef struct rpt {
   char **names;       /* demangled name per model string id (lazy) */
   char **guid_names;  /* "0x..." per frame without a name (lazy) */
   struct rpt *base;   /* --base, or NULL */
-  struct rpt_tl *tl;  /* the processes' timelines, or NULL */
+  struct rpt_timeline *tl;  /* the processes' timelines, or NULL */
 } rpt;
 
 /* Contexts, sites, verdicts and the summary of `p` (which must outlive
@@ -191,14 +191,14 @@ typedef struct rpt_timeline_proc {
 
 /* Timelines of the merged processes: each keeps its own peak; live at
  * exit is summed over them (docs/memprof-profdata.md). */
-typedef struct rpt_tl {
+typedef struct rpt_timeline {
   rpt_timeline_proc *proc;
   size_t n_proc;
   rpt_timeline_val *at_exit; /* summed per context, largest first */
   size_t n_at_exit;
   uint64_t exit_bytes, exit_blocks;
   size_t n_raw; /* raw inputs merged, with a timeline or not */
-} rpt_tl;
+} rpt_timeline;
 
 /* What joins a timeline to the profile: the raw profile it belongs to and
  * that profile's stack ids with their model stacks (mp_raw_stack_ids). */
@@ -214,7 +214,7 @@ typedef struct rpt_timeline_input {
  * was, when the timeline names a stack id the raw profile does not have
  * (it belongs to another run). */
 int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err);
-void rpt_timeline_free(rpt_tl *t);
+void rpt_timeline_free(rpt_timeline *t);
 /* The contexts a graph of memory over time shows: the `max` with the
  * most live bytes at any census of any process, largest first. */
 uint32_t *rpt_timeline_graph_contexts(const rpt *r, size_t max, size_t *n);
@@ -222,10 +222,10 @@ uint32_t *rpt_timeline_graph_contexts(const rpt *r, size_t max, size_t *n);
 /* The timeline part of the text report (report_timeline_out.c): the summary's
  * lines (peaks, live at exit), and the tables of the contexts live at each
  * peak and at exit; every line starts with `prefix`. */
-void rpt_write_tl_summary(rpt *r, mp_buf *out, const char *prefix);
-void rpt_write_tl_text(rpt *r, mp_buf *out, const char *prefix);
+void rpt_write_timeline_summary(rpt *r, mp_buf *out, const char *prefix);
+void rpt_write_timeline_text(rpt *r, mp_buf *out, const char *prefix);
 /* The same data as a JSON member ("tl":{...},) for the HTML page. */
-void rpt_write_tl_json(rpt *r, mp_buf *out);
+void rpt_write_timeline_json(rpt *r, mp_buf *out);
 
 /* ---- values ---------------------------------------------------------- */
 

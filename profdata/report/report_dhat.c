@@ -65,7 +65,7 @@ typedef struct live_at {
 
 static live_at *live_values(const rpt *r, uint64_t *tg, uint64_t *pid) {
   live_at *v = mp_xcalloc(r->n_ctx + 1, sizeof *v);
-  const rpt_tl *tl = r->tl;
+  const rpt_timeline *tl = r->tl;
   if (!tl) return v;
   for (size_t i = 0; i < tl->n_at_exit; i++)
     if (tl->at_exit[i].ctx != RPT_TIMELINE_NO_FRAMES) {

@@ -433,7 +433,7 @@ void rpt_write_html(rpt *r, mp_buf *out) {
   pick_stacks(&g);
   mp_buf_put(out, report_page_head, report_page_head_len);
   mp_buf_printf(out, "{");
-  rpt_write_tl_json(r, out); /* "tl":{...}, when there are timelines */
+  rpt_write_timeline_json(r, out); /* "tl":{...}, when there are timelines */
   tree_json(&g);
   ctx_json(&g);
   summary_json(&g);

@@ -75,7 +75,7 @@ static void summary(rpt *r, mp_buf *o) {
                   "address)\n",
                   s->symtab_ctx, s->contexts, s->symtab_frames,
                   s->symtab_frames == 1 ? "" : "s");
-  if (r->tl) rpt_write_tl_summary(r, o, "  ");
+  if (r->tl) rpt_write_timeline_summary(r, o, "  ");
   mp_buf_printf(o, "\nclang-22's verdicts (cold: lifetime access density < %g "
                    "accesses/byte/s and average lifetime >= %u s; hot: density > "
                    "%u, %s)\n",
@@ -251,7 +251,7 @@ static void diff(rpt *r, mp_buf *o) {
 void rpt_write_text(rpt *r, mp_buf *o) {
   if (!r->n_ctx) {
     mp_buf_printf(o, "The profile is empty: it has no allocation contexts.\n");
-    if (r->tl) rpt_write_tl_text(r, o, "");
+    if (r->tl) rpt_write_timeline_text(r, o, "");
     if (r->base) diff(r, o);
     return;
   }
@@ -273,6 +273,6 @@ void rpt_write_text(rpt *r, mp_buf *o) {
     top_contexts(r, o);
   else
     top_groups(r, o);
-  if (r->tl) rpt_write_tl_text(r, o, "");
+  if (r->tl) rpt_write_timeline_text(r, o, "");
   if (r->base) diff(r, o);
 }

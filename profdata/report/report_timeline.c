@@ -149,7 +149,7 @@ static int join_proc(joiner *j, rpt_timeline_input *in, rpt_timeline_proc *p, mp
 }
 
 /* Live at exit over all processes so far plus p. */
-static void add_exit(joiner *j, rpt_tl *tl, const rpt_timeline_proc *p) {
+static void add_exit(joiner *j, rpt_timeline *tl, const rpt_timeline_proc *p) {
   for (size_t i = 0; i < tl->n_at_exit; i++)
     add_value(j, tl->at_exit[i].ctx, tl->at_exit[i].bytes, tl->at_exit[i].blocks);
   for (size_t i = 0; i < p->n_at_exit; i++)
@@ -171,7 +171,7 @@ int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err) {
     return -1;
   }
   if (!r->tl) r->tl = mp_xcalloc(1, sizeof *r->tl);
-  rpt_tl *tl = r->tl;
+  rpt_timeline *tl = r->tl;
   add_exit(&j, tl, &p);
   joiner_free(&j);
   tl->exit_bytes += p.tl.exit_bytes;
@@ -181,7 +181,7 @@ int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err) {
   return 0;
 }
 
-void rpt_timeline_free(rpt_tl *t) {
+void rpt_timeline_free(rpt_timeline *t) {
   if (!t) return;
   for (size_t i = 0; i < t->n_proc; i++) free_proc(&t->proc[i]);
   free(t->proc);

@@ -39,8 +39,8 @@ static void peak_line(mp_buf *o, const char *prefix, const char *label,
                 t->peak_bytes, t->peak_blocks, t->peak_t_ms, t->end_ms);
 }
 
-void rpt_write_tl_summary(rpt *r, mp_buf *o, const char *prefix) {
-  const rpt_tl *tl = r->tl;
+void rpt_write_timeline_summary(rpt *r, mp_buf *o, const char *prefix) {
+  const rpt_timeline *tl = r->tl;
   char b[32], label[48];
   if (tl->n_proc == 1) {
     peak_line(o, prefix, "peak live heap", &tl->proc[0]);
@@ -88,8 +88,8 @@ static void live_table(rpt *r, mp_buf *o, const char *prefix,
                   prefix, listed, whole);
 }
 
-void rpt_write_tl_text(rpt *r, mp_buf *o, const char *prefix) {
-  const rpt_tl *tl = r->tl;
+void rpt_write_timeline_text(rpt *r, mp_buf *o, const char *prefix) {
+  const rpt_timeline *tl = r->tl;
   for (size_t k = 0; k < tl->n_proc; k++) {
     const rpt_timeline_proc *p = &tl->proc[k];
     mp_buf_printf(o, "%s\n%sLive at the peak: %" PRIu64 " bytes in %" PRIu64
@@ -252,8 +252,8 @@ static void names_json(rpt *r, mp_buf *o, const named *nm) {
   mp_buf_printf(o, "],\"labelFrames\":%d", GRAPH_FRAMES);
 }
 
-void rpt_write_tl_json(rpt *r, mp_buf *o) {
-  const rpt_tl *tl = r->tl;
+void rpt_write_timeline_json(rpt *r, mp_buf *o) {
+  const rpt_timeline *tl = r->tl;
   if (!tl) return;
   named nm = {mp_xcalloc(r->n_ctx + 1, sizeof *nm.ix),
               mp_xmalloc((r->n_ctx + 1) * sizeof *nm.list), 0};

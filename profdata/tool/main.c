@@ -222,8 +222,8 @@ static int run_show(const cli_opts *o, const mp_profile *p, const mp_input_ids *
   add_instr_summary(p, &b);
   if (r && r->tl) {
     mp_buf t = {0};
-    rpt_write_tl_summary(r, &t, "# ");
-    rpt_write_tl_text(r, &t, "# ");
+    rpt_write_timeline_summary(r, &t, "# ");
+    rpt_write_timeline_text(r, &t, "# ");
     insert_after_marker(&b, &t);
     mp_buf_free(&t);
   }

@@ -123,7 +123,7 @@ int main(void) {
   free(g);
 
   mp_buf b = {0};
-  rpt_write_tl_text(r, &b, "# ");
+  rpt_write_timeline_text(r, &b, "# ");
   mp_buf_u8(&b, 0);
   CHECK(strstr((char *)b.data, "# Live at the peak: 187 bytes in 6 blocks at 20 ms "
                                "(pid 3, c.timeline)\n") != NULL,
