@@ -138,12 +138,12 @@ static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,
 static void top_contexts(rpt *r, mp_buf *o) {
   size_t n = r->opts.top && r->opts.top < r->n_ctx ? r->opts.top : r->n_ctx;
   uint32_t *ord = rpt_order(r, r->opts.sort);
-  char b[32], a[32], l[32], v[48], e[16] = "";
+  char b[32], a[32], l[32], v[48];
   /* a sampled profile's estimates get their 95% range (rpt_sampling_error) */
   int sampled = mp_max_interval(r->p) != 0;
   mp_buf_printf(o, "\nTop %zu of %zu contexts by %s\n", n, r->n_ctx,
                 rpt_key_name(r->opts.sort));
-  mp_buf_printf(o, "  %4s %12s%s %6s %10s %10s %10s %10s %10s  %s\n", "#", "bytes",
+  mp_buf_printf(o, "  %4s %12s%s %6s %10s %10s %11s %10s %10s  %s\n", "#", "bytes",
                 sampled ? "  95% range" : "", "%", "allocs", "avg size", "avg life",
                 "density", "accesses", "verdict");
   for (size_t i = 0; i < n; i++) {
@@ -151,11 +151,13 @@ static void top_contexts(rpt *r, mp_buf *o) {
     char acc[24] = "-";
     if (r->has_accesses)
       snprintf(acc, sizeof acc, "%" PRIu64, c->mib->TotalAccessCount);
+    char e[32] = ""; /* the column is there only when sampled */
     if (sampled) {
-      e[0] = ' ';
-      rpt_error_text(rpt_sampling_error(r, c), e + 1, sizeof e - 1);
+      char t[16];
+      rpt_error_text(rpt_sampling_error(r, c), t, sizeof t);
+      snprintf(e, sizeof e, " %10s", t);
     }
-    mp_buf_printf(o, "  %4zu %12s%11s %5.1f%% %10" PRIu32 " %10s %10s %10.3g %10s  %s\n",
+    mp_buf_printf(o, "  %4zu %12s%s %5.1f%% %10" PRIu32 " %10s %11s %10.3g %10s  %s\n",
                   i + 1, rpt_human_bytes(c->mib->TotalSize, b, sizeof b), e,
                   pct(c->mib->TotalSize, r->sum.bytes), c->mib->AllocCount,
                   rpt_human_bytes((uint64_t)rpt_avg_size(c), a, sizeof a),

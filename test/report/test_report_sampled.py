@@ -298,5 +298,57 @@ class TestRange(Sampled):
         self.assertGreaterEqual(inside, 85, f"{inside} of {pairs} pairs inside the range")
 
 
+LEFT_ALIGNED = {"verdict", "function", "file"}
+
+
+def misaligned(text):
+    """The rows of the text report's tables whose columns do not line up
+    under their header: a right-aligned column's last character, or a
+    left-aligned one's first, at the header's."""
+    bad = []
+    lines = text.splitlines()
+    for i, head in enumerate(lines):
+        if not re.match(r"^\s+# {2,}\S", head):
+            continue
+        cols = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"\S+(?: \S+)*", head)]
+        for row in lines[i + 1:]:
+            if not row.strip() or not row.startswith(" "):
+                break
+            if not re.match(r"^\s+\d+ ", row):
+                continue  # a frame of the row above, or "... more"
+            for start, end, name in cols:
+                if name in LEFT_ALIGNED:
+                    ok = len(row) > start and row[start] != " " and row[start - 1] == " "
+                else:
+                    ok = row[end - 1:end] not in ("", " ") and row[end:end + 1] in ("", " ")
+                if not ok:
+                    bad.append(f"column {name!r} of: {row}")
+                    break
+    return bad
+
+
+class TestColumns(Sampled):
+    """Every table of the text report lines up with its header: sampled
+    or not, preloaded, with --base and with --by."""
+
+    def test_checker_finds_a_shifted_row(self):
+        table = "  #        bytes      %\n" + "  1    12.00 KiB  50.0%\n"
+        self.assertEqual(misaligned(table), [])
+        self.assertEqual(len(misaligned(table.replace("  1 ", "  1  "))), 1)
+
+    def test_every_table_lines_up(self):
+        runs = {"exact": (self.mp["exact"],), "sampled": (self.mp["r64k"],),
+                "mixed": (self.mp["with_exact"],), "preloaded": (self.mp["plain"],),
+                "base": (self.mp["r64k"], f"--base={self.mp['exact']}"),
+                "by function": (self.mp["exact"], "--by=function"),
+                "by file": (self.mp["r4k"], "--by=file"),
+                "sorted by lifetime": (self.mp["exact"], "--sort=lifetime", "--top=0")}
+        for name, args in runs.items():
+            with self.subTest(name):
+                out = rc.report(*args).stdout
+                self.assertRegex(out, r"(?m)^\s+# {2,}\S")  # a table was printed
+                self.assertEqual(misaligned(out), [])
+
+
 if __name__ == "__main__":
     harness.main()
