@@ -17,11 +17,16 @@ DOC = os.path.join(ROOT, "docs", "runtime-options.md")
 FLAG_RE = re.compile(r'^RT_FLAG\(\s*(BOOL|INT|STR)\s*,\s*(\w+)\s*,\s*([^,]+?)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)',
                      re.M | re.S)
 SECTION_RE = re.compile(r"^/\* ---- (.*?) -+ \*/", re.M)
+RANGE_RE = re.compile(r"^RT_RANGE\(\s*(\w+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*\)", re.M)
+INT_MAX = 2147483647
 
 
 def read_flags(text):
-    """[(section, kind, name, default, description)] in file order."""
+    """[(section, kind, name, default, description)] in file order; an INT
+    flag's kind says its range ("int, 1..256", "int, >= 0")."""
     marks = [(m.start(), m.group(1)) for m in SECTION_RE.finditer(text)]
+    ranges = {m.group(1): (int(m.group(2)), int(m.group(3)))
+              for m in RANGE_RE.finditer(text)}
     out = []
     for m in FLAG_RE.finditer(text):
         section = ""
@@ -29,11 +34,19 @@ def read_flags(text):
             if pos < m.start():
                 section = title
         kind, name, default, desc = m.groups()
+        if kind == "INT":
+            lo, hi = ranges[name]  # every INT flag has its range
+            if hi != INT_MAX:
+                kind = f"INT, {lo}..{hi}"
+            elif lo != -INT_MAX:
+                kind = f"INT, >= {lo}"
         out.append((section, kind, name, default, desc.replace('\\"', '"')))
     return out
 
 
 def shown_default(kind, default):
+    if kind.startswith("INT"):
+        return default
     if kind == "BOOL":
         return {"0": "false", "1": "true"}[default]
     if kind == "STR":
@@ -49,9 +62,10 @@ def render(flags):
         "string the program may define), then from the `MEMPROF_OPTIONS`",
         "environment variable; a later value wins.  Options are `name=value`",
         "pairs separated by `:`, `,` or white space; booleans take `0`/`1`,",
-        "`false`/`true` or `no`/`yes`.  An unknown option or a bad value is",
-        "warned about on stderr and ignored.  `MEMPROF_OPTIONS=help=1` prints",
-        "this list with the values in force.",
+        "`false`/`true` or `no`/`yes`; an integer option takes the values its",
+        "type column gives.  An unknown option, a bad value or one out of range",
+        "is warned about on stderr, with the value, and ignored.",
+        "`MEMPROF_OPTIONS=help=1` prints this list with the values in force.",
         "",
         "The defaults never surprise a program: the runtime starts no thread and",
         "writes nothing but the profile (statistics and reports go to stderr).",

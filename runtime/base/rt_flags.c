@@ -1,8 +1,9 @@
 /* rt_flags.c - runtime options: __memprof_default_options() first, then
  * MEMPROF_OPTIONS (later wins).  Separators ':' ',' and whitespace; booleans
  * 0/1/true/false/yes/no (the string's syntax: include/internal/opt_string.h); an
- * unknown option or bad value is warned about once on stderr and ignored.
- * String values are copied into static storage. */
+ * unknown option, a bad value or an integer outside its flag's RT_RANGE is
+ * warned about once on stderr, with the value, and ignored.  String values
+ * are copied into static storage. */
 #include <stdlib.h>
 
 #include "include/internal/opt_string.h"
@@ -50,6 +51,34 @@ static const flag_desc flags[] = {
 };
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
 
+/* The values each INT flag takes (rt_flags.inc's RT_RANGE lines). */
+typedef struct flag_range {
+  const char *name;
+  int lo, hi;
+} flag_range;
+static const flag_range ranges[] = {
+#define RT_FLAG(kind, name, def, desc)
+#define RT_RANGE(name, lo, hi) {#name, lo, hi},
+#include "rt_flags.inc"
+#undef RT_RANGE
+#undef RT_FLAG
+};
+
+static const flag_range *range_of(const char *name) {
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+    if (mpf_opt_is(name, rt_strlen(name), ranges[i].name))
+      return &ranges[i];
+  return NULL;
+}
+
+/* The first bytes of a value as a C string, for a warning. */
+static const char *quoted(const char *v, size_t n, char *buf, size_t cap) {
+  size_t k = n < cap - 1 ? n : cap - 1;
+  rt_memcpy(buf, v, k);
+  buf[k] = 0;
+  return buf;
+}
+
 /* Values past INT_MAX are refused (the flag keeps its value). */
 static int parse_int(const char *v, size_t n, int *out) {
   long long x;
@@ -92,14 +121,22 @@ static void apply(const char *name, size_t nn, const char *v, size_t vn) {
   const flag_desc *f = find_flag(name, nn);
   if (f) {
     int ok = 1, x;
+    char val[64];
     if (f->kind == STR)
       set_str(f, v, vn);
     else if (f->kind == BOOL && (ok = mpf_opt_bool(v, vn, &x)))
       *(int *)f->ptr = x;
-    else if (f->kind == INT && (ok = parse_int(v, vn, &x)))
-      *(int *)f->ptr = x;
+    else if (f->kind == INT && (ok = parse_int(v, vn, &x))) {
+      const flag_range *r = range_of(f->name);
+      if (r && (x < r->lo || x > r->hi))
+        rt_report("WARNING: option '%s': %d is out of range (%d..%d), ignored",
+                  f->name, x, r->lo, r->hi);
+      else
+        *(int *)f->ptr = x;
+    }
     if (!ok)
-      rt_report("WARNING: invalid value for option '%s', ignored", f->name);
+      rt_report("WARNING: invalid value '%s' for option '%s', ignored",
+                quoted(v, vn, val, sizeof val), f->name);
     return;
   }
   char tmp[128];
@@ -159,11 +196,6 @@ static const char *get_options_env(void) {
 void rt_flags_init(void) {
   parse(__memprof_default_options());
   parse(get_options_env());
-  if (rt_flags.raw_version < 3 || rt_flags.raw_version > 5) {
-    rt_report("WARNING: raw_version=%d is not supported (3, 4 or 5), using 5",
-              rt_flags.raw_version);
-    rt_flags.raw_version = 5;
-  }
   /* It ends a file name, whose every part the kernel limits to 255 bytes:
    * a longer one would cost the whole profile. */
   if (rt_flags.log_suffix && rt_strlen(rt_flags.log_suffix) > 200) {

@@ -65,8 +65,42 @@ static void test_refused_values(void) {
   CHECK(init(NULL, "no_such_option=1") == 1, "unknown option warns");
   CHECK(strstr(rt_stub_last_report, "no_such_option") != NULL, "names it: %s",
         rt_stub_last_report);
-  CHECK(init(NULL, "malloc_context_size=-3") == 0 && rt_flags.malloc_context_size == -3,
+  CHECK(init(NULL, "unwind_tables=-1") == 0 && rt_flags.unwind_tables == -1,
         "negative ints parse");
+  CHECK(init(NULL, "print_text=maybe") == 1 &&
+            strstr(rt_stub_last_report, "'maybe'") &&
+            strstr(rt_stub_last_report, "'print_text'"),
+        "a bad value is echoed with its option: %s", rt_stub_last_report);
+}
+
+/* Integers outside their flag's RT_RANGE: refused, the option keeping its
+ * value, with a warning naming the option, the value and the range. */
+static void test_ranges(void) {
+  static const struct {
+    const char *env, *warning;
+  } refused[] = {
+      {"malloc_context_size=0", "option 'malloc_context_size': 0 is out of range (1..256)"},
+      {"malloc_context_size=-3", "option 'malloc_context_size': -3 is out of range (1..256)"},
+      {"malloc_context_size=257", "option 'malloc_context_size': 257 is out of range (1..256)"},
+      {"timeline_top=9999", "option 'timeline_top': 9999 is out of range (1..256)"},
+      {"timeline_top=0", "option 'timeline_top': 0 is out of range (1..256)"},
+      {"raw_version=9", "option 'raw_version': 9 is out of range (3..5)"},
+      {"unwind_tables=3", "option 'unwind_tables': 3 is out of range (-1..2)"},
+      {"sample_interval=-1", "option 'sample_interval': -1 is out of range (0..2147483647)"},
+      {"timeline_interval_ms=0", "option 'timeline_interval_ms': 0 is out of range (1..2147483647)"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    CHECK(init(NULL, refused[i].env) == 1, "%s warns", refused[i].env);
+    CHECK(strstr(rt_stub_last_report, refused[i].warning) != NULL, "%s: %s",
+          refused[i].env, rt_stub_last_report);
+    CHECK(memcmp(&rt_flags, &defaults, sizeof rt_flags) == 0, "%s changed a flag",
+          refused[i].env);
+  }
+  CHECK(init(NULL, "malloc_context_size=1:timeline_top=256:malloc_context_size=256") == 0 &&
+            rt_flags.malloc_context_size == 256 && rt_flags.timeline_top == 256,
+        "the ends of a range are accepted");
+  CHECK(init(NULL, "sample_seed=-7") == 0 && rt_flags.sample_seed == -7,
+        "any seed is accepted");
 }
 
 static void test_lengths(void) {
@@ -90,6 +124,7 @@ int main(void) {
   test_values_and_separators();
   test_environment_after_program();
   test_refused_values();
+  test_ranges();
   test_lengths();
   return check_result();
 }
