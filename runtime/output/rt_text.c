@@ -71,7 +71,7 @@ static void note_id(uint32_t id, const rt_mib_entry *e, void *ctx) {
 }
 
 /* How the profile was recorded, in memprof-profdata's words
- * (profdata/report_facts.c). */
+ * (profdata/report/report_facts.c). */
 static void recorded(rt_buf *b, const mpf_raw_note *n) {
   if (n->sample_interval)
     rt_buf_printf(b, "Sampled every %llu bytes on average: counts, sizes and "

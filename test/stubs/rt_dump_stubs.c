@@ -1,6 +1,6 @@
 /* rt_dump_stubs.c - what runtime/output/rt_dump.c calls in the rest of the
  * runtime, stubbed so that the raw writer can be compiled alone into a test
- * (test/unit/test_rt_dump.c): the MIB table and the stack depot are arrays
+ * (test/unit/runtime/test_rt_dump.c): the MIB table and the stack depot are arrays
  * the test fills, dl_iterate_phdr reports the test's modules (the test's
  * build renames the writer's calls of it to this definition, leaving
  * libc's alone), and the output is appended to a buffer. */

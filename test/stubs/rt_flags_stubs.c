@@ -1,6 +1,6 @@
 /* rt_flags_stubs.c - what runtime/base/rt_flags.c calls in the rest of the
  * runtime, stubbed so that the option parser can be compiled alone into a
- * test (test/unit/test_rt_flags.c) or a fuzzer (test/fuzz/fuzz_options.c).
+ * test (test/unit/runtime/test_rt_flags.c) or a fuzzer (test/fuzz/fuzz_options.c).
  * Warnings are counted and the last one kept, not printed; the program's
  * __memprof_default_options() string is rt_stub_default_options. */
 #define _GNU_SOURCE /* strchrnul, for the runtime's libc table */
