@@ -1,5 +1,4 @@
 /* dlopen_dumps.c - test_core_lifecycle.py: text dumps while a thread dlopens and dlcloses argv[1] (no deadlock). */
-// defaults: DUMPS=200
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
@@ -7,9 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sanitizer/memprof_interface.h>
-#ifndef DUMPS
 #define DUMPS 200
-#endif
 static const char *path;
 static atomic_int done, loads;
 /* Loads and unloads the library until the dumps are over, so that every
