@@ -3,7 +3,8 @@ after ctest's own output:
 
   skipped: <test>: <reason>          for every skipped or partly skipped
                                      entry (reasons from test-skips/)
-  slowest: <seconds> s of <limit> s  <test>   the 10 slowest entries
+  slowest: <seconds> s of <limit> s  <test>   the 10 slowest entries, marked
+                                     when over a third of their limit
 
   summary.py BUILD_DIR JUNIT_XML
 
@@ -61,7 +62,8 @@ def main():
                  key=lambda c: -c[2])[:SLOWEST]
     for name, _, secs in ran:
         limit = f"{lim[name]:.0f} s" if name in lim else "no limit"
-        print(f"slowest: {secs:6.1f} s of {limit:>6}  {name}")
+        near = "  (over a third of its limit)" if name in lim and secs * 3 > lim[name] else ""
+        print(f"slowest: {secs:6.1f} s of {limit:>6}  {name}{near}")
 
 
 if __name__ == "__main__":
