@@ -231,14 +231,21 @@ def record_skips(lines):
         f.write("".join(line.replace("\n", " ") + "\n" for line in lines))
 
 
+def _skipped_method(test):
+    """The test method a skip belongs to (a subtest's own test's); "the
+    class" for a SkipTest raised by setUpClass."""
+    test = getattr(test, "test_case", test)  # unittest's _SubTest
+    return getattr(test, "_testMethodName", None) or "the class"
+
+
 def _skip_lines(result, run):
     """One line per skip reason: the reason, then which tests ("all N
     tests", or "k of N: test_a, test_b")."""
     by_reason = {}
     for test, reason in result.skipped:
-        # a SkipTest raised by setUpClass skips the whole class
-        name = getattr(test, "_testMethodName", None) or "the class"
-        by_reason.setdefault(reason.strip() or "(no reason given)", []).append(name)
+        names = by_reason.setdefault(reason.strip() or "(no reason given)", [])
+        if _skipped_method(test) not in names:
+            names.append(_skipped_method(test))
     lines = []
     for reason, names in by_reason.items():
         if run == 0 or (len(by_reason) == 1 and len(names) == run):
@@ -260,11 +267,11 @@ def main():
     record_skips(_skip_lines(r, r.testsRun))
     if not r.wasSuccessful():
         sys.exit(1)
-    skipped_tests = sum(1 for t, _ in r.skipped if hasattr(t, "_testMethodName"))
-    if r.skipped and skipped_tests == r.testsRun:
+    skipped_tests = {_skipped_method(t) for t, _ in r.skipped} - {"the class"}
+    if r.skipped and len(skipped_tests) == r.testsRun:
         sys.exit(SKIP_EXIT)
     if r.skipped:
-        print(f"partly skipped: {len(r.skipped)} of {r.testsRun} tests")
+        print(f"partly skipped: {len(skipped_tests)} of {r.testsRun} tests")
     sys.exit(0)
 
 
