@@ -3,7 +3,10 @@
 # build-asan with -DMEMPROF_SANITIZE=ON (symbolizer, profdata and the tests
 # are instrumented; the runtime never is), build, and run the whole ctest
 # suite against it with leak detection on.  Extra arguments go to ctest
-# (e.g. -R damaged).  Ends with ctest's summary line.
+# (e.g. -R damaged).  After ctest's output (which ends with its summary
+# line), skipped tests with their reasons and the 10 slowest tests
+# (test/lib/summary.py), as scripts/test.sh prints them.  Exits with
+# ctest's status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${MEMPROF_ASAN_BUILD_DIR:-build-asan}
@@ -15,5 +18,10 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detec
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 case $BUILD_DIR in /*) ;; *) BUILD_DIR=$PWD/$BUILD_DIR ;; esac
 export MEMPROF_BUILD_DIR=$BUILD_DIR
+SRC_DIR=$PWD
 cd "$BUILD_DIR"
-exec ctest --output-on-failure -j2 "$@"
+rm -rf test-skips Testing/junit.xml   # reasons of this run only
+status=0
+ctest --output-on-failure -j2 --output-junit "$BUILD_DIR/Testing/junit.xml" "$@" || status=$?
+python3 "$SRC_DIR/test/lib/summary.py" "$BUILD_DIR" Testing/junit.xml || true
+exit $status

@@ -211,18 +211,67 @@ class ProfTest(unittest.TestCase):
 SKIP_EXIT = 77
 
 
+def skip_file(name=None):
+    """Where the ctest entry `name` (default: $MEMPROF_TEST_NAME, which
+    test/CMakeLists.txt sets) records why it skipped tests: one line per
+    reason in $MEMPROF_BUILD_DIR/test-skips/<name>.txt, which
+    scripts/test.sh prints after ctest's summary (lib/summary.py).  None
+    outside ctest."""
+    name = name or os.environ.get("MEMPROF_TEST_NAME")
+    return os.path.join(BUILD, "test-skips", name + ".txt") if name else None
+
+
+def record_skips(lines):
+    """Write the skip reasons `lines` for this ctest entry (see skip_file)."""
+    path = skip_file()
+    if not path or not lines:
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("".join(line.replace("\n", " ") + "\n" for line in lines))
+
+
+def _skipped_method(test):
+    """The test method a skip belongs to (a subtest's own test's); "the
+    class" for a SkipTest raised by setUpClass."""
+    test = getattr(test, "test_case", test)  # unittest's _SubTest
+    return getattr(test, "_testMethodName", None) or "the class"
+
+
+def _skip_lines(result, run):
+    """One line per skip reason: the reason, then which tests ("all N
+    tests", or "k of N: test_a, test_b")."""
+    by_reason = {}
+    for test, reason in result.skipped:
+        names = by_reason.setdefault(reason.strip() or "(no reason given)", [])
+        if _skipped_method(test) not in names:
+            names.append(_skipped_method(test))
+    lines = []
+    for reason, names in by_reason.items():
+        if run == 0 or (len(by_reason) == 1 and len(names) == run):
+            which = f"all {run} tests" if run > 1 else "the class" if run == 0 else "1 test"
+        else:
+            shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+            which = f"{len(names)} of {run}: {shown}"
+        lines.append(f"{reason} ({which})")
+    return lines
+
+
 def main():
     """Run the file's tests (or those named on the command line: ctest
     runs one TestCase class per entry).  Exits 0 if all passed, 1 if any
-    failed, SKIP_EXIT if every test that ran was skipped."""
+    failed, SKIP_EXIT if every test that ran was skipped (or setUpClass
+    skipped the class).  Skip reasons go to skip_file()."""
     prog = unittest.main(verbosity=2, exit=False)
     r = prog.result
+    record_skips(_skip_lines(r, r.testsRun))
     if not r.wasSuccessful():
         sys.exit(1)
-    if r.testsRun and len(r.skipped) == r.testsRun:
+    skipped_tests = {_skipped_method(t) for t, _ in r.skipped} - {"the class"}
+    if r.skipped and len(skipped_tests) == r.testsRun:
         sys.exit(SKIP_EXIT)
     if r.skipped:
-        print(f"partly skipped: {len(r.skipped)} of {r.testsRun} tests")
+        print(f"partly skipped: {len(skipped_tests)} of {r.testsRun} tests")
     sys.exit(0)
 
 

@@ -179,7 +179,12 @@ class LifecycleTest(harness.ProfTest):
     def test_text_dumps_concurrent_with_dlopen(self):
         """A text dump names frames with dladdr (the loader's lock) while a
         thread inside dlopen, holding that lock, frees memory from the
-        library's constructor: the dump must not hold the MIB table then."""
+        library's constructor: the dump must not hold the MIB table then.
+        The thread loads and unloads the library for as long as the dumps
+        last.  Frames are named from dladdr and the ELF symbol table (no
+        llvm-symbolizer): dladdr is the call that meets the loader's lock,
+        and a symbolizer process started for every dump would be most of
+        the test's time."""
         lib_src = harness.prog_path(__file__, "dlopen_ctor_lib.c")
         lib = self.scratch.path("libctor.so")
         harness.run(["clang-22", "-shared", "-fPIC", "-O0", lib_src, "-o", lib])
@@ -188,11 +193,20 @@ class LifecycleTest(harness.ProfTest):
                                       ldflags=["-ldl"])
         r, profs = harness.run_program(
             self.scratch, exe, [lib], timeout=60,
-            env={"MEMPROF_OPTIONS": "print_text=1:print_terse=1:log_path=stdout"})
+            env={"MEMPROF_OPTIONS": "print_text=1:print_terse=1:log_path=stdout",
+                 "MEMPROF_SYMBOLIZER_PATH": "/nonexistent"})
         self.assertEqual(profs, [])
-        out = r.stdout.decode()
+        out, err = r.stdout.decode(), r.stderr.decode()
+        m = re.search(r"^dumps (\d+), loads during them (\d+)$", err, re.M)
+        self.assertIsNotNone(m, err)
+        self.assertGreater(int(m.group(2)), 0, "no dlopen while the dumps ran")
+        # the live block: the one stack whose first call site is in main
+        live = set(re.findall(r"^Stack for id (\d+):\n {4}#0 .*\n {4}#1 0x[0-9a-f]+ in main ",
+                              out, re.M))
+        self.assertEqual(len(live), 1, out[:2000])
         # 200 explicit dumps + the exit dump, each listing the live block.
-        self.assertEqual(len(re.findall(r"^MIB:\d+/1/24\.00/24/24/", out, re.M)), 201)
+        self.assertEqual(int(m.group(1)), 200)
+        self.assertEqual(len(re.findall(rf"^MIB:{live.pop()}/1/24\.00/24/24/", out, re.M)), 201)
         self.assertEqual(out.count("Stack for id"), out.count("MIB:"))
 
 if __name__ == "__main__":
