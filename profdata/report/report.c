@@ -126,6 +126,7 @@ rpt *rpt_build(const mp_profile *p, const rpt_opts *o) {
   r->p = p;
   r->opts = *o;
   r->names = mp_xcalloc(p->n_strings + 1, sizeof *r->names);
+  r->files = mp_xcalloc(p->n_strings + 1, sizeof *r->files);
   r->guid_names = mp_xcalloc(p->n_frames + 1, sizeof *r->guid_names);
   for (size_t i = 0; i < p->n_frames && !r->has_names; i++)
     r->has_names = p->syms[i].name != MP_NO_STRING;
@@ -142,6 +143,8 @@ void rpt_free(rpt *r) {
   if (!r) return;
   for (size_t i = 0; i < r->p->n_strings; i++) free(r->names[i]);
   free(r->names);
+  for (size_t i = 0; i < r->p->n_strings; i++) free(r->files[i]);
+  free(r->files);
   for (size_t i = 0; i < r->p->n_frames; i++) free(r->guid_names[i]);
   free(r->guid_names);
   free(r->ctx);

@@ -137,6 +137,7 @@ typedef struct rpt {
   int no_access_seen;
   uint64_t accessless_ctx; /* contexts with no access and zero density */
   char **names;       /* demangled name per model string id (lazy) */
+  char **files;       /* source path without "dir/.." per model string id (lazy) */
   char **guid_names;  /* "0x..." per frame without a name (lazy) */
   struct rpt *base;   /* --base, or NULL */
   struct rpt_timeline *tl;  /* the processes' timelines, or NULL */

@@ -56,8 +56,48 @@ const char *rpt_frame_name(rpt *r, uint32_t frame) {
   return r->guid_names[frame];
 }
 
+/* `path` with its "." components and each "dir/.." pair removed, as
+ * people write it (DWARF keeps "/usr/lib/gcc/x86_64-linux-gnu/12/../../../../
+ * include/c++/12/..."); NULL when it has none. */
+static char *lexical_path(const char *path) {
+  if (!strstr(path, "/./") && !strstr(path, "/../") && strncmp(path, "./", 2) &&
+      strncmp(path, "../", 3))
+    return NULL;
+  size_t n = strlen(path);
+  char *out = mp_xmalloc(n + 1);
+  size_t len = 0, keep = path[0] == '/'; /* an absolute path keeps its '/' */
+  if (keep) out[len++] = '/';
+  for (const char *p = path; *p;) {
+    while (*p == '/') p++;
+    const char *end = strchr(p, '/');
+    size_t k = end ? (size_t)(end - p) : strlen(p);
+    if (k == 1 && p[0] == '.') {
+      /* "." names the folder it is in */
+    } else if (k == 2 && p[0] == '.' && p[1] == '.' && len > keep &&
+               !(len - keep >= 2 && out[len - 1] == '.' && out[len - 2] == '.' &&
+                 (len - keep == 2 || out[len - 3] == '/'))) {
+      while (len > keep && out[len - 1] != '/') len--; /* drop the last component */
+      if (len > keep) len--;                          /* and its '/' */
+    } else if (k) {
+      if (len > keep) out[len++] = '/';
+      memcpy(out + len, p, k);
+      len += k;
+    }
+    p += k;
+  }
+  out[len] = 0;
+  return out;
+}
+
 const char *rpt_frame_file(const rpt *r, uint32_t frame) {
-  return mp_string(r->p, r->p->syms[frame].file);
+  uint32_t id = r->p->syms[frame].file;
+  const char *file = mp_string(r->p, id);
+  if (!file) return NULL;
+  if (!r->files[id]) {
+    char *lexical = lexical_path(file);
+    r->files[id] = lexical ? lexical : mp_xstrndup(file, strlen(file));
+  }
+  return r->files[id];
 }
 
 /* The symbolized line; without symbols, LLVM's offset from the function's

@@ -54,18 +54,18 @@ static void summary(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "  never accessed         unknown: no access counts (the "
                      "program was not compiled with -fmemory-profile)\n");
   else if (r->has_accesses)
-    mp_buf_printf(o, "  never accessed         %" PRIu64 " allocations, %s in %" PRIu64
-                  " contexts\n",
-                  s->never_accessed_allocs,
+    mp_buf_printf(o, "  never accessed         %" PRIu64 " allocation%s, %s in %" PRIu64
+                  " context%s\n",
+                  s->never_accessed_allocs, s->never_accessed_allocs == 1 ? "" : "s",
                   rpt_human_bytes(s->never_accessed_bytes, b, sizeof b),
-                  s->never_accessed_ctx);
+                  s->never_accessed_ctx, s->never_accessed_ctx == 1 ? "" : "s");
   else
     mp_buf_printf(o, "  never accessed         unknown: the profile has no "
                      "access counts (TotalAccessCount; merge with "
                      "--memprof-full-schema keeps them)\n");
   if (r->has_lifetime)
-    mp_buf_printf(o, "  short-lived (< 1 ms)   %" PRIu64 " allocations, %s\n",
-                  s->short_lived_allocs,
+    mp_buf_printf(o, "  short-lived (< 1 ms)   %" PRIu64 " allocation%s, %s\n",
+                  s->short_lived_allocs, s->short_lived_allocs == 1 ? "" : "s",
                   rpt_human_bytes(s->short_lived_bytes, b, sizeof b));
   if (s->symtab_ctx)
     mp_buf_printf(o, "  no debug info          %" PRIu64 " of %" PRIu64

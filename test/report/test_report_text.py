@@ -177,5 +177,32 @@ class TextReport(rc.MultiTest):
                 self.assertIn(msg, r.stderr)
 
 
+class Wording(harness.ProfTest):
+    """Paths as people write them, and counts with their grammar."""
+
+    def profile(self, prog):
+        exe = harness.compile_program(self.scratch, os.path.join(rc.HERE, "progs", prog))
+        _, (raw,) = harness.run_program(self.scratch, exe, env=rc.FP_ONLY)
+        return raw, f"--profiled-binary={exe}"
+
+    def test_paths_have_no_dot_dot(self):
+        raw, binary = self.profile("strings.cc")
+        for args in ((), ("--by=file",), ("--format=html",)):
+            with self.subTest(args=args):
+                out = rc.report(raw, binary, "--top=0", *args).stdout
+                self.assertIn("include/c++/", out)
+                self.assertNotIn("/../", out)
+        # the symbolized profile itself keeps DWARF's path: only reports
+        # show the lexical one
+        shown = harness.memprof_profdata("show", raw, binary, "--symbolized").stdout
+        self.assertIn("/../", shown)
+
+    def test_one_allocation_is_singular(self):
+        raw, binary = self.profile("one_untouched.c")
+        out = rc.report(raw, binary).stdout
+        self.assertEqual(summary_value(out, "never accessed"),
+                         "1 allocation, 64 B in 1 context")
+
+
 if __name__ == "__main__":
     harness.main()
