@@ -303,6 +303,7 @@ typedef struct sym_module {
   Dwarf *alt_dw;    /* its DWARF, given to libdw with dwarf_setalt */
   sym_cache cache;
   sym_symtab symtab; /* built on first use, without DWARF only */
+  int placeholder;   /* no file: msym_add_placeholder */
 } sym_module;
 
 #endif

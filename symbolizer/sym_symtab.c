@@ -71,6 +71,7 @@ static void read_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 /* Sorted, one symbol per address (the preferred alias). */
 static void build(Elf *elf, sym_symtab *t) {
   t->ready = 1;
+  if (!elf) return; /* a placeholder module: no file */
   size_t shstrndx;
   if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
   Elf_Scn *dyn = NULL, *full = NULL;

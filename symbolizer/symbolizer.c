@@ -132,6 +132,14 @@ static int attach_debug_info(msym_ctx *c, sym_module *m, mp_err *err) {
   return m->dwarf.dw ? attach_alt(c, m, src->path, err) : 0;
 }
 
+static void push_module(msym_ctx *c, sym_module *m) {
+  if (c->nmods == c->capmods) {
+    c->capmods = c->capmods ? 2 * c->capmods : 4;
+    c->mods = mp_xrealloc(c->mods, c->capmods * sizeof *c->mods);
+  }
+  c->mods[c->nmods++] = m;
+}
+
 /* Adds the ELF file at path; with want_len > 0 only when its build id is
  * `want` (1 when it is not). */
 static int add_module(msym_ctx *c, const char *path, const uint8_t *want,
@@ -156,12 +164,23 @@ static int add_module(msym_ctx *c, const char *path, const uint8_t *want,
     module_free(m);
     return -1;
   }
-  if (c->nmods == c->capmods) {
-    c->capmods = c->capmods ? 2 * c->capmods : 4;
-    c->mods = mp_xrealloc(c->mods, c->capmods * sizeof *c->mods);
-  }
-  c->mods[c->nmods++] = m;
+  push_module(c, m);
   return 0;
+}
+
+void msym_add_placeholder(msym_ctx *c, const char *path, const uint8_t *id,
+                          size_t len, uint64_t exec_vaddr, uint64_t exec_memsz) {
+  sym_module *m = mp_xcalloc(1, sizeof *m);
+  m->bin.fd = m->dbg.fd = m->alt.fd = -1;
+  m->bin.path = mp_xstrndup(path, strlen(path));
+  m->pub.path = m->bin.path;
+  m->pub.build_id_len = len < sizeof m->pub.build_id ? len : sizeof m->pub.build_id;
+  memcpy(m->pub.build_id, id, m->pub.build_id_len);
+  m->pub.exec_vaddr = exec_vaddr;
+  m->pub.exec_memsz = exec_memsz;
+  m->pub.num_exec_segments = 1;
+  m->placeholder = 1;
+  push_module(c, m);
 }
 
 int msym_add_binary(msym_ctx *c, const char *path, mp_err *err) {
@@ -251,7 +270,7 @@ int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
     return mp_fail(err, "msym_symbolize: module does not belong to this "
                          "symbolizer");
   const sym_cache_entry *s = sym_cache_get(&sm->cache, vaddr);
-  if (!s && c->symtab_fallback && !m->has_debug_info) {
+  if (!s && (c->symtab_fallback || sm->placeholder) && !m->has_debug_info) {
     msym_frame f;
     sym_symtab_frame(&sm->symtab, sm->bin.elf, m->path, vaddr, &f);
     s = sym_cache_put(&sm->cache, vaddr, &f, 1);

@@ -85,6 +85,14 @@ int msym_add_binary(msym_ctx *c, const char *path, mp_err *err);
 int msym_add_binary_with_id(msym_ctx *c, const char *path, const uint8_t *id,
                             size_t len, mp_err *err);
 
+/* A module known only by its path and build id (a process's module whose
+ * file is gone or replaced), with the link-time address and size of its
+ * executable segment: every address of it gets one frame named
+ * "<path's basename>+0x<vaddr in hex>", as the symbol-table fallback
+ * names an address no symbol covers, so that a frame is never lost. */
+void msym_add_placeholder(msym_ctx *c, const char *path, const uint8_t *id,
+                          size_t len, uint64_t exec_vaddr, uint64_t exec_memsz);
+
 /* The GNU build id of the ELF file at path into out (at most cap bytes);
  * returns its length, 0 when the file has none or is no ELF64 x86-64 file. */
 size_t msym_file_build_id(const char *path, uint8_t *out, size_t cap);

@@ -1,14 +1,16 @@
-/* raw_libs.c - the shared libraries of a profiled process, for `report`.
+/* raw_libs.c - the modules of a profiled process, for `report`.
  *
  * A raw profile's segment table (docs/raw-format.md, section 3) lists
- * every module the process had loaded by its GNU build id, with no path.
- * `report` names frames in libraries too (libc's, libstdc++'s), so the
- * modules whose build id no --profiled-binary has are looked for among the
- * files named "*.so*" in the directories the dynamic loader searches on
- * Debian (LIB_DIRS), in $LD_LIBRARY_PATH and beside the given binaries;
- * a file is taken only when its build id is the segment's
- * (msym_add_binary_with_id).  No path is recorded in the profile: LLVM's
- * segment entry has none, and the layout is LLVM's.
+ * every module the process had loaded by its GNU build id; the runtime's
+ * note (section 7) adds the path each was loaded from.  For the modules no
+ * --profiled-binary has, `report` tries, in order: the note's path; the
+ * files named "*.so*" beside the given binaries, in $LD_LIBRARY_PATH and in
+ * the directories the dynamic loader searches on Debian (LIB_DIRS).  A file
+ * is taken only when its build id is the segment's
+ * (msym_add_binary_with_id).  A module found nowhere (its file deleted or
+ * rebuilt) becomes a placeholder whose frames are named module+0xADDR
+ * (msym_add_placeholder), so that no frame is dropped and no contexts
+ * merge for lack of one.
  *
  * Only for the profiles of programs libmemprof.so was preloaded into
  * (heaptrack's use): the report of an instrumented program stays the
@@ -33,23 +35,28 @@ static const char *const LIB_DIRS[] = {
     "/usr/lib64", "/usr/local/lib", "/lib", "/usr/lib",
 };
 
+typedef struct want {
+  mpf_raw_segment seg;
+  char *path; /* its module's path from the note, or NULL */
+} want;
+
 typedef struct wanted {
-  mpf_raw_segment *segs; /* build ids no module has yet */
+  want *segs; /* build ids no module has yet */
   size_t n, cap;
 } wanted;
 
 static int is_wanted(const wanted *w, const uint8_t *id, size_t len) {
   for (size_t i = 0; i < w->n; i++)
-    if (w->segs[i].build_id_size == len && !memcmp(w->segs[i].build_id, id, len))
+    if (w->segs[i].seg.build_id_size == len &&
+        !memcmp(w->segs[i].seg.build_id, id, len))
       return 1;
   return 0;
 }
 
-/* The first dump's note (docs/raw-format.md, section 7) says no
- * instrumented code ran: libmemprof.so was preloaded into the program.  A
- * dump that does not fit the file has none here: reading it will say what
- * is wrong. */
-static int uninstrumented(const mp_file *f) {
+/* The offset of the first dump's note (docs/raw-format.md, section 7),
+ * with *size its size; 0 when it has none or the dump does not fit the
+ * file (reading it will say what is wrong). */
+static uint64_t first_note(const mp_file *f, uint64_t *size) {
   uint64_t total = mp_rd64(f->data + 16), at = mp_rd64(f->data + 40);
   if (total > f->size || at > total || total - at < 8) return 0;
   uint64_t n = mp_rd64(f->data + at);
@@ -63,17 +70,51 @@ static int uninstrumented(const mp_file *f) {
   mpf_raw_note note;
   if (total - at < sizeof note) return 0;
   memcpy(&note, f->data + at, sizeof note);
-  return note.magic == MPF_RAW_NOTE_MAGIC && (note.flags & MPF_RAW_NOTE_UNINSTRUMENTED);
+  if (note.magic != MPF_RAW_NOTE_MAGIC || note.size < sizeof note ||
+      note.size > total - at)
+    return 0;
+  *size = note.size;
+  return at;
+}
+
+/* The note says no instrumented code ran: libmemprof.so was preloaded
+ * into the program. */
+static int uninstrumented(const mp_file *f, uint64_t note_at) {
+  mpf_raw_note note;
+  if (!note_at) return 0;
+  memcpy(&note, f->data + note_at, sizeof note);
+  return (note.flags & MPF_RAW_NOTE_UNINSTRUMENTED) != 0;
+}
+
+/* The module path the note gives segment i, allocated, or NULL. */
+static char *note_path(const mp_file *f, uint64_t note_at, uint64_t size,
+                       uint64_t i) {
+  uint64_t at = note_at + sizeof(mpf_raw_note), end = note_at + size;
+  if (end - at < 8 || i >= mp_rd64(f->data + at)) return NULL;
+  at += 8;
+  for (uint64_t k = 0;; k++) {
+    if (end - at < 8) return NULL;
+    uint64_t len = mp_rd64(f->data + at);
+    if (len > end - at - 8 || len > PATH_MAX) return NULL;
+    if (k == i)
+      return len && !memchr(f->data + at + 8, 0, len)
+                 ? mp_xstrndup((const char *)f->data + at + 8, len)
+                 : NULL;
+    at += 8 + ((len + 7) & ~(uint64_t)7);
+    if (at > end) return NULL;
+  }
 }
 
 /* The build ids of the first dump's segments (the dumps of a file list the
  * same modules) that no module of sym has, for a preloaded program's
- * profile.  A file too short for what its header says is left alone:
- * reading it will say what is wrong. */
+ * profile, each with its module's path.  A file too short for what its
+ * header says is left alone: reading it will say what is wrong. */
 static void collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
-  if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mpf_raw_header) ||
-      !uninstrumented(f))
+  uint64_t note_at = 0, note_size = 0;
+  if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mpf_raw_header))
     return;
+  note_at = first_note(f, &note_size);
+  if (!uninstrumented(f, note_at)) return;
   uint64_t seg_off = mp_rd64(f->data + 24);
   if (seg_off > f->size - 8) return;
   uint64_t n = mp_rd64(f->data + seg_off);
@@ -86,15 +127,16 @@ static void collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
         is_wanted(w, s.build_id, len))
       continue;
     MP_VEC_RESERVE(w->segs, w->cap, w->n + 1);
-    w->segs[w->n++] = s;
+    w->segs[w->n++] = (want){s, note_path(f, note_at, note_size, i)};
   }
 }
 
 /* Drops w's entry for the build id of the module just added. */
 static void found(wanted *w, const msym_module *m) {
   for (size_t i = 0; i < w->n; i++)
-    if (w->segs[i].build_id_size == m->build_id_len &&
-        !memcmp(w->segs[i].build_id, m->build_id, m->build_id_len)) {
+    if (w->segs[i].seg.build_id_size == m->build_id_len &&
+        !memcmp(w->segs[i].seg.build_id, m->build_id, m->build_id_len)) {
+      free(w->segs[i].path);
       w->segs[i] = w->segs[--w->n];
       return;
     }
@@ -142,6 +184,40 @@ static void search_path_list(msym_ctx *sym, const char *list, wanted *w) {
   free(copy);
 }
 
+/* The paths the process loaded its modules from, where the files are
+ * still the ones it ran. */
+static void try_note_paths(msym_ctx *sym, wanted *w) {
+  for (size_t i = 0; i < w->n;) {
+    const want *x = &w->segs[i];
+    mp_err err;
+    if (x->path &&
+        msym_add_binary_with_id(sym, x->path, x->seg.build_id,
+                                (size_t)x->seg.build_id_size, &err) == 0)
+      found(w, msym_module_at(sym, msym_num_modules(sym) - 1));
+    else
+      i++;
+  }
+}
+
+/* What is left has no file: its frames are named module+0xaddress. */
+static void add_placeholders(msym_ctx *sym, wanted *w) {
+  for (size_t i = 0; i < w->n; i++) {
+    const mpf_raw_segment *s = &w->segs[i].seg;
+    char name[2 * MPF_BUILD_ID_MAX + 16];
+    const char *path = w->segs[i].path;
+    if (!path) {
+      int k = snprintf(name, sizeof name, "build-id:");
+      for (uint64_t b = 0; b < s->build_id_size && b < MPF_BUILD_ID_MAX; b++)
+        k += snprintf(name + k, sizeof name - (size_t)k, "%02x", s->build_id[b]);
+      path = name;
+    }
+    msym_add_placeholder(sym, path, s->build_id, (size_t)s->build_id_size,
+                         s->start - s->offset, s->end - s->start);
+    free(w->segs[i].path);
+  }
+  w->n = 0;
+}
+
 void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
                            size_t n_inputs) {
   wanted w = {0};
@@ -152,6 +228,7 @@ void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
     collect(&f, sym, &w);
     mp_file_close(&f);
   }
+  try_note_paths(sym, &w);
   size_t given = msym_num_modules(sym);
   for (size_t i = 0; i < given && w.n; i++) {
     char dir[PATH_MAX];
@@ -165,5 +242,6 @@ void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
   if (ld && w.n) search_path_list(sym, ld, &w);
   for (size_t i = 0; i < sizeof LIB_DIRS / sizeof *LIB_DIRS && w.n; i++)
     search_dir(sym, LIB_DIRS[i], &w);
+  add_placeholders(sym, &w);
   free(w.segs);
 }

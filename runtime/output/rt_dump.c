@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <link.h>
+#include <sys/syscall.h>
 
 #include "rt_dump.h"
 #include "rt_output.h"
@@ -31,11 +32,55 @@ static rt_mutex modules_mu = RT_MUTEX_INIT;
 
 /* ---- segments ---------------------------------------------------------- */
 
+/* The segments of the loaded modules, and each one's module path for the
+ * note (docs/raw-format.md, section 7): path_at[i], path_len[i] into
+ * paths.  A path that does not fit in PATHS_CAP is left empty. */
+#define PATHS_CAP (256u << 10)
 typedef struct seg_list {
   mpf_raw_segment *seg;
+  uint32_t *path_at, *path_len;
+  char *paths;
+  size_t paths_used;
   uint64_t n;
   int modules;
 } seg_list;
+
+static size_t seg_list_bytes(void) {
+  return MAX_SEGS * (sizeof(mpf_raw_segment) + 2 * sizeof(uint32_t)) + PATHS_CAP;
+}
+
+static int seg_list_init(seg_list *l) {
+  unsigned char *m = rt_mmap_anon(seg_list_bytes(), 0);
+  if (!m)
+    return -1;
+  *l = (seg_list){0};
+  l->seg = (mpf_raw_segment *)m;
+  l->path_at = (uint32_t *)(m + MAX_SEGS * sizeof(mpf_raw_segment));
+  l->path_len = l->path_at + MAX_SEGS;
+  l->paths = (char *)(l->path_len + MAX_SEGS);
+  return 0;
+}
+
+/* The module's path, copied (dlclose may free dlpi_name once the loader
+ * lock is released); the main program's from /proc/self/exe.  Returns its
+ * offset in l->paths and its length in *len (0: unknown). */
+static uint32_t keep_path(seg_list *l, const char *name, uint32_t *len) {
+  char exe[4096];
+  if (!name || !name[0]) {
+    long n = rt_syscall(SYS_readlink, "/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    name = exe;
+  }
+  size_t k = rt_strlen(name);
+  uint32_t at = (uint32_t)l->paths_used;
+  *len = 0;
+  if (k > PATHS_CAP - l->paths_used)
+    return at;
+  rt_memcpy(l->paths + at, name, k);
+  l->paths_used += k;
+  *len = (uint32_t)k;
+  return at;
+}
 
 static uint64_t build_id(const struct dl_phdr_info *info, uint8_t *out) {
   for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -67,6 +112,8 @@ static int segment_cb(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
   uint8_t id[MPF_BUILD_ID_MAX] = {0};
   uint64_t id_len = build_id(info, id);
+  uint32_t path_len = 0, path_at = 0;
+  int path_kept = 0;
   for (int i = 0; i < info->dlpi_phnum && l->n < MAX_SEGS; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -77,6 +124,10 @@ static int segment_cb(struct dl_phdr_info *info, size_t size, void *data) {
     s->offset = info->dlpi_addr;
     s->build_id_size = id_len;
     rt_memcpy(s->build_id, id, sizeof id);
+    if (!path_kept++)
+      path_at = keep_path(l, first ? NULL : info->dlpi_name, &path_len);
+    l->path_at[l->n - 1] = path_at;
+    l->path_len[l->n - 1] = path_len;
   }
   return 0;
 }
@@ -207,12 +258,35 @@ static int make_note(mpf_raw_note *n) {
   return n->sample_interval || n->flags;
 }
 
+/* Bytes of the note's path list: the count, then per segment its
+ * module's path as a length and bytes padded to 8. */
+static uint64_t note_paths_bytes(const seg_list *segs) {
+  uint64_t n = 8;
+  for (uint64_t i = 0; i < segs->n; i++)
+    n += 8 + mpf_round_up8(segs->path_len[i]);
+  return n;
+}
+
+static void put_note_paths(writer *w, const seg_list *segs) {
+  put_u64(w, segs->n);
+  for (uint64_t i = 0; i < segs->n; i++) {
+    uint32_t k = segs->path_len[i];
+    put_u64(w, k);
+    put_bytes(w, segs->paths + segs->path_at[i], k);
+    pad_to(w, mpf_round_up8(w->off));
+  }
+}
+
 static int write_raw(const seg_list *segs) {
   int version = rt_flags.raw_version;
   sizes s = {0, 0, 0};
   rt_mib_for_each(count_cb, &s);
   mpf_raw_note note;
-  uint64_t note_bytes = make_note(&note) ? sizeof note : 0;
+  uint64_t note_bytes = 0;
+  if (make_note(&note)) {
+    note.size = sizeof note + note_paths_bytes(segs);
+    note_bytes = note.size;
+  }
   uint64_t seg_bytes = 8 + 64 * segs->n;
   uint64_t mib_bytes = mib_region_bytes(version, &s);
   uint64_t stack_bytes = 8 + s.stack_bytes;
@@ -233,8 +307,10 @@ static int write_raw(const seg_list *segs) {
   pad_to(&w, h.stack_offset);
   put_u64(&w, s.n);
   rt_mib_for_each(stack_cb, &w);
-  if (note_bytes)
+  if (note_bytes) {
     put_bytes(&w, &note, sizeof note);
+    put_note_paths(&w, segs);
+  }
   pad_to(&w, total);
   flush(&w);
   rt_munmap(buf, WRITE_CHUNK);
@@ -277,9 +353,8 @@ static int lock_for_dump(int from_signal) {
 int rt_dump(int from_signal) {
   if (!rt_inited)
     return -1;
-  size_t seg_cap = MAX_SEGS * sizeof(mpf_raw_segment);
-  seg_list segs = {rt_mmap_anon(seg_cap, 0), 0, 0};
-  if (!segs.seg)
+  seg_list segs;
+  if (seg_list_init(&segs) != 0)
     return -1;
   /* Before our locks: a thread inside dlopen may be waiting for them. */
   if (!from_signal) /* dying: fork no longer matters */
@@ -308,7 +383,7 @@ int rt_dump(int from_signal) {
     rt_mutex_unlock(&dump_mu);
   }
   rt_nonblocking = 0;
-  rt_munmap(segs.seg, seg_cap);
+  rt_munmap(segs.seg, seg_list_bytes());
   return r;
 }
 

@@ -380,8 +380,9 @@ def read_raw(path):
     independent of llvm-profdata, for exact header fields, MIBs, histograms
     and stacks.  Returns a list of profiles: dict(version, total, segments,
     mibs{id: dict (+ "hist")}, stacks{id: [pc]}, mib_offset, stack_offset,
-    note): note is None or dict(sample_interval, uninstrumented) from the
-    runtime's note after the stacks (docs/raw-format.md section 7)."""
+    note): note is None or dict(sample_interval, uninstrumented, paths) from
+    the runtime's note after the stacks (docs/raw-format.md section 7),
+    paths being each segment's module path."""
     with open(path, "rb") as f:
         data = f.read()
     off, out = 0, []
@@ -429,7 +430,17 @@ def read_raw(path):
         prof["note"] = None
         if off + total - p >= 32 and struct.unpack_from("<Q", data, p)[0] == RAW_NOTE_MAGIC:
             _, size, interval, flags = struct.unpack_from("<4Q", data, p)
-            prof["note"] = {"sample_interval": interval, "uninstrumented": bool(flags & 1)}
+            paths, q = [], p + 32
+            if size > 32:
+                (n,) = struct.unpack_from("<Q", data, q)
+                q += 8
+                for _ in range(n):
+                    (k,) = struct.unpack_from("<Q", data, q)
+                    paths.append(data[q + 8:q + 8 + k].decode())
+                    q += 8 + (k + 7) // 8 * 8
+                assert q == p + size, "note size does not end its path list"
+            prof["note"] = {"sample_interval": interval, "uninstrumented": bool(flags & 1),
+                            "paths": paths}
             p += size
         assert (p - off + 7) // 8 * 8 == total
         out.append(prof)

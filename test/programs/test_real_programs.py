@@ -12,7 +12,9 @@ marker library and every module of the writer that is in the profile,
 must read it and find the marker's block (one allocation of 4321 bytes)
 as one context.  The programs carry no debug information: apart from the
 marker, only contexts through libc (libc6-dbg, when installed) can be
-symbolized.  Every expected writer must have written a profile.
+symbolized.  `memprof-profdata report` of each profile, with no
+--profiled-binary, must find the modules itself and keep every byte and
+the marker's context.  Every expected writer must have written a profile.
 
 RealProgramsSampled runs every case again with sample_interval=64, most
 blocks then served by glibc's malloc behind ours (unsampled_to_libc).
@@ -169,11 +171,26 @@ class RealPrograms(harness.ProfTest):
             marks = [(mib["AllocCount"], mib["TotalSize"]) for (guid, stack), mib
                      in ctx.items() if guid == MARK_GUID and stack[0][0] == MARK_GUID]
             self.assertEqual(marks, [(1, MARK_SIZE)], f"{prof} of {w}: the marker's block")
+            self.check_report(prof, dump, w)
         for w, n in written.items():
             if one_each:
                 self.assertEqual(n, 1, f"profiles written by {w}")
             else:
                 self.assertGreaterEqual(n, 1, f"profiles written by {w}")
+
+    def check_report(self, prof, dump, writer):
+        """`report` with no --profiled-binary finds the writer and its
+        libraries itself: every byte of the profile is in the folded
+        stacks, each context has a frame, and the marker's block is a
+        context of its own."""
+        r = harness.memprof_profdata("report", prof, "--format=folded", check=False)
+        self.assertEqual(r.returncode, 0, f"{prof} of {writer}: report failed:\n{r.stderr}")
+        lines = [ln.rsplit(" ", 1) for ln in r.stdout.splitlines() if ln]
+        self.assertTrue(all(stack for stack, _ in lines), f"{prof}: a context without frames")
+        total = sum(m["TotalSize"] for m in dump["mibs"].values())
+        self.assertEqual(sum(int(n) for _, n in lines), total, f"{prof} of {writer}: bytes")
+        marks = [n for stack, n in lines if stack.endswith(";memprof_test_mark_alloc")]
+        self.assertEqual(marks, [str(MARK_SIZE)], f"{prof} of {writer}: the marker")
 
     def check_one(self, argv, **kw):
         """run_both for a single-process program; exactly one profile."""
@@ -200,6 +217,25 @@ class RealPrograms(harness.ProfTest):
                                   os.path.join(HERE, "..", "stress", "torture.c"),
                                   "-o", out], outputs=[out])
         self.check_profiles(profs, [gcc, cc1, as_], one_each=True)
+
+    def test_make_j2(self):
+        """make -j2 compiling three files: make, its shells' gcc, cc1 and
+        as, each process profiled and reported."""
+        make, gcc = self.need("make", "gcc")
+        cc1 = harness.run([gcc, "-print-prog-name=cc1"]).stdout.strip()
+        as_ = system_program(harness.run([gcc, "-print-prog-name=as"]).stdout.strip())
+        src = self.scratch.path("mk")
+        os.mkdir(src)
+        for i in range(3):
+            with open(os.path.join(src, f"u{i}.c"), "w") as f:
+                f.write(f"int f{i}(int x) {{ return x * {i + 2}; }}\n")
+        with open(os.path.join(src, "Makefile"), "w") as f:
+            f.write(f"CC = {gcc}\nall: u0.o u1.o u2.o\n"
+                    "%.o: %.c\n\t$(CC) -O2 -c $< -o $@\n")
+        outs = [os.path.join(src, f"u{i}.o") for i in range(3)]
+        profs, _ = self.run_both([make, "-s", "-j2", "-C", src], outputs=outs)
+        self.check_profiles(profs, [make, gcc, cc1, as_])
+        self.assertGreaterEqual(len(profs), 10)  # make, and 3 x (gcc, cc1, as)
 
     def test_python3(self):
         (py,) = self.need("python3")

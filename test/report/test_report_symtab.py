@@ -6,7 +6,9 @@ merge and show still refuse such a profile, as llvm-profdata-22 does.
 
 progs/symtab.c, built without -g (and a -g build stripped with
 --strip-debug, and a copy stripped of everything but .dynsym), runs with
-libmemprof.so preloaded; a real Debian program (xz) too."""
+libmemprof.so preloaded; a real Debian program (xz) too.  Without
+--profiled-binary the report finds the modules by the paths the runtime
+recorded, and names a module whose file is gone module+0xADDR."""
 import gzip
 import os
 import re
@@ -166,6 +168,87 @@ class SymtabReport(harness.ProfTest):
                 self.assertIn(b"twice_removed", data)
 
 
+LIB_SRC = """#include <stdlib.h>
+#include <string.h>
+void *hidden_alloc(size_t n) {
+  void *p = malloc(n);
+  memset(p, 3, n);
+  return p;
+}
+"""
+LIB_MAIN = """#include <stdlib.h>
+void *hidden_alloc(size_t n);
+int main(void) {
+  free(hidden_alloc(5 << 20));
+  return 0;
+}
+"""
+
+
+class NoProfiledBinary(harness.ProfTest):
+    """Without --profiled-binary, a preloaded program's report finds its
+    modules where the process loaded them (the note's paths,
+    docs/raw-format.md section 7), and names a module whose file is gone
+    module+0xADDR: no frame is dropped and no contexts merge."""
+
+    def test_same_frames_as_given(self):
+        exe = build(self.scratch, "nodebug")
+        raw = preload_run(self.scratch, exe)
+        given = contexts(rc.report(f"--profiled-binary={exe}", raw).stdout)
+        alone = contexts(rc.report(raw).stdout)
+        self.assertEqual(alone, given)
+        self.assertEqual(program_frames(alone[1][1], exe),
+                         [("local_alloc", "?"), ("twice_removed", "?"), ("main", "?")])
+
+    def test_program_gone(self):
+        exe = build(self.scratch, "gone", strip="--strip-all")
+        funcs = functions(build(self.scratch, "unstripped"))
+        raw = preload_run(self.scratch, exe)
+        os.unlink(exe)
+        r = rc.report(raw)
+        ctx = contexts(r.stdout)
+        # three contexts still: none merged for lack of its program's frames
+        self.assertEqual([c[0] for c in ctx], ["3.00 MiB", "2.00 MiB", "1.00 MiB"])
+
+        def where(frame):
+            m = re.fullmatch(r"gone\+0x([0-9a-f]+)", frame[0])
+            self.assertIsNotNone(m, frame)
+            a = int(m.group(1), 16)
+            return [n for n, (lo, hi) in funcs.items() if lo < a <= hi]
+
+        self.assertEqual([where(f) for f in program_frames(ctx[0][1], exe)],
+                         [["exported_alloc"], ["main"]])
+        self.assertEqual([where(f) for f in program_frames(ctx[1][1], exe)],
+                         [["local_alloc"], ["twice_removed"], ["main"]])
+
+    def test_library_outside_search_path(self):
+        libdir = self.scratch.path("private")
+        os.makedirs(libdir)
+        lib_c, main_c = self.scratch.path("hid.c"), self.scratch.path("main.c")
+        with open(lib_c, "w") as f:
+            f.write(LIB_SRC)
+        with open(main_c, "w") as f:
+            f.write(LIB_MAIN)
+        harness.run(["clang-22", "-g", "-O0", "-fPIC", "-shared", lib_c, "-o",
+                     os.path.join(libdir, "libhid.so")])
+        exe = self.scratch.path("uses_hid")
+        harness.run(["clang-22", "-g", "-O0", "-fno-omit-frame-pointer", main_c,
+                     f"-L{libdir}", "-lhid", "-o", exe])
+        raw = preload_run(self.scratch, exe, env={"LD_LIBRARY_PATH": libdir})
+        r = rc.report(raw)  # no LD_LIBRARY_PATH here
+        top = contexts(r.stdout)[0]
+        self.assertEqual(top[0], "5.00 MiB")
+        self.assertEqual(top[1][0][0], "hidden_alloc")
+        self.assertRegex(top[1][0][1], r"hid\.c:4:\d+$")
+        self.assertEqual(top[1][1][0], "main")
+        self.assertRegex(top[1][1][1], r"main\.c:4:\d+$")
+        # the library gone: its frame is named, not dropped
+        shutil.rmtree(libdir)
+        top = contexts(rc.report(raw).stdout)[0]
+        self.assertRegex(top[1][0][0], r"^libhid\.so\+0x[0-9a-f]+$")
+        self.assertEqual(top[1][1][0], "main")
+
+
 class SystemProgram(harness.ProfTest):
     """xz from Debian, no debug information installed for it or liblzma:
     liblzma is found by build id and its exported functions named."""
@@ -195,6 +278,8 @@ class SystemProgram(harness.ProfTest):
         m = harness.memprof_profdata("merge", f"--profiled-binary={xz}", raw,
                                      "-o", self.scratch.path("x.prof"), check=False)
         self.assertEqual(m.returncode, 1)
+        # without --profiled-binary: xz found where it ran, the same frames
+        self.assertEqual(contexts(rc.report(raw, "--top=3").stdout), contexts(r.stdout))
         self.assertRegex(m.stderr, r"none of the \d+ allocation contexts has a "
                                    r"symbolizable frame \(do the profiled "
                                    r"binaries have debug info\?\)\n$")

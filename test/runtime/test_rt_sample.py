@@ -46,6 +46,11 @@ def rebased(prof, pc):
     return None, pc
 
 
+def note_of(prof):
+    """The note without its module paths (checked where they matter)."""
+    return prof["note"] and {k: v for k, v in prof["note"].items() if k != "paths"}
+
+
 def sites_of(prof):
     """{block size: MIB} of one profile; sizes are the sites' own."""
     out = {}
@@ -84,7 +89,7 @@ class TestSampleFixedSeed(SampleTest):
     def test_estimates_within_bounds(self):
         exe = self.build("sample_sites.c")
         _, (prof,) = self.profile(exe, f"sample_interval={self.R}:sample_seed=42")
-        self.assertEqual(prof["note"], {"sample_interval": self.R, "uninstrumented": False})
+        self.assertEqual(note_of(prof), {"sample_interval": self.R, "uninstrumented": False})
         got = sites_of(prof)
         for size, n in SITES.items():
             with self.subTest(size=size):
@@ -233,7 +238,7 @@ class TestSampleThreadsForkSignal(SampleTest):
         r, (parent, child) = self.profile(exe, f"sample_interval={self.R}", count=2)
         runs = int(r.stdout.decode().split()[0])
         for p in (parent, child):
-            self.assertEqual(p["note"], {"sample_interval": self.R, "uninstrumented": False})
+            self.assertEqual(note_of(p), {"sample_interval": self.R, "uninstrumented": False})
         got = sites_of(parent)
         for size, n in ((64, 4 * 100000), (1000, runs)):
             with self.subTest(size=size):
@@ -260,7 +265,16 @@ class TestSamplePreloaded(SampleTest):
             "LD_PRELOAD": lib,
             "MEMPROF_OPTIONS": f"sample_interval={self.R}:sample_seed=11" + self.EXTRA})
         prof = harness.read_raw(raws[0])[0]
-        self.assertEqual(prof["note"], {"sample_interval": self.R, "uninstrumented": True})
+        self.assertEqual(note_of(prof), {"sample_interval": self.R, "uninstrumented": True})
+        # each segment's module path, the program's first, each file the
+        # one whose build id the segment has
+        paths = prof["note"]["paths"]
+        self.assertEqual(len(paths), len(prof["segments"]))
+        self.assertEqual(paths[0], os.path.realpath(exe))
+        self.assertIn(lib, paths)
+        for (_, _, _, bid), path in zip(prof["segments"], paths):
+            if bid and not path.startswith("linux-vdso"):
+                self.assertEqual(harness.gnu_build_id(path), bid.hex(), path)
         got = sites_of(prof)
         for size, n in SITES.items():
             with self.subTest(size=size):
@@ -273,7 +287,7 @@ class TestSamplePreloaded(SampleTest):
         # recording every allocation: exact counts, the flag alone
         _, more = harness.run_program(self.scratch, exe, env={"LD_PRELOAD": lib})
         exact = harness.read_raw([f for f in more if f not in raws][0])[0]
-        self.assertEqual(exact["note"], {"sample_interval": 0, "uninstrumented": True})
+        self.assertEqual(note_of(exact), {"sample_interval": 0, "uninstrumented": True})
         got = sites_of(exact)
         for size, n in SITES.items():
             self.assertEqual((got[size]["AllocCount"], got[size]["TotalSize"]), (n, n * size))
