@@ -51,6 +51,7 @@ void mp_profile_free(mp_profile *p) {
   free(p->syms);
   free(p->stacks);
   free(p->stack_frames);
+  free(p->temporaries);
   free(p->strings);
   free(p->string_off);
   mp_map_free(&p->frame_index);
@@ -398,6 +399,20 @@ static uint32_t copy_string(mp_profile *dst, const mp_profile *src,
   return s ? mp_intern_string(dst, s, strlen(s)) : MP_NO_STRING;
 }
 
+/* Grows by the stack id alone: the raw reader adds temporaries on its MIB
+ * thread while the stacks thread interns new stacks (raw_mibs.c). */
+void mp_add_temporaries(mp_profile *p, uint32_t stack, uint64_t n) {
+  if (stack >= p->cap_temporaries) {
+    size_t cap = p->cap_temporaries ? p->cap_temporaries : 64;
+    while (cap <= stack) cap *= 2;
+    p->temporaries = mp_xrealloc(p->temporaries, cap * sizeof *p->temporaries);
+    memset(p->temporaries + p->cap_temporaries, 0,
+           (cap - p->cap_temporaries) * sizeof *p->temporaries);
+    p->cap_temporaries = cap;
+  }
+  p->temporaries[stack] += n;
+}
+
 void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
   mp_profile_begin_input(dst);
   dst->mib_fields |= src->mib_fields;
@@ -424,6 +439,8 @@ void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
     for (uint32_t j = 0; j < s->len; j++)
       buf[j] = fmap[src->stack_frames[s->off + j]];
     smap[i] = mp_intern_stack(dst, buf, s->len);
+    if (mp_temporaries(src, (uint32_t)i))
+      mp_add_temporaries(dst, smap[i], mp_temporaries(src, (uint32_t)i));
   }
   for (size_t i = 0; i < src->n_records; i++) {
     const mp_record *r = &src->records[i];

@@ -152,7 +152,19 @@ typedef struct mp_profile {
    * in (its access counts are absent). */
   mp_intervals intervals;
   int uninstrumented;
+
+  /* Temporary allocations (freed before their thread's next allocation,
+   * from the runtime's note) per stack id, NULL when no input had any:
+   * mp_add_temporaries, mp_temporaries.  Per stack, not per alloc site: a
+   * context's sites in its inline frames share one count. */
+  uint64_t *temporaries;
+  size_t cap_temporaries;
 } mp_profile;
+
+void mp_add_temporaries(mp_profile *p, uint32_t stack, uint64_t n);
+static inline uint64_t mp_temporaries(const mp_profile *p, uint32_t stack) {
+  return stack < p->cap_temporaries ? p->temporaries[stack] : 0;
+}
 
 /* The largest sampling interval of the inputs; 0: every count is exact. */
 static inline uint64_t mp_max_interval(const mp_profile *p) {

@@ -166,15 +166,51 @@ static int add_stack(raw_file *f, const unsigned char *entry, uint32_t dump,
   return 0;
 }
 
+/* The tables after the note's fixed fields (docs/raw-format.md, section
+ * 7): the segments' paths (report reads them: raw_libs.c), then the
+ * temporary allocations, kept for raw_mibs.c.  A note of 32 bytes has
+ * none. */
+static int read_note_tables(raw_file *f, raw_dump *d, size_t at, size_t end,
+                            mp_err *err) {
+  if (end - at < 8 || raw_u64(f->data + at) != d->n_segs)
+    return mp_fail(err, "runtime note at offset 0x%zx: its path list does "
+                        "not list the dump's %" PRIu64 " segments",
+                   at, d->n_segs);
+  at += 8;
+  for (uint64_t i = 0; i < d->n_segs; i++) {
+    uint64_t len = end - at >= 8 ? raw_u64(f->data + at) : 0;
+    if (end - at < 8 || len > end - at - 8 ||
+        ((len + 7) & ~(uint64_t)7) > end - at - 8)
+      return mp_fail(err, "runtime note at offset 0x%zx: path %" PRIu64
+                          " runs past the note's end", at, i);
+    at += 8 + ((len + 7) & ~(uint64_t)7);
+  }
+  if (end - at < 8 || raw_u64(f->data + at) != (end - at - 8) / 16 ||
+      (end - at - 8) % 16)
+    return mp_fail(err, "runtime note at offset 0x%zx: its table of "
+                        "temporary allocations does not fill the note", at);
+  uint64_t n = raw_u64(f->data + at);
+  d->temps = f->data + at + 8;
+  d->n_temps = n;
+  return 0;
+}
+
 /* The runtime's note, if one follows the stack table at `at` (the bytes
  * up to the dump's end are padding for LLVM's readers); a dump without
  * one recorded every allocation. */
-static void read_note(raw_file *f, size_t at, size_t end) {
+static int read_note(raw_file *f, raw_dump *d, size_t at, size_t end,
+                     mp_err *err) {
   mpf_raw_note n = {0};
   if (end - at >= sizeof n) memcpy(&n, f->data + at, sizeof n);
-  if (n.magic != MPF_RAW_NOTE_MAGIC || n.size < sizeof n) n.sample_interval = n.flags = 0;
+  if (n.magic != MPF_RAW_NOTE_MAGIC || n.size < sizeof n) n.sample_interval = n.flags = n.size = 0;
+  if (n.size > end - at)
+    return mp_fail(err, "runtime note at offset 0x%zx: its size %" PRIu64
+                        " runs past the dump's end", at, n.size);
   mp_intervals_add(&f->intervals, n.sample_interval);
   if (n.flags & MPF_RAW_NOTE_UNINSTRUMENTED) f->uninstrumented = 1;
+  if (n.size > sizeof n)
+    return read_note_tables(f, d, at + sizeof n, at + n.size, err);
+  return 0;
 }
 
 static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
@@ -211,8 +247,7 @@ static int check_stacks(raw_file *f, const dump_hdr *h, uint32_t dump,
     if (add_stack(f, f->data + cur, dump, err) != 0) return -1;
     cur += 16 + (size_t)k * 8;
   }
-  read_note(f, cur, end);
-  return 0;
+  return read_note(f, &f->dumps[dump], cur, end, err);
 }
 
 /* Every MIB must name a stack some dump of the file lists; remember which,
@@ -238,6 +273,15 @@ static int check_mib_stacks(raw_file *f, mp_err *err) {
       rd->mib_stack[i] = s;
       next = s + 1;
       e += raw_mib_entry_size(rd->version, e);
+    }
+    for (uint64_t i = 0; i < rd->n_temps; i++) {
+      uint64_t id = raw_u64(rd->temps + 16 * i);
+      if (mp_map_get(&f->stack_index, id) == UINT32_MAX)
+        return mp_fail(err,
+                       "runtime note of the dump at offset 0x%" PRIx64
+                       ": temporary allocations for stack id 0x%016" PRIx64
+                       ", which is in no stack table",
+                       rd->at, id);
     }
   }
   return 0;

@@ -26,6 +26,9 @@ typedef struct raw_dump {
   const unsigned char *mibs; /* first MIB entry (its stack id) */
   uint64_t n_mibs;
   uint32_t *mib_stack; /* per MIB: index into raw_file.stacks */
+  /* the note's temporary allocations: n_temps (stack id, count) pairs */
+  const unsigned char *temps;
+  uint64_t n_temps;
 } raw_dump;
 
 /* One distinct stack id of the file (the first dump that lists it wins;

@@ -97,6 +97,18 @@ static void add_dump(raw_mib_ctx *x, const raw_file *f, const raw_dump *d) {
   }
 }
 
+/* The dump's temporary allocations (its note), to their contexts. */
+static void add_temporaries(raw_mib_ctx *x, const raw_file *f,
+                            const raw_dump *d) {
+  for (uint64_t i = 0; i < d->n_temps; i++) {
+    uint32_t k = mp_map_get(&f->stack_index, raw_u64(d->temps + 16 * i));
+    const raw_stack *s = &f->stacks[k]; /* known: raw.c checked the ids */
+    if (s->state == RAW_STACK_LIVE)
+      mp_add_temporaries(x->p, sc_ent(x->cache, s->ent)->model_stack,
+                         raw_u64(d->temps + 16 * i + 8));
+  }
+}
+
 /* Call-site-only records come after all alloc records of the file, grouped
  * by function in first-seen order, like LLVM's: adding the queued sites in
  * queue order creates each record at its function's first call site and
@@ -118,6 +130,9 @@ void raw_add_mibs(raw_file *f, raw_mib_ctx *x) {
   /* the first file of a merge brings most of its contexts: size the site
    * index for them once rather than doubling it as they come */
   if (!x->p->n_records) mp_profile_reserve_sites(x->p, f->n_stacks);
-  for (size_t d = 0; d < f->n_dumps; d++) add_dump(x, f, &f->dumps[d]);
+  for (size_t d = 0; d < f->n_dumps; d++) {
+    add_dump(x, f, &f->dumps[d]);
+    add_temporaries(x, f, &f->dumps[d]);
+  }
   add_calls(x, f);
 }

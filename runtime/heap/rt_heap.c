@@ -26,6 +26,27 @@ void rt_heap_thread_start(void) {
   rt_tcache_thread_start();
 }
 
+/* ---- temporary allocations ---------------------------------------------
+ * heaptrack's "temporary": a block freed before its thread allocates
+ * again.  Each thread remembers its last recorded block (address and
+ * context, so that an address reused by another thread's block is not
+ * mistaken for it); the free of that block, with no allocation since,
+ * counts one for its context (rt_mib_count_temporary).  Meaningful when
+ * every allocation is recorded: under sampling most allocations in
+ * between are not seen, and the dump writes no counts (rt_dump.c). */
+typedef struct last_block {
+  uintptr_t p;
+  uint32_t stack;
+} last_block;
+static __thread last_block last_alloc __attribute__((tls_model("initial-exec")));
+
+static inline int take_temporary(uintptr_t p, uint32_t stack) {
+  if (last_alloc.p != p || last_alloc.stack != stack)
+    return 0;
+  last_alloc.p = 0;
+  return 1;
+}
+
 /* ---- public core API --------------------------------------------------- */
 
 /* Index of the slot of class c holding region offset off (< REGION_SIZE). */
@@ -120,6 +141,7 @@ __attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int
     if (!p)
       return NULL;
   }
+  last_alloc = (last_block){p, ref};
   count_event(0, size);
   rt_timeline_count(0, size, ref, stamp, ts);
   rt_malloc_hooks((void *)p, size);
@@ -207,7 +229,12 @@ static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
     if (rt_sample_interval)
       stamp = rt_stamp(); /* not read up front: most blocks are not sampled */
     rt_block b = {p, size, stack, ts, cpu};
-    return rt_mib_on_free(&b, live, stamp);
+    int temporary = take_temporary(p, stack);
+    if (!rt_mib_on_free(&b, live, stamp))
+      return 0;
+    if (temporary)
+      rt_mib_count_temporary(stack);
+    return 1;
   }
   return rt_claim_live(live);
 }

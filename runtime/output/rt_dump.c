@@ -136,12 +136,14 @@ static int segment_cb(struct dl_phdr_info *info, size_t size, void *data) {
 
 typedef struct sizes {
   uint64_t n, hist_entries, stack_bytes;
+  uint64_t n_temporary; /* entries with temporaries > 0 */
 } sizes;
 
 static void count_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
   sizes *s = ctx;
   uint32_t k = rt_stack_depth(id);
   s->n++;
+  s->n_temporary += e->temporaries != 0;
   s->hist_entries += e->mib.AccessHistogramSize;
   s->stack_bytes += 16 + 8ULL * k;
 }
@@ -267,6 +269,27 @@ static uint64_t note_paths_bytes(const seg_list *segs) {
   return n;
 }
 
+/* The note's table of temporary allocations: its count, then (stack id,
+ * temporaries) per context that has some.  Empty under sampling, where
+ * the allocations between a block and its free are mostly not seen
+ * (rt_heap.c). */
+static uint64_t note_temporaries_bytes(const sizes *s) {
+  return 8 + (rt_sample_interval ? 0 : 16 * s->n_temporary);
+}
+
+static void temporary_cb(uint32_t id, const rt_mib_entry *e, void *ctx) {
+  if (e->temporaries) {
+    put_u64(ctx, id);
+    put_u64(ctx, e->temporaries);
+  }
+}
+
+static void put_note_temporaries(writer *w, const sizes *s) {
+  put_u64(w, rt_sample_interval ? 0 : s->n_temporary);
+  if (!rt_sample_interval)
+    rt_mib_for_each(temporary_cb, w);
+}
+
 static void put_note_paths(writer *w, const seg_list *segs) {
   put_u64(w, segs->n);
   for (uint64_t i = 0; i < segs->n; i++) {
@@ -279,12 +302,12 @@ static void put_note_paths(writer *w, const seg_list *segs) {
 
 static int write_raw(const seg_list *segs) {
   int version = rt_flags.raw_version;
-  sizes s = {0, 0, 0};
+  sizes s = {0, 0, 0, 0};
   rt_mib_for_each(count_cb, &s);
   mpf_raw_note note;
   uint64_t note_bytes = 0;
   if (make_note(&note)) {
-    note.size = sizeof note + note_paths_bytes(segs);
+    note.size = sizeof note + note_paths_bytes(segs) + note_temporaries_bytes(&s);
     note_bytes = note.size;
   }
   uint64_t seg_bytes = 8 + 64 * segs->n;
@@ -310,6 +333,7 @@ static int write_raw(const seg_list *segs) {
   if (note_bytes) {
     put_bytes(&w, &note, sizeof note);
     put_note_paths(&w, segs);
+    put_note_temporaries(&w, &s);
   }
   pad_to(&w, total);
   flush(&w);

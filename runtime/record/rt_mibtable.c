@@ -438,6 +438,12 @@ int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp) {
   return was_live;
 }
 
+/* Outside the stripe lock: one atomic add on the entry, which the dump
+ * reads with every stripe held. */
+void rt_mib_count_temporary(uint32_t stack) {
+  __atomic_fetch_add(&rt_stack_entry(stack)->temporaries, 1, __ATOMIC_RELAXED);
+}
+
 /* The dump's live blocks come in heap order, so their entries are random
  * and mostly cold: each is fetched LIVE_AHEAD blocks before it is merged. */
 #define LIVE_AHEAD 8
@@ -524,7 +530,10 @@ void rt_mib_clear(void) {
   uint32_t max = rt_stack_max_id();
   for (uint32_t id = 0; id <= max; id++) {
     rt_mib_entry *e = rt_stack_entry_of_id(id);
-    if (!e || !e->present)
+    if (!e)
+      continue;
+    __atomic_store_n(&e->temporaries, 0, __ATOMIC_RELAXED);
+    if (!e->present)
       continue;
     if (e->hist)
       rt_ifree(e->hist, (size_t)e->mib.AccessHistogramSize * 8);

@@ -23,6 +23,9 @@ static inline int rt_claim_live(uint32_t *state) {
 /* At free: builds the block's MIB and merges it, clearing RT_LIVE_BIT in
  * *live under the table lock.  Returns 0 if the block was not live (double free). */
 RT_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp);
+/* One more temporary block (rt_heap.c) for the context `stack`, after its
+ * rt_mib_on_free. */
+RT_HIDDEN void rt_mib_count_temporary(uint32_t stack);
 RT_HIDDEN void rt_mib_lock_all(void);
 RT_HIDDEN int rt_mib_trylock_all(void);
 RT_HIDDEN void rt_mib_unlock_all(void);
@@ -39,6 +42,7 @@ typedef struct rt_mib_entry {
   uint64_t *hist; /* rt_ialloc'd, AccessHistogramSize entries */
   uint32_t present;
   uint32_t est; /* sampling: ref of the weighted totals (rt_mibtable.c), 0 = none */
+  uint64_t temporaries; /* blocks freed before their thread's next allocation */
   rt_timeline_ctx tl; /* last: beside the depot node's head, read at intern */
 } rt_mib_entry;
 /* Iterate the present entries in id order (locks held). */

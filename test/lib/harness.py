@@ -380,9 +380,10 @@ def read_raw(path):
     independent of llvm-profdata, for exact header fields, MIBs, histograms
     and stacks.  Returns a list of profiles: dict(version, total, segments,
     mibs{id: dict (+ "hist")}, stacks{id: [pc]}, mib_offset, stack_offset,
-    note): note is None or dict(sample_interval, uninstrumented, paths) from
-    the runtime's note after the stacks (docs/raw-format.md section 7),
-    paths being each segment's module path."""
+    note): note is None or dict(sample_interval, uninstrumented, paths,
+    temporaries) from the runtime's note after the stacks
+    (docs/raw-format.md section 7), paths being each segment's module path
+    and temporaries {stack id: count}."""
     with open(path, "rb") as f:
         data = f.read()
     off, out = 0, []
@@ -430,7 +431,7 @@ def read_raw(path):
         prof["note"] = None
         if off + total - p >= 32 and struct.unpack_from("<Q", data, p)[0] == RAW_NOTE_MAGIC:
             _, size, interval, flags = struct.unpack_from("<4Q", data, p)
-            paths, q = [], p + 32
+            paths, temporaries, q = [], {}, p + 32
             if size > 32:
                 (n,) = struct.unpack_from("<Q", data, q)
                 q += 8
@@ -438,9 +439,15 @@ def read_raw(path):
                     (k,) = struct.unpack_from("<Q", data, q)
                     paths.append(data[q + 8:q + 8 + k].decode())
                     q += 8 + (k + 7) // 8 * 8
-                assert q == p + size, "note size does not end its path list"
+                (n,) = struct.unpack_from("<Q", data, q)
+                q += 8
+                for _ in range(n):
+                    sid, count = struct.unpack_from("<2Q", data, q)
+                    temporaries[sid] = count
+                    q += 16
+                assert q == p + size, "note size does not end its tables"
             prof["note"] = {"sample_interval": interval, "uninstrumented": bool(flags & 1),
-                            "paths": paths}
+                            "paths": paths, "temporaries": temporaries}
             p += size
         assert (p - off + 7) // 8 * 8 == total
         out.append(prof)

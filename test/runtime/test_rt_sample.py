@@ -47,8 +47,9 @@ def rebased(prof, pc):
 
 
 def note_of(prof):
-    """The note without its module paths (checked where they matter)."""
-    return prof["note"] and {k: v for k, v in prof["note"].items() if k != "paths"}
+    """The note without its tables (checked where they matter)."""
+    return prof["note"] and {k: v for k, v in prof["note"].items()
+                             if k not in ("paths", "temporaries")}
 
 
 def sites_of(prof):
