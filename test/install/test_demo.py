@@ -5,7 +5,8 @@ examples/hotcold, our tool merges the profile and reports on it, clang-22
 rebuilt with it marks the one cold and the one not-cold allocation context,
 as the report said it would, and the LTO build with hot/cold operator new
 and libmemprof-hotcold serves the cold buffer, and only it, from the cold
-arena."""
+arena; the same LTO build with the cold threshold given to the linker
+plugin instead serves nothing cold."""
 import os
 import re
 
@@ -47,6 +48,29 @@ class Demo(harness.ProfTest):
         self.assertEqual(hints, {1: (1, 1 << 20, 1), 128: (1000, 256000, 0)})
         self.assertRegex(text, r"memprof-hotcold: cold_arena state=on .* allocs=1 frees=1 "
                                r"live_bytes=0 ")
+        self.check_lto_threshold_place(out)
+
+    def check_lto_threshold_place(self, out):
+        """docs/hotcold.md: with LTO the cold threshold goes on the compile
+        command; given to the linker plugin instead it changes nothing (the
+        profile is matched, and each context's hint decided, when each
+        file is compiled), so the cold buffer is not served cold."""
+        src = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
+        obj, exe = os.path.join(out, "late.o"), os.path.join(out, "late")
+        harness.run(["clang++-22", "-O2", "-flto", "-gmlt", "-fdebug-info-for-profiling",
+                     f"-fmemory-profile-use={os.path.join(out, 'hotcold.memprofdata')}",
+                     "-c", src, "-o", obj])
+        harness.run(["clang++-22", "-O2", "-flto", "-fuse-ld=gold", obj, "-o", exe,
+                     "-Wl,-plugin-opt=-enable-memprof-context-disambiguation",
+                     "-Wl,-plugin-opt=-supports-hot-cold-new",
+                     "-Wl,-plugin-opt=-optimize-hot-cold-new",
+                     "-Wl,-plugin-opt=-optimize-existing-hot-cold-new",
+                     "-Wl,-plugin-opt=-memprof-ave-lifetime-cold-threshold=1",
+                     "-Wl,--whole-archive", harness.find_built("libmemprof-hotcold.a"),
+                     "-Wl,--no-whole-archive", "-lpthread", "-ldl", "-lm"])
+        r, _ = harness.run_program(self.scratch, exe,
+                                   env={"MEMPROF_HOTCOLD_OPTIONS": "stats=1"})
+        self.assertRegex(r.stderr.decode(), r"memprof-hotcold: class=cold allocs=0 bytes=0\n")
 
 
 if __name__ == "__main__":

@@ -43,13 +43,49 @@ class InstallTest(harness.ProfTest):
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, libdir, "pkgconfig"))
         libs = [norm(a) for a in
                 harness.run(["pkg-config", "--libs", "memprof"], env=env).stdout.split()]
-        self.assertEqual(libs, ["-Wl,--whole-archive", f"{prefix}/{libdir}/libmemprof.a",
+        self.assertEqual(libs, ["-fno-sanitize-link-runtime",
+                                "-Wl,--whole-archive", f"{prefix}/{libdir}/libmemprof.a",
                                 "-Wl,--no-whole-archive", f"-Wl,--dynamic-list={prefix}/{libdir}/memprof.syms",
                                 "-lpthread", "-ldl", "-lm"])
         cflags = [norm(a) for a in
                   harness.run(["pkg-config", "--cflags", "memprof"], env=env).stdout.split()]
         self.assertIn("-fmemory-profile", cflags)
         self.assertIn(os.path.normpath(f"-I{prefix}/include/memprof"), cflags)
+        self.one_line_build(env)
+
+    def test_build_tree_pkg_config(self):
+        """PKG_CONFIG_PATH=build/pkgconfig works before installing: every
+        path it gives exists, and the one-line build links and profiles."""
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(harness.BUILD, "pkgconfig"))
+        for pc in ("memprof", "memprof-hotcold"):
+            if pc == "memprof-hotcold" and not os.path.exists(
+                    os.path.join(harness.BUILD, "libmemprof-hotcold.a")):
+                continue
+            flags = harness.run(["pkg-config", "--cflags", "--libs", pc], env=env).stdout.split()
+            for f in flags:
+                for pre in ("-I", "-Wl,--dynamic-list=", ""):
+                    if f.startswith(pre + "/"):
+                        self.assertTrue(os.path.exists(f[len(pre):]), f"{pc}: {f}")
+        self.one_line_build(env)
+
+    def one_line_build(self, env):
+        """`clang++-22 $(pkg-config --cflags --libs memprof) t.cc`: the
+        program is instrumented, links our runtime and not LLVM's beside
+        it, and writes a profile the tool reads."""
+        src = self.scratch.path("t.cc")
+        with open(src, "w") as f:
+            f.write("#include <memory>\nint main() { auto p = std::make_unique<int[]>(1000);"
+                    " p[3] = 1; return p[3] - 1; }\n")
+        flags = harness.run(["pkg-config", "--cflags", "--libs", "memprof"], env=env).stdout.split()
+        exe = self.scratch.path("t")
+        harness.run(["clang++-22", "-g", *flags, src, "-o", exe])
+        syms = harness.run(["nm", exe]).stdout
+        self.assertIn("__memprof_init", syms)
+        self.assertNotIn("_ZN9__memprof19InitializeAllocatorEv", syms)  # LLVM's runtime
+        _, raws = harness.run_program(self.scratch, exe)
+        self.assertEqual(len(raws), 1)
+        r = harness.memprof_profdata("show", raws[0], f"--profiled-binary={exe}")
+        self.assertRegex(r.stdout, r"TotalSize: +4000\n")
 
     def test_install_hotcold_and_link_with_pkg_config(self):
         try:
