@@ -294,6 +294,9 @@ void rpt_print_stack(rpt *r, mp_buf *out, uint32_t stack, const char *prefix);
 /* ---- formats -------------------------------------------------------- */
 
 void rpt_write_text(rpt *r, mp_buf *out);
+/* The text report's section on temporary allocations, when the profile
+ * has their counts (report_temporary.c). */
+void rpt_write_temporaries_text(rpt *r, mp_buf *out);
 void rpt_write_html(rpt *r, mp_buf *out);
 int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err);
 void rpt_write_folded(rpt *r, mp_buf *out);

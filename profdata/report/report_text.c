@@ -275,6 +275,7 @@ void rpt_write_text(rpt *r, mp_buf *o) {
     top_contexts(r, o);
   else
     top_groups(r, o);
+  rpt_write_temporaries_text(r, o);
   if (r->tl) rpt_write_timeline_text(r, o, "");
   if (r->base) diff(r, o);
 }

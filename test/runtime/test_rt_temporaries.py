@@ -7,9 +7,10 @@ its blocks are temporary: alloc-free loops on the main thread and on two
 threads at once (each thread's own last block), a run of blocks freed in
 allocation order (only the last one), pairs freed in order (only the
 second), a realloc that moves (the new block), blocks freed by another
-thread and a block live at exit (none).  Under sampling the blocks in
+thread and a block live at exit (none).  The text report lists them.  Under sampling the blocks in
 between are mostly not seen, so the table is empty."""
 import os
+import re
 import struct
 
 import harness
@@ -26,6 +27,7 @@ class Temporaries(harness.ProfTest):
     def build(self):
         exe = self.scratch.path("temporaries")
         harness.run(["clang-22", "-O1", "-g", "-pthread", "-fno-omit-frame-pointer",
+                     "-fno-optimize-sibling-calls",
                      os.path.join(HERE, "progs", "temporaries.c"), "-o", exe])
         return exe
 
@@ -49,6 +51,20 @@ class Temporaries(harness.ProfTest):
         # only contexts with temporaries are listed, each a MIB's stack
         self.assertTrue(set(temps) <= set(prof["mibs"]))
         self.assertNotIn(0, temps.values())
+
+    def test_report(self):
+        """The text report's section: the total over the contexts, then
+        each context with the share of its allocations."""
+        env = {"LD_PRELOAD": harness.find_built("libmemprof.so")}
+        _, raws = harness.run_program(self.scratch, self.build(), env=env)
+        out = harness.memprof_profdata("report", raws[-1], "--top=2").stdout
+        total = sum(t for _, t in EXPECTED.values())
+        self.assertRegex(out, r"\nTemporary allocations \(freed before their thread "
+                              rf"allocated again\): {total} of \d+ \(\S+%\), in 5 contexts\n")
+        rows = re.findall(r"^ +(\d) +(\d+) +(\S+)% +(\d+) +\S+ \S+\n +(\w+) .*\n +(\w+)",
+                          out.split("\nTemporary allocations", 1)[1], re.M)
+        self.assertEqual(rows, [("1", "10000", "100.0", "10000", "at", "worker"),
+                                ("2", "1000", "100.0", "1000", "at", "main")])
 
     def test_damaged_note_refused(self):
         """The reader checks the note's tables: an unknown stack id, and

@@ -1,0 +1,58 @@
+/* report_temporary.c - temporary allocations in the text report: blocks
+ * their thread freed before allocating again (heaptrack's "temporary"),
+ * counted per context by the runtime when every allocation is recorded
+ * (docs/raw-format.md, section 7; mp_temporaries).  The section gives
+ * their total and the contexts with the most, each with the share of its
+ * own allocations that were temporary: a context whose blocks are nearly
+ * all temporary could keep them on the stack or reuse one. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "report.h"
+
+static uint64_t temporaries(const rpt *r, const rpt_ctx *c) {
+  return mp_temporaries(r->p, c->stack);
+}
+
+static int cmp_temporaries(const void *a, const void *b, void *arg) {
+  const rpt *r = arg;
+  const rpt_ctx *x = &r->ctx[*(const uint32_t *)a];
+  const rpt_ctx *y = &r->ctx[*(const uint32_t *)b];
+  uint64_t tx = temporaries(r, x), ty = temporaries(r, y);
+  if (tx != ty) return tx < ty ? 1 : -1;
+  return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+void rpt_write_temporaries_text(rpt *r, mp_buf *o) {
+  if (!r->p->temporaries) return;
+  uint32_t *ord = mp_xmalloc((r->n_ctx + 1) * sizeof *ord);
+  size_t n = 0;
+  uint64_t total = 0;
+  for (size_t i = 0; i < r->n_ctx; i++)
+    if (temporaries(r, &r->ctx[i])) {
+      ord[n++] = (uint32_t)i;
+      total += temporaries(r, &r->ctx[i]);
+    }
+  qsort_r(ord, n, sizeof *ord, cmp_temporaries, r);
+  size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
+  mp_buf_printf(o, "\nTemporary allocations (freed before their thread "
+                   "allocated again): %" PRIu64 " of %" PRIu64 " (%.1f%%), "
+                   "in %zu context%s\n",
+                total, r->sum.allocs,
+                r->sum.allocs ? 100.0 * (double)total / (double)r->sum.allocs : 0.0,
+                n, n == 1 ? "" : "s");
+  if (shown)
+    mp_buf_printf(o, "  %4s %10s %12s %10s %12s\n", "#", "temporary",
+                  "% of allocs", "allocs", "bytes");
+  char b[32];
+  for (size_t i = 0; i < shown; i++) {
+    const rpt_ctx *c = &r->ctx[ord[i]];
+    uint64_t t = temporaries(r, c);
+    mp_buf_printf(o, "  %4zu %10" PRIu64 " %11.1f%% %10" PRIu32 " %12s\n", i + 1, t,
+                  c->mib->AllocCount ? 100.0 * (double)t / c->mib->AllocCount : 0.0,
+                  c->mib->AllocCount, rpt_human_bytes(c->mib->TotalSize, b, sizeof b));
+    rpt_print_stack(r, o, c->stack, "");
+  }
+  free(ord);
+}
