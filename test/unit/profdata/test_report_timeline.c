@@ -3,8 +3,8 @@
  * memory: two stack ids of one context are summed, an id whose stack has no
  * symbolizable frame goes under RPT_TIMELINE_NO_FRAMES (and the text names it),
  * lists come largest first, live at exit sums over processes while each
- * keeps its peak, the graph's contexts rank by their most live bytes at a
- * census, and a timeline naming an id the raw profile lacks is refused with
+ * keeps its peak, times count from the first census, the graph's contexts
+ * rank by their most live bytes at a census, the peak or exit, and a timeline naming an id the raw profile lacks is refused with
  * the id in the message and the report left as it was. */
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +125,10 @@ int main(void) {
   mp_buf b = {0};
   rpt_write_timeline_text(r, &b, "# ");
   mp_buf_u8(&b, 0);
-  CHECK(strstr((char *)b.data, "# Live at the peak: 187 bytes in 6 blocks at 20 ms "
+  /* the peak at 20 ms of a process whose first census was at 10 ms */
+  CHECK(r->tl->proc[1].start_ms == 10, "start %llu",
+        (unsigned long long)r->tl->proc[1].start_ms);
+  CHECK(strstr((char *)b.data, "# Live at the peak: 187 bytes in 6 blocks at 10 ms "
                                "(pid 3, c.timeline)\n") != NULL,
         "text:\n%s", (char *)b.data);
   CHECK(strstr((char *)b.data, "#       (stacks without a symbolizable frame)\n") != NULL,
