@@ -1,8 +1,9 @@
 """One value, one way of writing it, in the text report and on the HTML
 page (profdata/report/report_format.c and the formatting functions of
-report_page.html): the page's functions, run by node on the same inputs,
-give exactly the strings the C functions are known to give (ties round
-half up in both: printf and toFixed disagree there); and a profile made
+report_page.html): the page's functions, run by node on the inputs of the
+C unit test test/unit/profdata/test_report_format.c, give exactly the
+strings it wants from the C functions (ties round half up in both: printf
+and toFixed disagree there); and a profile made
 for it (YAML, every value chosen) shows the same average size, lifetime,
 density and share in each row of the text report and of the rendered page
 (headless Chromium; skipped, visibly, without it)."""
@@ -19,18 +20,23 @@ import report_common as rc
 
 PAGE = os.path.join(harness.ROOT, "profdata", "report", "report_page.html")
 
-# (function, argument, what both outputs write)
-CASES = [
-    ("fmtSig3", 0, "0"), ("fmtSig3", 0.0002, "0.0002"), ("fmtSig3", 1120, "1120"),
-    ("fmtSig3", 1.5, "1.5"), ("fmtSig3", 30, "30"), ("fmtSig3", 0.00333333, "0.00333"),
-    ("fmtSig3", 99.96, "100"), ("fmtSig3", 9.996, "10"), ("fmtSig3", 0.6155, "0.616"),
-    ("fmtMs", 0.0002, "0.0002 ms"), ("fmtMs", 0, "0 ms"), ("fmtMs", 30, "30 ms"),
-    ("fmtMs", 999.5, "1 s"), ("fmtMs", 2712, "2.71 s"), ("fmtMs", 1740, "1.74 s"),
-    ("fmtBytes", 48, "48 B"), ("fmtBytes", 1152, "1.13 KiB"), ("fmtBytes", 144000, "140.63 KiB"),
-    ("fmtBytes", 1536, "1.50 KiB"), ("fmtBytes", 3 << 30, "3.00 GiB"),
-    ("pct", [49, 400], "12.3%"), ("pct", [1, 3], "33.3%"), ("pct", [5, 0], "0.0%"),
-    ("pct", [97, 244449], "0.0%"), ("pct", [1, 8], "12.5%"),
-]
+UNIT = os.path.join(harness.ROOT, "test", "unit", "profdata", "test_report_format.c")
+# the C test's tables (static const struct ... name[] = {...};) and the
+# page's function for each
+JS_OF = {"sig3": "fmtSig3", "ms": "fmtMs", "bytes": "fmtBytes", "pct": "pct"}
+
+
+def cases():
+    """(function, arguments, what both outputs write), from the C test."""
+    with open(UNIT) as f:
+        src = f.read()
+    out = []
+    for name, body in re.findall(r"\} (\w+)\[\] = \{(.*?)\};", src, re.S):
+        for args, want in re.findall(r"\{([^{}\"]+), \"([^\"]*)\"\}", body):
+            vals = [eval(a.replace("ull", "")) for a in args.split(",")]
+            out.append((JS_OF[name], vals, want))
+    return out
+
 
 # Contexts of the YAML profile: GUID, allocations, bytes, total lifetime
 # (ms), accesses, TotalLifetimeAccessDensity; and the row the text report
@@ -82,12 +88,14 @@ def text_rows(out):
 class Format(harness.ProfTest):
     @unittest.skipUnless(shutil.which("node"), "node is not installed")
     def test_page_formats_as_the_text_report(self):
-        calls = [[f, a if isinstance(a, list) else [a]] for f, a, _ in CASES]
+        want = cases()
+        self.assertEqual(len(want), 25)  # every row of the C test's tables
+        calls = [[f, a] for f, a, _ in want]
         js = page_script() + "\nconsole.log(JSON.stringify(%s.map(([f, a]) => eval(f)(...a))));" % (
             json.dumps(calls))
         r = subprocess.run(["node", "-e", js], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, check=True)
-        self.assertEqual(json.loads(r.stdout), [want for _, _, want in CASES])
+        self.assertEqual(json.loads(r.stdout), [w for _, _, w in want])
 
     def test_checker_sees_a_difference(self):
         # the comparison above can fail: JavaScript's own rounding differs

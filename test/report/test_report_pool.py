@@ -18,6 +18,7 @@ import unittest
 
 import harness
 import report_common as rc
+import test_report_sampled
 
 STRINGS = os.path.join(rc.HERE, "progs", "strings.cc")
 POOL = 72704
@@ -61,6 +62,7 @@ class Pool(harness.ProfTest):
         return sum(m["AllocCount"] for m in prof["mibs"].values())
 
     def check_text(self, out):
+        self.assertEqual(test_report_sampled.misaligned(out), [])
         self.assertIn("  exception pool         71.00 KiB (72704) in 1 block: the libstdc++ exception pool, "
                       "allocated by libstdc++ before main and held by it for the whole run: still "
                       "reachable, not a leak\n", out)
