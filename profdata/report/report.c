@@ -44,7 +44,7 @@ static void collect_contexts(rpt *r) {
       MP_VEC_RESERVE(r->ctx, cap, r->n_ctx + 1);
       int lib = a->in_library ||
                 rpt_frame_from_symtab(r, mp_stack_frames(p, a->stack)[0]);
-      r->ctx[r->n_ctx++] = (rpt_ctx){a->stack, 0, &a->mib, RPT_NONE, (uint8_t)lib, 0};
+      r->ctx[r->n_ctx++] = (rpt_ctx){a->stack, 0, &a->mib, RPT_NONE, (uint8_t)lib, 0, 0};
     }
   free(seen);
 }
@@ -134,6 +134,7 @@ rpt *rpt_build(const mp_profile *p, const rpt_opts *o) {
   r->has_lifetime = has_field(p, 10);
   r->has_density = has_field(p, 23);
   collect_contexts(r);
+  rpt_find_eh_pool(r);
   rpt_decide_sites(r);
   summarize(r);
   return r;
@@ -202,6 +203,8 @@ uint64_t rpt_value(const rpt_ctx *c, rpt_key k) {
 int rpt_verdicts_known(const rpt *r) {
   return r->has_density && !r->no_access_seen;
 }
+
+int rpt_accesses_meaningful(const rpt *r) { return !r->p->uninstrumented; }
 
 const char *rpt_key_name(rpt_key k) {
   static const char *const names[] = {"bytes", "allocs", "lifetime", "density",

@@ -92,6 +92,7 @@ typedef struct rpt_ctx {
   uint8_t in_library; /* the model site's (model.h) */
   /* base diff: index + 1 of the matching context in rpt.base, 0 if new */
   uint32_t base_match;
+  uint8_t eh_pool; /* libstdc++'s emergency exception pool (report_pool.c) */
 } rpt_ctx;
 
 /* One allocation call: the contexts whose frames up to the first physical
@@ -116,6 +117,8 @@ typedef struct rpt_summary {
   /* frames named from ELF symbol tables (rpt_frame_from_symtab): the
    * contexts with one or more, and the distinct frames those use */
   uint64_t symtab_ctx, symtab_frames;
+  /* the contexts of libstdc++'s exception pool: allocations and bytes */
+  uint64_t pool_allocs, pool_bytes;
 } rpt_summary;
 
 typedef struct rpt {
@@ -162,11 +165,28 @@ const char *rpt_uninstrumented_note(const mp_profile *p);
 void rpt_json_notes(const mp_profile *p, mp_buf *out, const char *open,
                     const char *close);
 
+/* ---- libstdc++'s emergency exception pool (report_pool.c) ----------- */
+
+/* What the reports call it, and what they say of it. */
+#define RPT_EH_POOL_NAME "libstdc++ exception pool"
+#define RPT_EH_POOL_WHY "allocated by libstdc++ before main and held by it " \
+  "for the whole run: still reachable, not a leak"
+/* Mark the contexts that hold it (rpt_ctx.eh_pool) and sum them. */
+void rpt_find_eh_pool(rpt *r);
+/* A stack id of a raw profile whose stack has no symbolizable frame is
+ * the pool when it is the profile's first (lowest) id and holds one block
+ * of the pool's size at exit. */
+int rpt_eh_pool_unnamed(uint64_t id, uint64_t first_id, uint64_t bytes,
+                        uint64_t blocks);
+
 /* ---- timelines (report_timeline.c) ---------------------------------- */
 
 /* Live bytes and blocks of one report context (RPT_TIMELINE_NO_FRAMES: of the
- * stacks without a symbolizable frame, which have no context). */
+ * stacks without a symbolizable frame, which have no context;
+ * RPT_TIMELINE_EH_POOL: of such a stack that is libstdc++'s exception
+ * pool, rpt_eh_pool_unnamed). */
 #define RPT_TIMELINE_NO_FRAMES UINT32_MAX
+#define RPT_TIMELINE_EH_POOL (UINT32_MAX - 1)
 typedef struct rpt_timeline_val {
   uint32_t ctx;
   uint64_t bytes, blocks;
@@ -188,6 +208,10 @@ typedef struct rpt_timeline_proc {
   rpt_timeline_census *census; /* parallel to tl.census */
   rpt_timeline_val *at_exit; /* per context, largest first */
   size_t n_at_exit;
+  /* Where its times count from: its first census (the first allocation
+   * or free after the runtime's clock started), else the earliest
+   * allocation of its contexts; the reports give times from it. */
+  uint64_t start_ms;
 } rpt_timeline_proc;
 
 /* Timelines of the merged processes: each keeps its own peak; live at
@@ -198,6 +222,10 @@ typedef struct rpt_timeline {
   rpt_timeline_val *at_exit; /* summed per context, largest first */
   size_t n_at_exit;
   uint64_t exit_bytes, exit_blocks;
+  /* of those, libstdc++'s exception pool (still reachable, not a leak) */
+  uint64_t pool_exit_bytes, pool_exit_blocks;
+  /* of those, what no context counts (RPT_TIMELINE_EH_POOL) */
+  uint64_t pool_unnamed_bytes, pool_unnamed_blocks;
   size_t n_raw; /* raw inputs merged, with a timeline or not */
 } rpt_timeline;
 
@@ -216,8 +244,11 @@ typedef struct rpt_timeline_input {
  * (it belongs to another run). */
 int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err);
 void rpt_timeline_free(rpt_timeline *t);
+/* The value is libstdc++'s exception pool. */
+int rpt_timeline_is_pool(const rpt *r, uint32_t ctx);
 /* The contexts a graph of memory over time shows: the `max` with the
- * most live bytes at any census of any process, largest first. */
+ * most live bytes at any census, peak or exit of any process, largest
+ * first (RPT_TIMELINE_NO_FRAMES and RPT_TIMELINE_EH_POOL among them). */
 uint32_t *rpt_timeline_graph_contexts(const rpt *r, size_t max, size_t *n);
 
 /* The timeline part of the text report (report_timeline_out.c): the summary's
@@ -252,6 +283,10 @@ const char *rpt_key_name(rpt_key k);
 /* Verdicts are given per context: the profile has densities and access
  * counts do not look missing. */
 int rpt_verdicts_known(const rpt *r);
+/* The program counted its accesses (it was compiled with -fmemory-profile:
+ * the profile is not flagged uninstrumented): else no access count,
+ * density or verdict is shown at all. */
+int rpt_accesses_meaningful(const rpt *r);
 const char *rpt_verdict_name(unsigned v);
 
 /* ---- per function / per file totals (--by) -------------------------- */
@@ -314,7 +349,21 @@ uint32_t *rpt_frame_index(const rpt *r, uint32_t first, uint32_t *n);
 void rpt_json_str(mp_buf *out, const char *s);
 /* Decimal digits of v (the formats' hot loops print millions of them). */
 void rpt_put_u64(mp_buf *out, uint64_t v);
+
+/* ---- values for people (report_format.c; report_page.html's functions of
+ * the same names format them alike) ------------------------------------- */
+
 /* "12 B", "1.50 KiB", ... into buf. */
 const char *rpt_human_bytes(uint64_t v, char *buf, size_t n);
+/* Three significant digits, no exponent, no trailing zeros; 100 and
+ * more as a whole number: "0", "0.0002", "1.5", "30", "1120". */
+const char *rpt_fmt_sig3(double x, char *buf, size_t n);
+/* "0.0002 ms", "30 ms", "1.73 s" (rpt_fmt_sig3 of ms, or of s from
+ * 1000 ms on). */
+const char *rpt_fmt_ms(double ms, char *buf, size_t n);
+/* part of whole, one decimal: "12.3%" ("0.0%" when whole is 0). */
+const char *rpt_fmt_pct(uint64_t part, uint64_t whole, char *buf, size_t n);
+/* The context's average block size, rounded to the byte, as bytes. */
+const char *rpt_fmt_avg_size(const rpt_ctx *c, char *buf, size_t n);
 
 #endif

@@ -272,6 +272,13 @@ static void ctx_json(page *g) {
     v[i] = r->ctx[i].verdict |
            (r->sites[r->ctx[i].site].attr & (RPT_AMBIGUOUS | RPT_UNMATCHED));
   num_array(o, "v", v, 1, n, 0);
+  mp_buf_printf(o, ",\"pool\":[");
+  for (size_t i = 0, k = 0; i < n; i++)
+    if (r->ctx[i].eh_pool) {
+      mp_buf_printf(o, "%s", k++ ? "," : "");
+      rpt_put_u64(o, i);
+    }
+  mp_buf_u8(o, ']');
   u32_array(o, "node", g->ctx_node, n, NULL);
   mp_buf_printf(o, ",\"leaf\":[");
   for (size_t i = 0; i < n; i++) {
@@ -343,7 +350,7 @@ static void summary_json(page *g) {
   const rpt_clang_opts *c = &r->opts.clang;
   mp_buf_printf(g->out,
                 ",\"flags\":{\"names\":%d,\"accesses\":%d,\"lifetime\":%d,"
-                "\"verdicts\":%d,\"noAccess\":%d},"
+                "\"verdicts\":%d,\"noAccess\":%d,\"uninstrumented\":%d},"
                 "\"summary\":{\"contexts\":%" PRIu64 ",\"sites\":%" PRIu64
                 ",\"allocs\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"lifetime\":%" PRIu64
                 ",\"accesses\":%" PRIu64 ",\"bytesCold\":%" PRIu64
@@ -357,8 +364,9 @@ static void summary_json(page *g) {
                 ",\"mibNotcold\":%" PRIu64 "},"
                 "\"clang\":{\"coldDensity\":%g,\"coldLifetime\":%u,"
                 "\"hotDensity\":%u,\"hotHints\":%d},\"sort\":\"%s\"",
-                r->has_names, r->has_accesses, r->has_lifetime,
-                rpt_verdicts_known(r), r->no_access_seen,
+                r->has_names, r->has_accesses && rpt_accesses_meaningful(r),
+                r->has_lifetime, rpt_verdicts_known(r) && rpt_accesses_meaningful(r),
+                r->no_access_seen, !rpt_accesses_meaningful(r),
                 s->contexts, s->sites, s->allocs, s->bytes, s->lifetime,
                 s->accesses, s->bytes_cold, s->bytes_notcold, s->bytes_hot,
                 s->bytes_ambiguous, s->never_accessed_allocs,
@@ -369,6 +377,14 @@ static void summary_json(page *g) {
                 (double)c->lifetime_access_density_cold, c->ave_lifetime_cold,
                 c->min_ave_lifetime_density_hot, c->use_hot_hints,
                 table_sort[r->opts.sort]);
+  /* libstdc++'s exception pool: its contexts' allocations and bytes, and
+   * what a timeline found of it outside the contexts (report_pool.c) */
+  const rpt_timeline *tl = r->tl;
+  mp_buf_printf(g->out, ",\"pool\":{\"allocs\":%" PRIu64 ",\"bytes\":%" PRIu64
+                        ",\"unnamedAllocs\":%" PRIu64 ",\"unnamedBytes\":%" PRIu64
+                        ",\"what\":\"" RPT_EH_POOL_NAME "\",\"why\":\"" RPT_EH_POOL_WHY "\"}",
+                s->pool_allocs, s->pool_bytes, tl ? tl->pool_unnamed_blocks : 0,
+                tl ? tl->pool_unnamed_bytes : 0);
   /* how the profile was recorded: the page's banners */
   char note[RPT_NOTE_SIZE];
   const char *sampled = rpt_sampled_note(r->p, note, sizeof note);

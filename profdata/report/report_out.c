@@ -1,6 +1,7 @@
 /* report_out.c - what the report's formats share: JSON string escaping
- * safe inside an HTML <script> block, fast decimal output, byte counts for
- * people, and dense numbers for the frames the contexts use.
+ * safe inside an HTML <script> block, fast decimal output, and dense
+ * numbers for the frames the contexts use (report_format.c writes values
+ * for people).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,18 +32,6 @@ void rpt_put_u64(mp_buf *out, uint64_t v) {
   while (v /= 10);
   mp_buf_reserve(out, n);
   while (n) out->data[out->len++] = (unsigned char)tmp[--n];
-}
-
-const char *rpt_human_bytes(uint64_t v, char *buf, size_t n) {
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double x = (double)v;
-  int u = 0;
-  while (x >= 1024 && u < 4) x /= 1024, u++;
-  if (u == 0)
-    snprintf(buf, n, "%" PRIu64 " B", v);
-  else
-    snprintf(buf, n, "%.2f %s", x, units[u]);
-  return buf;
 }
 
 uint32_t *rpt_frame_index(const rpt *r, uint32_t first, uint32_t *n_out) {

@@ -16,23 +16,11 @@
 
 #include "report.h"
 
-static const char *human_ms(double ms, char *buf, size_t n) {
-  if (ms < 1000)
-    snprintf(buf, n, "%.3g ms", ms);
-  else
-    snprintf(buf, n, "%.3g s", ms / 1000);
-  return buf;
-}
-
-static double pct(uint64_t part, uint64_t whole) {
-  return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 static void verdict_line(mp_buf *o, const char *what, uint64_t bytes,
                          uint64_t ctx, uint64_t total) {
-  char b[32];
-  mp_buf_printf(o, "    %-22s %12s %6.1f%%  %" PRIu64 " context%s\n", what,
-                rpt_human_bytes(bytes, b, sizeof b), pct(bytes, total), ctx,
+  char b[32], p[32];
+  mp_buf_printf(o, "    %-22s %12s %7s  %" PRIu64 " context%s\n", what,
+                rpt_human_bytes(bytes, b, sizeof b), rpt_fmt_pct(bytes, total, p, sizeof p), ctx,
                 ctx == 1 ? "" : "s");
 }
 
@@ -43,16 +31,23 @@ static void summary(rpt *r, mp_buf *o) {
   mp_buf_printf(o, "Summary\n");
   mp_buf_printf(o, "  contexts               %" PRIu64 "\n", s->contexts);
   mp_buf_printf(o, "  allocation calls       %" PRIu64 "\n", s->sites);
-  mp_buf_printf(o, "  allocations            %" PRIu64 "\n", s->allocs);
+  /* the exception pool of a linked program has no context (report_pool.c):
+   * its timeline names it, and it is counted here */
+  uint64_t unnamed = r->tl ? r->tl->pool_unnamed_blocks : 0;
+  if (unnamed)
+    mp_buf_printf(o, "  allocations            %" PRIu64 " (%" PRIu64 " in the "
+                     "contexts, %" PRIu64 " the " RPT_EH_POOL_NAME "'s)\n",
+                  s->allocs + unnamed, s->allocs, unnamed);
+  else
+    mp_buf_printf(o, "  allocations            %" PRIu64 "\n", s->allocs);
   mp_buf_printf(o, "  bytes                  %s (%" PRIu64 ")\n",
                 rpt_human_bytes(s->bytes, b, sizeof b), s->bytes);
   if (r->has_lifetime)
     mp_buf_printf(o, "  average lifetime       %s\n",
-                  human_ms(s->allocs ? (double)s->lifetime / s->allocs : 0, l,
-                           sizeof l));
+                  rpt_fmt_ms(s->allocs ? (double)s->lifetime / s->allocs : 0, l,
+                             sizeof l));
   if (r->p->uninstrumented)
-    mp_buf_printf(o, "  never accessed         unknown: no access counts (the "
-                     "program was not compiled with -fmemory-profile)\n");
+    ; /* nothing to say about accesses: the note at the top says why */
   else if (r->has_accesses)
     mp_buf_printf(o, "  never accessed         %" PRIu64 " allocation%s, %s in %" PRIu64
                   " context%s\n",
@@ -75,7 +70,15 @@ static void summary(rpt *r, mp_buf *o) {
                   "address)\n",
                   s->symtab_ctx, s->contexts, s->symtab_frames,
                   s->symtab_frames == 1 ? "" : "s");
+  uint64_t pool_bytes = s->pool_bytes + (r->tl ? r->tl->pool_unnamed_bytes : 0);
+  uint64_t pool_blocks = s->pool_allocs + unnamed;
+  if (pool_bytes)
+    mp_buf_printf(o, "  exception pool         %s (%" PRIu64 ") in %" PRIu64
+                     " block%s: the " RPT_EH_POOL_NAME ", " RPT_EH_POOL_WHY "\n",
+                  rpt_human_bytes(pool_bytes, b, sizeof b), pool_bytes,
+                  pool_blocks, pool_blocks == 1 ? "" : "s");
   if (r->tl) rpt_write_timeline_summary(r, o, "  ");
+  if (r->p->uninstrumented) return; /* no verdicts: the note says so */
   mp_buf_printf(o, "\nclang-22's verdicts (cold: lifetime access density < %g "
                    "accesses/byte/s and average lifetime >= %u s; hot: density > "
                    "%u, %s)\n",
@@ -86,16 +89,6 @@ static void summary(rpt *r, mp_buf *o) {
     mp_buf_printf(o, "  unknown: the profile has no TotalLifetimeAccessDensity\n");
     return;
   }
-  if (r->p->uninstrumented)
-    mp_buf_printf(o, "  unknown: the profiled program was not compiled with "
-                     "-fmemory-profile (no instrumented code started the "
-                     "runtime, as when libmemprof.so is preloaded): its access "
-                     "counts are absent (only the runtime's mem and str "
-                     "interceptors counted), and clang would take every "
-                     "long-lived context for cold; verdicts are not shown per "
-                     "context\n");
-  if (r->p->uninstrumented)
-    return;
   if (r->no_access_seen)
     mp_buf_printf(o, "  %" PRIu64 " of %zu contexts recorded no access: the "
                      "program was probably not compiled with -fmemory-profile "
@@ -138,14 +131,18 @@ static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,
 static void top_contexts(rpt *r, mp_buf *o) {
   size_t n = r->opts.top && r->opts.top < r->n_ctx ? r->opts.top : r->n_ctx;
   uint32_t *ord = rpt_order(r, r->opts.sort);
-  char b[32], a[32], l[32], v[48];
+  char b[32], p[32], a[32], l[32], d[48], v[48];
   /* a sampled profile's estimates get their 95% range (rpt_sampling_error) */
   int sampled = mp_max_interval(r->p) != 0;
+  /* a program not compiled with -fmemory-profile has no access counts:
+   * its table has no column made of them */
+  int acc_cols = rpt_accesses_meaningful(r);
   mp_buf_printf(o, "\nTop %zu of %zu contexts by %s\n", n, r->n_ctx,
                 rpt_key_name(r->opts.sort));
-  mp_buf_printf(o, "  %4s %12s%s %6s %10s %10s %11s %10s %10s  %s\n", "#", "bytes",
-                sampled ? "  95% range" : "", "%", "allocs", "avg size", "avg life",
-                "density", "accesses", "verdict");
+  mp_buf_printf(o, "  %4s %12s%s %6s %10s %10s %11s", "#", "bytes",
+                sampled ? "  95% range" : "", "%", "allocs", "avg size", "avg life");
+  if (acc_cols) mp_buf_printf(o, " %10s %10s  %s", "density", "accesses", "verdict");
+  mp_buf_printf(o, "\n");
   for (size_t i = 0; i < n; i++) {
     const rpt_ctx *c = &r->ctx[ord[i]];
     char acc[24] = "-";
@@ -157,12 +154,17 @@ static void top_contexts(rpt *r, mp_buf *o) {
       rpt_error_text(rpt_sampling_error(r, c), t, sizeof t);
       snprintf(e, sizeof e, " %10s", t);
     }
-    mp_buf_printf(o, "  %4zu %12s%s %5.1f%% %10" PRIu32 " %10s %11s %10.3g %10s  %s\n",
-                  i + 1, rpt_human_bytes(c->mib->TotalSize, b, sizeof b), e,
-                  pct(c->mib->TotalSize, r->sum.bytes), c->mib->AllocCount,
-                  rpt_human_bytes((uint64_t)rpt_avg_size(c), a, sizeof a),
-                  r->has_lifetime ? human_ms(rpt_avg_lifetime_ms(c), l, sizeof l) : "-",
-                  rpt_density(c), acc, verdict_of(r, c, v, sizeof v));
+    mp_buf_printf(o, "  %4zu %12s%s %6s %10" PRIu32 " %10s %11s", i + 1,
+                  rpt_human_bytes(c->mib->TotalSize, b, sizeof b), e,
+                  rpt_fmt_pct(c->mib->TotalSize, r->sum.bytes, p, sizeof p),
+                  c->mib->AllocCount, rpt_fmt_avg_size(c, a, sizeof a),
+                  r->has_lifetime ? rpt_fmt_ms(rpt_avg_lifetime_ms(c), l, sizeof l) : "-");
+    if (acc_cols)
+      mp_buf_printf(o, " %10s %10s  %s", rpt_fmt_sig3(rpt_density(c), d, sizeof d),
+                    acc, verdict_of(r, c, v, sizeof v));
+    mp_buf_printf(o, "\n");
+    if (c->eh_pool)
+      mp_buf_printf(o, "      [" RPT_EH_POOL_NAME ": " RPT_EH_POOL_WHY "]\n");
     rpt_print_stack(r, o, c->stack, "");
   }
   free(ord);
@@ -172,19 +174,26 @@ static void top_groups(rpt *r, mp_buf *o) {
   size_t n_groups;
   rpt_group *g = rpt_groups(r, r->opts.by, &n_groups);
   size_t n = r->opts.top && r->opts.top < n_groups ? r->opts.top : n_groups;
-  char b[32], cb[32];
+  char b[32], p[32], cb[32];
   const char *what = r->opts.by == RPT_BY_FUNCTION ? "functions" : "files";
   mp_buf_printf(o, "\nTop %zu of %zu %s by %s (totals of the contexts through "
                    "each)\n",
                 n, n_groups, what, rpt_key_name(r->opts.sort));
-  mp_buf_printf(o, "  %4s %12s %6s %10s %9s %12s  %s\n", "#", "bytes", "%",
-                "allocs", "contexts", "cold bytes", r->opts.by == RPT_BY_FUNCTION ? "function" : "file");
-  for (size_t i = 0; i < n; i++)
-    mp_buf_printf(o, "  %4zu %12s %5.1f%% %10" PRIu64 " %9" PRIu64 " %12s  %s\n",
+  /* cold bytes: not for a program without access counts */
+  int cold = rpt_accesses_meaningful(r);
+  mp_buf_printf(o, "  %4s %12s %6s %10s %9s%s  %s\n", "#", "bytes", "%",
+                "allocs", "contexts", cold ? "   cold bytes" : "",
+                r->opts.by == RPT_BY_FUNCTION ? "function" : "file");
+  for (size_t i = 0; i < n; i++) {
+    char cc[40] = "";
+    if (cold)
+      snprintf(cc, sizeof cc, " %12s",
+               rpt_verdicts_known(r) ? rpt_human_bytes(g[i].bytes_cold, cb, sizeof cb) : "?");
+    mp_buf_printf(o, "  %4zu %12s %6s %10" PRIu64 " %9" PRIu64 "%s  %s\n",
                   i + 1, rpt_human_bytes(g[i].bytes, b, sizeof b),
-                  pct(g[i].bytes, r->sum.bytes), g[i].allocs, g[i].contexts,
-                  rpt_verdicts_known(r) ? rpt_human_bytes(g[i].bytes_cold, cb, sizeof cb) : "?",
-                  g[i].name);
+                  rpt_fmt_pct(g[i].bytes, r->sum.bytes, p, sizeof p), g[i].allocs,
+                  g[i].contexts, cc, g[i].name);
+  }
   free(g);
 }
 

@@ -5,13 +5,19 @@
  * A timeline names contexts by the raw profile's stack ids.  Several ids
  * may become one context (PCs that symbolize to the same frames), so
  * values are summed per context; ids whose stack has no symbolizable
- * frame have no context and are summed under RPT_TIMELINE_NO_FRAMES.  An id the
+ * frame have no context and are summed under RPT_TIMELINE_NO_FRAMES (but
+ * libstdc++'s exception pool, RPT_TIMELINE_EH_POOL: report_pool.c).  An id the
  * raw profile does not have means the timeline belongs to another run,
  * and the whole timeline is refused.
  *
  * Merged processes (docs/memprof-profdata.md): each keeps its own peak
  * (peaks of different processes are not simultaneous, so they are not
  * added), while live-at-exit is summed over the processes.
+ *
+ * Times: a process's clock (the raw profile's AllocTimestamp's, as LLVM's
+ * runtime counts) starts at the whole second the process started in, so
+ * the reports give times from the process's first recorded event instead
+ * (rpt_timeline_proc.start_ms).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -25,39 +31,67 @@
 /* What a join works with: stack id -> context, and per context the
  * running sums of the list being joined. */
 typedef struct joiner {
-  mp_map ids;        /* raw stack id -> its slot: context index, or n_ctx
-                        for no frames (UINT32_MAX is the map's "absent") */
-  uint64_t *bytes, *blocks; /* per context, + 1 for RPT_TIMELINE_NO_FRAMES */
+  mp_map ids;        /* raw stack id -> its slot: context index, n_ctx
+                        for no frames, n_ctx + 1 for the exception pool
+                        (UINT32_MAX is the map's "absent") */
+  uint64_t *bytes, *blocks; /* per slot */
   uint8_t *seen;     /* per slot: in touched */
   uint32_t *touched; /* slots with a value, in first-seen order */
   size_t n_touched;
   size_t n_ctx;
 } joiner;
 
+#define N_PSEUDO 2 /* slots after the contexts: no frames, the pool */
+
 static uint32_t slot_of(const joiner *j, uint32_t ctx) {
-  return ctx == RPT_TIMELINE_NO_FRAMES ? (uint32_t)j->n_ctx : ctx;
+  return ctx == RPT_TIMELINE_NO_FRAMES ? (uint32_t)j->n_ctx
+         : ctx == RPT_TIMELINE_EH_POOL ? (uint32_t)j->n_ctx + 1
+                                       : ctx;
 }
 
-static void joiner_init(joiner *j, const rpt *r, const rpt_timeline_input *in) {
+static uint32_t ctx_of(const joiner *j, uint32_t slot) {
+  return slot == j->n_ctx ? RPT_TIMELINE_NO_FRAMES
+         : slot == j->n_ctx + 1 ? RPT_TIMELINE_EH_POOL
+                                : slot;
+}
+
+/* The raw profile's first stack id, when its stack has no frame and it is
+ * the exception pool by what the timeline holds of it at exit. */
+static int unnamed_pool(const rpt_timeline_input *in, const mp_timeline *t,
+                        size_t i, uint64_t first) {
+  if (in->stacks[i] != MP_RAW_NO_FRAMES) return 0;
+  for (size_t k = 0; k < t->n_at_exit; k++)
+    if (t->at_exit[k].stack_id == in->ids[i])
+      return rpt_eh_pool_unnamed(in->ids[i], first, t->at_exit[k].bytes,
+                                 t->at_exit[k].blocks);
+  return 0;
+}
+
+static void joiner_init(joiner *j, const rpt *r, const rpt_timeline_input *in,
+                        const mp_timeline *t) {
   uint32_t *stack_ctx = mp_xmalloc((r->p->n_stacks + 1) * sizeof *stack_ctx);
   memset(stack_ctx, 0xff, (r->p->n_stacks + 1) * sizeof *stack_ctx);
   for (size_t i = 0; i < r->n_ctx; i++) stack_ctx[r->ctx[i].stack] = (uint32_t)i;
   mp_map_init(&j->ids, 1);
   mp_map_reserve(&j->ids, in->n);
+  uint64_t first = UINT64_MAX;
+  for (size_t i = 0; i < in->n; i++)
+    if (in->ids[i] < first) first = in->ids[i];
   for (size_t i = 0; i < in->n; i++) {
     uint32_t s = in->stacks[i];
     mp_map_put(&j->ids, in->ids[i],
-               s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks ||
+               unnamed_pool(in, t, i, first) ? (uint32_t)r->n_ctx + 1
+               : s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks ||
                        stack_ctx[s] == UINT32_MAX
                    ? (uint32_t)r->n_ctx
                    : stack_ctx[s]);
   }
   free(stack_ctx);
   j->n_ctx = r->n_ctx;
-  j->bytes = mp_xcalloc(r->n_ctx + 1, sizeof *j->bytes);
-  j->blocks = mp_xcalloc(r->n_ctx + 1, sizeof *j->blocks);
-  j->seen = mp_xcalloc(r->n_ctx + 1, 1);
-  j->touched = mp_xmalloc((r->n_ctx + 1) * sizeof *j->touched);
+  j->bytes = mp_xcalloc(r->n_ctx + N_PSEUDO, sizeof *j->bytes);
+  j->blocks = mp_xcalloc(r->n_ctx + N_PSEUDO, sizeof *j->blocks);
+  j->seen = mp_xcalloc(r->n_ctx + N_PSEUDO, 1);
+  j->touched = mp_xmalloc((r->n_ctx + N_PSEUDO) * sizeof *j->touched);
   j->n_touched = 0;
 }
 
@@ -90,8 +124,7 @@ static rpt_timeline_val *take_values(joiner *j, size_t *n) {
   rpt_timeline_val *v = mp_xmalloc((j->n_touched + 1) * sizeof *v);
   for (size_t i = 0; i < j->n_touched; i++) {
     uint32_t s = j->touched[i];
-    v[i] = (rpt_timeline_val){s == j->n_ctx ? RPT_TIMELINE_NO_FRAMES : s, j->bytes[s],
-                        j->blocks[s]};
+    v[i] = (rpt_timeline_val){ctx_of(j, s), j->bytes[s], j->blocks[s]};
     j->bytes[s] = j->blocks[s] = 0;
     j->seen[s] = 0;
   }
@@ -111,8 +144,7 @@ static int join_list(joiner *j, const rpt_timeline_input *in, const mp_timeline_
                      "stack id 0x%016" PRIx64 " (%s) is not in the raw profile "
                      "%s: the timeline belongs to another run",
                      l[i].stack_id, what, in->raw);
-    add_value(j, v == j->n_ctx ? RPT_TIMELINE_NO_FRAMES : v, l[i].bytes,
-              l[i].blocks);
+    add_value(j, ctx_of(j, v), l[i].bytes, l[i].blocks);
   }
   return 0;
 }
@@ -158,13 +190,34 @@ static void add_exit(joiner *j, rpt_timeline *tl, const rpt_timeline_proc *p) {
   tl->at_exit = take_values(j, &tl->n_at_exit);
 }
 
+/* The process's first census (the first allocation or free after the
+ * runtime's clock started: the census interval counts from the clock's
+ * second, which the process started in), else the earliest allocation
+ * timestamp of its contexts (0 is one made before the clock started);
+ * never after the peak. */
+static uint64_t start_of(const rpt *r, const rpt_timeline_proc *p) {
+  const mp_timeline *t = &p->tl;
+  uint64_t s = t->peak_t_ms;
+  if (t->n_census) return t->census[0].t_ms < s ? t->census[0].t_ms : s;
+  const rpt_timeline_val *lists[2] = {p->at_peak, p->at_exit};
+  size_t sizes[2] = {p->n_at_peak, p->n_at_exit};
+  for (int l = 0; l < 2; l++)
+    for (size_t i = 0; i < sizes[l]; i++) {
+      uint32_t c = lists[l][i].ctx;
+      if (c >= r->n_ctx) continue;
+      uint64_t ts = r->ctx[c].mib->AllocTimestamp;
+      if (ts && ts < s) s = ts;
+    }
+  return s;
+}
+
 int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err) {
   rpt_timeline_proc p = {0};
   p.tl = in->tl;
   memset(&in->tl, 0, sizeof in->tl);
   p.path = mp_xstrndup(in->path, strlen(in->path));
   joiner j;
-  joiner_init(&j, r, in);
+  joiner_init(&j, r, in, &p.tl);
   if (join_proc(&j, in, &p, err) != 0) {
     joiner_free(&j);
     free_proc(&p);
@@ -174,8 +227,17 @@ int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err) {
   rpt_timeline *tl = r->tl;
   add_exit(&j, tl, &p);
   joiner_free(&j);
+  p.start_ms = start_of(r, &p);
   tl->exit_bytes += p.tl.exit_bytes;
   tl->exit_blocks += p.tl.exit_blocks;
+  for (size_t i = 0; i < p.n_at_exit; i++) {
+    if (!rpt_timeline_is_pool(r, p.at_exit[i].ctx)) continue;
+    tl->pool_exit_bytes += p.at_exit[i].bytes;
+    tl->pool_exit_blocks += p.at_exit[i].blocks;
+    if (p.at_exit[i].ctx != RPT_TIMELINE_EH_POOL) continue;
+    tl->pool_unnamed_bytes += p.at_exit[i].bytes;
+    tl->pool_unnamed_blocks += p.at_exit[i].blocks;
+  }
   tl->proc = mp_xrealloc(tl->proc, (tl->n_proc + 1) * sizeof *tl->proc);
   tl->proc[tl->n_proc++] = p;
   return 0;
@@ -189,29 +251,52 @@ void rpt_timeline_free(rpt_timeline *t) {
   free(t);
 }
 
+/* The slot of a graph candidate: its context, or one after the contexts. */
+static size_t most_slot(const rpt *r, uint32_t ctx) {
+  return ctx == RPT_TIMELINE_NO_FRAMES ? r->n_ctx
+         : ctx == RPT_TIMELINE_EH_POOL ? r->n_ctx + 1
+                                       : ctx;
+}
+
 static int cmp_most(const void *a, const void *b, void *arg) {
-  const uint64_t *most = arg;
+  const rpt *r = ((void **)arg)[0];
+  const uint64_t *most = ((void **)arg)[1];
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  if (most[x] != most[y]) return most[x] > most[y] ? -1 : 1;
+  uint64_t mx = most[most_slot(r, x)], my = most[most_slot(r, y)];
+  if (mx != my) return mx > my ? -1 : 1;
   return x < y ? -1 : x > y;
 }
 
+int rpt_timeline_is_pool(const rpt *r, uint32_t ctx) {
+  return ctx == RPT_TIMELINE_EH_POOL || (ctx < r->n_ctx && r->ctx[ctx].eh_pool);
+}
+
+static void note_most(const rpt *r, uint64_t *most, const rpt_timeline_val *v,
+                      size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    size_t s = most_slot(r, v[i].ctx);
+    if (v[i].bytes > most[s]) most[s] = v[i].bytes;
+  }
+}
+
 uint32_t *rpt_timeline_graph_contexts(const rpt *r, size_t max, size_t *n) {
-  uint64_t *most = mp_xcalloc(r->n_ctx + 1, sizeof *most);
+  uint64_t *most = mp_xcalloc(r->n_ctx + 2, sizeof *most);
   for (size_t k = 0; r->tl && k < r->tl->n_proc; k++) {
     const rpt_timeline_proc *p = &r->tl->proc[k];
     for (size_t c = 0; c < p->tl.n_census; c++)
-      for (size_t i = 0; i < p->census[c].n; i++) {
-        const rpt_timeline_val *v = &p->census[c].v[i];
-        if (v->ctx != RPT_TIMELINE_NO_FRAMES && v->bytes > most[v->ctx])
-          most[v->ctx] = v->bytes;
-      }
+      note_most(r, most, p->census[c].v, p->census[c].n);
+    note_most(r, most, p->at_peak, p->n_at_peak);
+    note_most(r, most, p->at_exit, p->n_at_exit);
   }
-  uint32_t *o = mp_xmalloc((r->n_ctx + 1) * sizeof *o);
+  uint32_t *o = mp_xmalloc((r->n_ctx + 2) * sizeof *o);
   size_t k = 0;
-  for (size_t i = 0; i < r->n_ctx; i++)
-    if (most[i]) o[k++] = (uint32_t)i;
-  qsort_r(o, k, sizeof *o, cmp_most, most);
+  for (size_t i = 0; i < r->n_ctx + 2; i++)
+    if (most[i])
+      o[k++] = i == r->n_ctx       ? RPT_TIMELINE_NO_FRAMES
+               : i == r->n_ctx + 1 ? RPT_TIMELINE_EH_POOL
+                                   : (uint32_t)i;
+  void *arg[2] = {(void *)r, most};
+  qsort_r(o, k, sizeof *o, cmp_most, arg);
   free(most);
   *n = k < max ? k : max;
   return o;

@@ -6,7 +6,9 @@
  * graph stacks.
  *
  * Bytes in the tables are exact counts: they are what a user compares
- * with the program's own numbers.
+ * with the program's own numbers.  Times are from the process's start
+ * (rpt_timeline_proc.start_ms).  libstdc++'s exception pool is named, and
+ * left out of what the reports call never freed (report_pool.c).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -23,20 +25,24 @@
  * its SVG stay small; a graph 900 pixels wide shows no more). */
 #define GRAPH_POINTS 1500
 
-static double pct(uint64_t part, uint64_t whole) {
-  return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
 /* ---- text ---------------------------------------------------------------- */
+
+static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
+
+/* A time of process p, from its start. */
+static const char *when(const rpt_timeline_proc *p, uint64_t t_ms, char *buf,
+                        size_t n) {
+  return rpt_fmt_ms((double)(t_ms - p->start_ms), buf, n);
+}
 
 static void peak_line(mp_buf *o, const char *prefix, const char *label,
                       const rpt_timeline_proc *p) {
-  char b[32];
+  char b[32], at[32], end[32];
   const mp_timeline *t = &p->tl;
-  mp_buf_printf(o, "%s%-22s %s (%" PRIu64 ") in %" PRIu64 " blocks at %" PRIu64
-                   " ms of %" PRIu64 " ms\n",
+  mp_buf_printf(o, "%s%-22s %s (%" PRIu64 ") in %" PRIu64 " block%s at %s of %s\n",
                 prefix, label, rpt_human_bytes(t->peak_bytes, b, sizeof b),
-                t->peak_bytes, t->peak_blocks, t->peak_t_ms, t->end_ms);
+                t->peak_bytes, t->peak_blocks, plural(t->peak_blocks),
+                when(p, t->peak_t_ms, at, sizeof at), when(p, t->end_ms, end, sizeof end));
 }
 
 void rpt_write_timeline_summary(rpt *r, mp_buf *o, const char *prefix) {
@@ -53,14 +59,31 @@ void rpt_write_timeline_summary(rpt *r, mp_buf *o, const char *prefix) {
       peak_line(o, prefix, label, &tl->proc[k]);
     }
   }
-  mp_buf_printf(o, "%s%-22s %s (%" PRIu64 ") in %" PRIu64 " blocks%s\n", prefix,
+  mp_buf_printf(o, "%s%-22s %s (%" PRIu64 ") in %" PRIu64 " block%s%s", prefix,
                 "live at exit", rpt_human_bytes(tl->exit_bytes, b, sizeof b),
-                tl->exit_bytes, tl->exit_blocks,
+                tl->exit_bytes, tl->exit_blocks, plural(tl->exit_blocks),
                 tl->n_proc > 1 ? " (summed over the processes)" : "");
+  if (tl->pool_exit_bytes)
+    mp_buf_printf(o, ", of which the " RPT_EH_POOL_NAME " %" PRIu64 " in %" PRIu64
+                     " block%s (still reachable: not a leak)",
+                  tl->pool_exit_bytes, tl->pool_exit_blocks, plural(tl->pool_exit_blocks));
+  mp_buf_printf(o, "\n");
   if (tl->n_raw > tl->n_proc)
     mp_buf_printf(o, "%s%-22s %zu of the %zu raw inputs have one: the others' "
                      "memory over time is unknown\n",
                   prefix, "timelines", tl->n_proc, tl->n_raw);
+}
+
+/* What the tables print under a row: the context's stack, or what the
+ * value is when it has none. */
+static void row_stack(rpt *r, mp_buf *o, const char *prefix, uint32_t ctx) {
+  if (ctx == RPT_TIMELINE_NO_FRAMES) {
+    mp_buf_printf(o, "%s      (stacks without a symbolizable frame)\n", prefix);
+    return;
+  }
+  if (rpt_timeline_is_pool(r, ctx))
+    mp_buf_printf(o, "%s      [" RPT_EH_POOL_NAME ": " RPT_EH_POOL_WHY "]\n", prefix);
+  if (ctx < r->n_ctx) rpt_print_stack(r, o, r->ctx[ctx].stack, prefix);
 }
 
 /* One table of live contexts, top N (--top) of them. */
@@ -69,16 +92,15 @@ static void live_table(rpt *r, mp_buf *o, const char *prefix,
                        const char *of) {
   size_t n = r->opts.top && r->opts.top < n_v ? r->opts.top : n_v;
   uint64_t listed = 0;
+  char p[32];
   for (size_t i = 0; i < n_v; i++) listed += v[i].bytes;
   mp_buf_printf(o, "%s  %4s %14s %7s %10s\n", prefix, "#", "live bytes", of,
                 "blocks");
   for (size_t i = 0; i < n; i++) {
-    mp_buf_printf(o, "%s  %4zu %14" PRIu64 " %6.1f%% %10" PRIu64 "\n", prefix,
-                  i + 1, v[i].bytes, pct(v[i].bytes, whole), v[i].blocks);
-    if (v[i].ctx == RPT_TIMELINE_NO_FRAMES)
-      mp_buf_printf(o, "%s      (stacks without a symbolizable frame)\n", prefix);
-    else
-      rpt_print_stack(r, o, r->ctx[v[i].ctx].stack, prefix);
+    mp_buf_printf(o, "%s  %4zu %14" PRIu64 " %7s %10" PRIu64 "\n", prefix,
+                  i + 1, v[i].bytes, rpt_fmt_pct(v[i].bytes, whole, p, sizeof p),
+                  v[i].blocks);
+    row_stack(r, o, prefix, v[i].ctx);
   }
   if (n < n_v)
     mp_buf_printf(o, "%s  ... %zu more contexts\n", prefix, n_v - n);
@@ -88,25 +110,48 @@ static void live_table(rpt *r, mp_buf *o, const char *prefix,
                   prefix, listed, whole);
 }
 
+/* Live at exit without the exception pool: what the program never freed. */
+static rpt_timeline_val *never_freed(const rpt *r, size_t *n) {
+  const rpt_timeline *tl = r->tl;
+  rpt_timeline_val *v = mp_xmalloc((tl->n_at_exit + 1) * sizeof *v);
+  *n = 0;
+  for (size_t i = 0; i < tl->n_at_exit; i++)
+    if (!rpt_timeline_is_pool(r, tl->at_exit[i].ctx)) v[(*n)++] = tl->at_exit[i];
+  return v;
+}
+
 void rpt_write_timeline_text(rpt *r, mp_buf *o, const char *prefix) {
   const rpt_timeline *tl = r->tl;
+  char at[32];
   for (size_t k = 0; k < tl->n_proc; k++) {
     const rpt_timeline_proc *p = &tl->proc[k];
     mp_buf_printf(o, "%s\n%sLive at the peak: %" PRIu64 " bytes in %" PRIu64
-                     " blocks at %" PRIu64 " ms (pid %" PRIu64 ", %s)\n",
+                     " block%s at %s (pid %" PRIu64 ", %s)\n",
                   prefix, prefix, p->tl.peak_bytes, p->tl.peak_blocks,
-                  p->tl.peak_t_ms, p->tl.pid, p->path);
+                  plural(p->tl.peak_blocks), when(p, p->tl.peak_t_ms, at, sizeof at),
+                  p->tl.pid, p->path);
     live_table(r, o, prefix, p->at_peak, p->n_at_peak, p->tl.peak_bytes,
                "% peak");
   }
+  uint64_t bytes = tl->exit_bytes - tl->pool_exit_bytes;
+  uint64_t blocks = tl->exit_blocks - tl->pool_exit_blocks;
   mp_buf_printf(o, "%s\n%sLive at exit (never freed): %" PRIu64 " bytes in %" PRIu64
-                   " blocks%s\n",
-                prefix, prefix, tl->exit_bytes, tl->exit_blocks,
+                   " block%s%s\n",
+                prefix, prefix, bytes, blocks, plural(blocks),
                 tl->n_proc > 1 ? ", summed over the processes" : "");
-  if (!tl->n_at_exit)
-    mp_buf_printf(o, "%s  nothing: every block was freed\n", prefix);
+  size_t n;
+  rpt_timeline_val *v = never_freed(r, &n);
+  if (!n)
+    mp_buf_printf(o, "%s  nothing: every block %s freed\n", prefix,
+                  tl->pool_exit_bytes ? "the program allocated was" : "was");
   else
-    live_table(r, o, prefix, tl->at_exit, tl->n_at_exit, tl->exit_bytes, "% exit");
+    live_table(r, o, prefix, v, n, bytes, "% exit");
+  free(v);
+  if (tl->pool_exit_bytes)
+    mp_buf_printf(o, "%s\n%sStill reachable at exit: %" PRIu64 " bytes in %" PRIu64
+                     " block%s: the " RPT_EH_POOL_NAME ", " RPT_EH_POOL_WHY "\n",
+                  prefix, prefix, tl->pool_exit_bytes, tl->pool_exit_blocks,
+                  plural(tl->pool_exit_blocks));
 }
 
 /* ---- JSON for the HTML page ----------------------------------------------- */
@@ -118,9 +163,11 @@ typedef struct named {
   size_t n;
 } named;
 
+/* A context's number in the page's list; -1: stacks without a frame,
+ * -2: the exception pool that has no context. */
 static void put_ref(mp_buf *o, named *nm, uint32_t ctx) {
-  if (ctx == RPT_TIMELINE_NO_FRAMES) {
-    mp_buf_printf(o, "-1");
+  if (ctx == RPT_TIMELINE_NO_FRAMES || ctx == RPT_TIMELINE_EH_POOL) {
+    mp_buf_printf(o, ctx == RPT_TIMELINE_NO_FRAMES ? "-1" : "-2");
     return;
   }
   if (!nm->ix[ctx]) {
@@ -188,8 +235,8 @@ static size_t points_of(const rpt_timeline_proc *p, point *pt) {
   return thin(pt, n, peak_at);
 }
 
-/* Per point: its time ("t"), the whole heap ("total") and each graph
- * context's bytes ("series"). */
+/* Per point: its time from the process's start ("t"), the whole heap
+ * ("total") and each graph context's bytes ("series"). */
 static void series_json(mp_buf *o, const rpt_timeline_proc *p, const uint32_t *g,
                         size_t n_g) {
   point *pt = mp_xmalloc((p->tl.n_census + 2) * sizeof *pt);
@@ -197,7 +244,7 @@ static void series_json(mp_buf *o, const rpt_timeline_proc *p, const uint32_t *g
   mp_buf_printf(o, "\"t\":[");
   for (size_t k = 0; k < n; k++) {
     if (k) mp_buf_u8(o, ',');
-    rpt_put_u64(o, pt[k].t);
+    rpt_put_u64(o, pt[k].t - p->start_ms);
   }
   mp_buf_printf(o, "],\"total\":[");
   for (size_t k = 0; k < n; k++) {
@@ -224,8 +271,8 @@ static void proc_json(rpt *r, mp_buf *o, named *nm, const rpt_timeline_proc *p,
   rpt_json_str(o, p->path);
   mp_buf_printf(o, "\",\"pid\":%" PRIu64 ",\"end\":%" PRIu64 ",\"interval\":%" PRIu64
                    ",\"peak\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],",
-                t->pid, t->end_ms, t->interval_ms, t->peak_t_ms, t->peak_bytes,
-                t->peak_blocks);
+                t->pid, t->end_ms - p->start_ms, t->interval_ms,
+                t->peak_t_ms - p->start_ms, t->peak_bytes, t->peak_blocks);
   series_json(o, p, g, n_g);
   mp_buf_printf(o, ",\"atpeak\":");
   vals_json(r, o, nm, p->at_peak, p->n_at_peak);
@@ -249,6 +296,12 @@ static void names_json(rpt *r, mp_buf *o, const named *nm) {
     }
     mp_buf_u8(o, ']');
   }
+  mp_buf_printf(o, "],\"pool\":[");
+  for (size_t i = 0, k = 0; i < nm->n; i++)
+    if (r->ctx[nm->list[i]].eh_pool) {
+      mp_buf_printf(o, "%s", k++ ? "," : "");
+      rpt_put_u64(o, i);
+    }
   mp_buf_printf(o, "],\"labelFrames\":%d", GRAPH_FRAMES);
 }
 
@@ -269,9 +322,14 @@ void rpt_write_timeline_json(rpt *r, mp_buf *o) {
     if (k) mp_buf_u8(o, ',');
     proc_json(r, o, &nm, &tl->proc[k], g, n_g);
   }
-  mp_buf_printf(o, "],\"raw\":%zu,\"exit\":[%" PRIu64 ",%" PRIu64 "],\"atexit\":",
-                tl->n_raw, tl->exit_bytes, tl->exit_blocks);
-  vals_json(r, o, &nm, tl->at_exit, tl->n_at_exit);
+  mp_buf_printf(o, "],\"raw\":%zu,\"exit\":[%" PRIu64 ",%" PRIu64 "],"
+                   "\"reachable\":[%" PRIu64 ",%" PRIu64 "],\"atexit\":",
+                tl->n_raw, tl->exit_bytes, tl->exit_blocks, tl->pool_exit_bytes,
+                tl->pool_exit_blocks);
+  size_t n_left;
+  rpt_timeline_val *left = never_freed(r, &n_left);
+  vals_json(r, o, &nm, left, n_left); /* the exception pool is not in it */
+  free(left);
   mp_buf_u8(o, ',');
   names_json(r, o, &nm);
   mp_buf_printf(o, "},");

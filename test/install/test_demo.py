@@ -33,7 +33,9 @@ class Demo(harness.ProfTest):
         self.assertEqual(counts, [1, 1, 1000])
         self.assertIn("1 allocation call (4.00 KiB) clang cannot match", text)
         # the timeline beside the raw profile: the peak holds the cold buffer
-        self.assertRegex(text, r"\n  peak live heap +\S+ MiB \(\d+\) in \d+ blocks at \d+ ms")
+        # (times from the process's start: "at 604 ms of 1.21 s")
+        self.assertRegex(text, r"\n  peak live heap +\S+ MiB \(\d+\) in \d+ blocks at "
+                               r"\d+(\.\d+)? m?s of \d+(\.\d+)? m?s\n")
         self.assertRegex(text, r"\nLive at the peak: .*\n.*\n +1 +1048576 ")
         self.assertIn("clang-22: calls cold=0 notcold=0 hot=0 ambiguous=1; "
                       "mib cold=1 notcold=1", text)

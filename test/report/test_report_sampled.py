@@ -342,6 +342,7 @@ class TestColumns(Sampled):
                 "base": (self.mp["r64k"], f"--base={self.mp['exact']}"),
                 "by function": (self.mp["exact"], "--by=function"),
                 "by file": (self.mp["r4k"], "--by=file"),
+                "preloaded by file": (self.mp["plain"], "--by=file"),
                 "sorted by lifetime": (self.mp["exact"], "--sort=lifetime", "--top=0")}
         for name, args in runs.items():
             with self.subTest(name):

@@ -129,14 +129,24 @@ class TextReport(rc.MultiTest):
         _, raws = harness.run_program(self.scratch, exe, env=rc.FP_ONLY)
         out = rc.report(*raws, f"--profiled-binary={exe}", "--top=0",
                         "--memprof-ave-lifetime-cold-threshold=1").stdout
-        # the runtime's note says so (docs/raw-format.md section 7)
-        self.assertIn("not compiled with -fmemory-profile (no instrumented code", out)
-        verdicts = re.findall(r"^\s+\d+\s+\S+ \S+\s+\S+%.*  (\S+)$", out, re.M)
+        # the runtime's note says so (docs/raw-format.md section 7), and
+        # nothing made of access counts is shown: no never-accessed line,
+        # no verdict section, no density, accesses or verdict column
+        self.assertIn("Note: Not instrumented (preloaded): no access counts; no hot/cold "
+                      "verdicts.\n", out)
+        body = out.split("\n\n", 1)[1]
+        for absent in ("never accessed", "clang-22", "density", "accesses", "verdict"):
+            self.assertNotIn(absent, body)
+        self.assertIn("\n     #        bytes      %     allocs   avg size    avg life\n", out)
+        rows = re.findall(r"^\s+\d+\s+\S+ \S+\s+\S+%\s+\d+\s+\S+ \S+\s+\S+ m?s$", out, re.M)
         # the program's 10 contexts, and, the libraries of an uninstrumented
         # program being found by build id, 2 made inside them: libstdc++'s
-        # exception pool and printf's stdout buffer
-        self.assertEqual(verdicts, ["?"] * 12)
-        self.assertRegex(out, r"\n      libstdc\+\+\.so\.6\+0x[0-9a-f]+ +\?\n")
+        # exception pool (named) and printf's stdout buffer
+        self.assertEqual(len(rows), 12)
+        self.assertRegex(out, r"\n      \[libstdc\+\+ exception pool: allocated by libstdc\+\+ before main"
+                              r"[^\n]*\]\n      libstdc\+\+\.so\.6\+0x[0-9a-f]+ +\?\n")
+        by_file = rc.report(*raws, f"--profiled-binary={exe}", "--by=file").stdout
+        self.assertIn("\n     #        bytes      %     allocs  contexts  file\n", by_file)
         # with access counts, the same thresholds give real verdicts
         out = rc.report(self.multi.indexed, "--top=0",
                         "--memprof-ave-lifetime-cold-threshold=1").stdout

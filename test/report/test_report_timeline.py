@@ -7,7 +7,9 @@ peak and live-at-exit lines, the live-at-peak and live-at-exit tables
 (bytes, % and blocks per context, with the report's stacks), the YAML
 comments of `show` (which llvm-profdata-22 still reads), DHAT's tg, te,
 gb, gbk, eb and ebk per program point (and dh_view.js showing them), two merged processes (a peak each,
-exit summed), and refusals of damaged and mismatched timelines (the file
+exit summed), times from the process's first census (the raw clock counts
+from the whole second the process started in), the graph's layers and
+legend being the same contexts, the largest at any point, and refusals of damaged and mismatched timelines (the file
 and offset named; explicit: an error, found beside: a warning and the
 report without it).  The HTML graph is checked in headless Chromium
 (skipped, visibly, without it).  End to end, the program run with
@@ -37,6 +39,19 @@ def timeline(ids, pid=42, peak_t=40, end=250):
             "census": [{"t_ms": 10, "other_bytes": 0, "ctx": [(c, 1400, 2)]},
                        {"t_ms": 50, "other_bytes": 100, "ctx": [(a, 40000, 4), (c, 1400, 2)]},
                        {"t_ms": 150, "other_bytes": 0, "ctx": [(b, 9000, 3), (c, 1400, 2)]}]}
+
+
+def page_data(page):
+    """The JSON data of an HTML report."""
+    with open(page) as f:
+        return json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>',
+                                    f.read(), re.S).group(1))
+
+
+def legend_of(dom):
+    """The labels of the graph's legend, in order."""
+    legend = re.search(r'<div class="tllegend">(.*?)</div>', dom, re.S).group(1)
+    return [html.unescape(t) for t in re.findall(r"<span>([^<]*)</span>", legend)]
 
 
 def section(text, title):
@@ -81,12 +96,28 @@ class Timeline(harness.ProfTest):
 
     def test_summary_lines(self):
         out = self.report().stdout
-        self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 40 ms of 250 ms\n", out)
+        # times from the first census (10 ms on the raw clock): peak 40, end 250
+        self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 30 ms of 240 ms\n", out)
         self.assertIn("  live at exit           1.37 KiB (1400) in 2 blocks\n", out)
+
+    def test_times_from_the_start(self):
+        # a run of 1.74 s whose clock second began 972 ms before it
+        t = timeline(self.ids, peak_t=990, end=2712)
+        for c, at in zip(t["census"], (972, 985, 1500)):
+            c["t_ms"] = at
+        other = self.scratch.path("late.tl")
+        tf.write(other, t)
+        out = self.report(f"--timeline={other}").stdout
+        self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 18 ms of 1.74 s\n", out)
+        self.assertIn("Live at the peak: 41400 bytes in 6 blocks at 18 ms (pid 42, %s)" % other, out)
+        page = self.scratch.path("late.html")
+        self.report(f"--timeline={other}", "--format=html", "-o", page)
+        p = page_data(page)["tl"]["procs"][0]
+        self.assertEqual((p["t"][0], p["peak"][0], p["end"]), (0, 18, 1740))
 
     def test_live_at_peak_table(self):
         out = self.report().stdout
-        self.assertIn("Live at the peak: 41400 bytes in 6 blocks at 40 ms (pid 42, %s)" % self.tl, out)
+        self.assertIn("Live at the peak: 41400 bytes in 6 blocks at 30 ms (pid 42, %s)" % self.tl, out)
         self.assertEqual(section(out, "Live at the peak"),
                          [(40000, "96.6%", 4, "hold_a"), (1400, "3.4%", 2, "leak_c")])
         # the same stacks as the top-contexts table prints
@@ -107,7 +138,7 @@ class Timeline(harness.ProfTest):
         t = timeline(self.ids, pid=7, peak_t=45)
         tf.write(other, t)
         out = self.report(f"--timeline={other}").stdout
-        self.assertIn("at 45 ms (pid 7, %s)" % other, out)
+        self.assertIn("at 35 ms (pid 7, %s)" % other, out)
         out = self.report("--no-timeline").stdout
         self.assertNotIn("Live at the peak", out)
         self.assertNotIn("peak live heap", out)
@@ -200,8 +231,8 @@ class Timeline(harness.ProfTest):
         tf.write(second + ".timeline", t)
         out = self.report(second).stdout
         self.assertIn("  peak per process       (2 processes; peaks of different processes are not added)\n", out)
-        self.assertIn("    pid 42               40.43 KiB (41400) in 6 blocks at 40 ms of 250 ms\n", out)
-        self.assertIn("    pid 43               30.66 KiB (31400) in 5 blocks at 55 ms of 260 ms\n", out)
+        self.assertIn("    pid 42               40.43 KiB (41400) in 6 blocks at 30 ms of 240 ms\n", out)
+        self.assertIn("    pid 43               30.66 KiB (31400) in 5 blocks at 45 ms of 250 ms\n", out)
         self.assertIn("  live at exit           2.73 KiB (2800) in 4 blocks (summed over the processes)\n", out)
         self.assertEqual(section(out, "Live at exit"), [(2800, "100.0%", 4, "leak_c")])
         peaks = [l for l in out.splitlines() if l.startswith("Live at the peak")]
@@ -217,7 +248,7 @@ class Timeline(harness.ProfTest):
         raw = self.scratch.path("alone.profraw")
         shutil.copy(self.raw, raw)
         out = self.report(raw).stdout
-        self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 40 ms of 250 ms\n", out)
+        self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 30 ms of 240 ms\n", out)
         self.assertIn("  timelines              1 of the 2 raw inputs have one: the others' memory "
                       "over time is unknown\n", out)
 
@@ -292,17 +323,38 @@ class Timeline(harness.ProfTest):
         page = self.scratch.path("long.html")
         r = self.report("--format=html", "-o", page, raw=raw)
         self.assertEqual(r.stderr, "")
-        with open(page) as f:
-            d = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>',
-                                     f.read(), re.S).group(1))
-        p = d["tl"]["procs"][0]
+        p = page_data(page)["tl"]["procs"][0]
+        # times from the first census, at 1 ms
         self.assertEqual(len(p["t"]), 1501)
-        self.assertEqual(p["t"][0], 1)
-        self.assertEqual(p["t"][-1], 12000)
+        self.assertEqual(p["t"][0], 0)
+        self.assertEqual(p["t"][-1], 11999)
         self.assertEqual(p["t"], sorted(p["t"]))
-        k = p["t"].index(2504)
+        k = p["t"].index(2503)
         self.assertEqual(p["total"][k], 41400)
         self.assertEqual(p["series"][0][k], 40000)
+
+    def test_graph_chooses_by_the_peak_too(self):
+        """hold_a holds 96.6% of the peak but is in no census (it lived
+        between two): the graph still draws it, first, and its legend
+        lists what it draws."""
+        a, b, c = self.ids[10000], self.ids[3000], self.ids[700]
+        t = timeline(self.ids)
+        t["census"] = [{"t_ms": 10, "other_bytes": 0, "ctx": [(c, 1400, 2)]},
+                       {"t_ms": 150, "other_bytes": 0, "ctx": [(b, 9000, 3), (c, 1400, 2)]}]
+        raw = self.damaged("between.profraw", tf.encode(t))
+        page = self.scratch.path("between.html")
+        self.report("--format=html", "-o", page, raw=raw)
+        d = page_data(page)["tl"]
+        self.assertEqual([d["ctx"][g][0].split(" ")[0] for g in d["graph"]], ["hold_a", "hold_b", "leak_c"])
+        p = d["procs"][0]
+        self.assertEqual(p["series"][0][p["t"].index(30)], 40000)
+        if not rc.chromium():
+            self.skipTest("chromium is not installed (the page's data checked)")
+        dom = rc.chromium_run(["--dump-dom", "file://" + page]).stdout
+        graph = re.search(r'<svg[^>]*id="tlgraph0".*?</svg>', dom, re.S).group(0)
+        titles = [html.unescape(t) for t in re.findall(r"<polygon[^>]*><title>([^<]*)</title>", graph)]
+        self.assertEqual([t.split(" ")[0] for t in titles], ["hold_a", "hold_b", "leak_c", "other"])
+        self.assertEqual(legend_of(dom), titles)
 
     @unittest.skipUnless(rc.chromium(), "chromium is not installed")
     def test_html_graph_renders(self):
@@ -319,9 +371,10 @@ class Timeline(harness.ProfTest):
         # points: censuses at 10, 50, 150 ms, the peak at 40 ms, exit at 250:
         # each layer's outline has them twice (top, then bottom)
         self.assertEqual([len(p.split()) for p, _ in layers], [10] * 4)
-        self.assertIn("peak 40.43 KiB at 40.0 ms", graph)
-        # time runs from the first census (10 ms) to the end (250 ms)
-        self.assertEqual(re.findall(r">([\d.]+ ms)</text>", graph), ["10.0 ms", "130 ms", "250 ms"])
+        self.assertIn("peak 40.43 KiB at 30 ms", graph)
+        # time runs from the first census (10 ms on the raw clock) to the end
+        self.assertEqual(re.findall(r">([\d.]+ ms)</text>", graph), ["0 ms", "120 ms", "240 ms"])
+        self.assertEqual(legend_of(dom), [t for _, t in layers][:-1] + ["other contexts"])
         table = re.search(r'<table class="live" id="atpeak0">.*?</table>', dom, re.S).group(0)
         cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>.*?</td>", table)]
         self.assertEqual(cells[:4], ["1", "40,000", "96.6%", "4"])
@@ -347,8 +400,10 @@ class EndToEnd(harness.ProfTest):
         self.assertTrue(os.path.exists(raws[0] + ".timeline"))
         t = tf.read(raws[0] + ".timeline")
         out = rc.report(raws[0], f"--profiled-binary={exe}").stdout
+        start = t["census"][0]["t_ms"]
+        self.assertLess(t["end_ms"] - start, 1000)
         self.assertRegex(out, r"  peak live heap         40.43 KiB \(41400\) in 6 blocks at %d ms of %d ms\n"
-                         % (t["peak"]["t_ms"], t["end_ms"]))
+                         % (t["peak"]["t_ms"] - start, t["end_ms"] - start))
         self.assertIn("  live at exit           1.37 KiB (1400) in 2 blocks\n", out)
         self.assertEqual(section(out, "Live at the peak"),
                          [(40000, "96.6%", 4, "hold_a"), (1400, "3.4%", 2, "leak_c")])

@@ -1,4 +1,4 @@
-// strings.cc - test_report_text.py: allocations inside libstdc++'s inline
+// strings.cc - test_report_text.py, test_report_pool.py (libstdc++'s exception pool beside): allocations inside libstdc++'s inline
 // code, whose DWARF paths read /usr/lib/gcc/.../../../../include/c++/...
 #include <string>
 #include <vector>

@@ -3,8 +3,11 @@
  * memory: two stack ids of one context are summed, an id whose stack has no
  * symbolizable frame goes under RPT_TIMELINE_NO_FRAMES (and the text names it),
  * lists come largest first, live at exit sums over processes while each
- * keeps its peak, the graph's contexts rank by their most live bytes at a
- * census, and a timeline naming an id the raw profile lacks is refused with
+ * keeps its peak, times count from the first census (without censuses from
+ * the earliest allocation), the raw profile's first id without frames
+ * holding one 72704-byte block at exit is libstdc++'s exception pool (not
+ * never freed), the graph's contexts
+ * rank by their most live bytes at a census, the peak or exit, and a timeline naming an id the raw profile lacks is refused with
  * the id in the message and the report left as it was. */
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +75,7 @@ int main(void) {
     memset(&m, 0, sizeof m);
     m.AllocCount = 1;
     m.TotalSize = 64;
+    m.AllocTimestamp = 25 + (uint32_t)i;
     mp_add_alloc_site(p, 0x10 + (uint64_t)i, s[i], &m, NULL);
   }
   mp_profile_finish(p);
@@ -125,11 +129,51 @@ int main(void) {
   mp_buf b = {0};
   rpt_write_timeline_text(r, &b, "# ");
   mp_buf_u8(&b, 0);
-  CHECK(strstr((char *)b.data, "# Live at the peak: 187 bytes in 6 blocks at 20 ms "
+  /* the peak at 20 ms of a process whose first census was at 10 ms */
+  CHECK(r->tl->proc[1].start_ms == 10, "start %llu",
+        (unsigned long long)r->tl->proc[1].start_ms);
+  CHECK(strstr((char *)b.data, "# Live at the peak: 187 bytes in 6 blocks at 10 ms "
                                "(pid 3, c.timeline)\n") != NULL,
         "text:\n%s", (char *)b.data);
   CHECK(strstr((char *)b.data, "#       (stacks without a symbolizable frame)\n") != NULL,
         "no-frames row");
+  mp_buf_free(&b);
+  rpt_free(r);
+
+  /* peak_snapshot alone (no census): times from the earliest allocation
+   * of the contexts named (25 ms); the raw profile's first id, without
+   * frames, holding one 72704-byte block at exit: the exception pool */
+  r = rpt_build(p, &o);
+  const uint64_t ids3[] = {5, 10};
+  const uint32_t stacks3[] = {MP_RAW_NO_FRAMES, s[0]};
+  mp_timeline t3;
+  memset(&t3, 0, sizeof t3);
+  t3.pid = 9;
+  t3.end_ms = 90;
+  t3.peak_t_ms = 40;
+  t3.peak_bytes = 72704 + 100;
+  t3.peak_blocks = 2;
+  t3.at_peak = lives(2, (mp_timeline_live[]){{5, 72704, 1}, {10, 100, 1}});
+  t3.n_at_peak = 2;
+  t3.exit_bytes = 72704;
+  t3.exit_blocks = 1;
+  t3.at_exit = lives(1, (mp_timeline_live[]){{5, 72704, 1}});
+  t3.n_at_exit = 1;
+  rpt_timeline_input in3 = {"p.timeline", "p.raw", t3, ids3, stacks3, 2};
+  CHECK(rpt_timeline_add(r, &in3, &e) == 0, "pool join: %s", e.msg);
+  if (!r->tl) return check_result();
+  CHECK(r->tl->proc[0].start_ms == 25, "start %llu",
+        (unsigned long long)r->tl->proc[0].start_ms);
+  CHECK(r->tl->n_at_exit == 1 && same(&r->tl->at_exit[0], RPT_TIMELINE_EH_POOL, 72704, 1) &&
+            r->tl->pool_exit_bytes == 72704 && r->tl->pool_unnamed_blocks == 1,
+        "the pool at exit");
+  rpt_write_timeline_text(r, &b, "");
+  mp_buf_u8(&b, 0);
+  CHECK(strstr((char *)b.data, "Live at the peak: 72804 bytes in 2 blocks at 15 ms") &&
+            strstr((char *)b.data, "Live at exit (never freed): 0 bytes in 0 blocks\n") &&
+            strstr((char *)b.data, "Still reachable at exit: 72704 bytes in 1 block: the "
+                                   "libstdc++ exception pool,"),
+        "text:\n%s", (char *)b.data);
   mp_buf_free(&b);
   rpt_free(r);
   mp_profile_free(p);
