@@ -7,6 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The profile's data-access profile, noting that input p->input has one. */
+static mp_dap *dap_of_input(mp_profile *p) {
+  mp_dap *d = mp_dap_get(p);
+  if (d->last_input != p->input || !d->inputs) {
+    d->inputs++;
+    d->last_input = p->input;
+  }
+  return d;
+}
+
 mp_dap *mp_dap_get(mp_profile *p) {
   if (p->dap) return p->dap;
   mp_dap *d = mp_xcalloc(1, sizeof *d);
@@ -65,7 +75,7 @@ uint32_t mp_dap_string(mp_profile *p, const char *s, size_t len) {
 static long add_record(mp_profile *p, mp_map *index, uint64_t key,
                        uint64_t id, int literal, uint64_t count,
                        mp_err *err) {
-  mp_dap *d = p->dap;
+  mp_dap *d = dap_of_input(p);
   uint32_t r = mp_map_get_or_put(index, key, (uint32_t)d->n_recs);
   if (r != MP_MAP_EMPTY) {
     mp_dap_record *x = &d->recs[r];
@@ -100,8 +110,7 @@ long mp_dap_add_symbol(mp_profile *p, const char *name, size_t len,
 
 long mp_dap_add_literal(mp_profile *p, uint64_t hash, uint64_t count,
                         mp_err *err) {
-  mp_dap *d = mp_dap_get(p);
-  return add_record(p, &d->hash_rec, hash, hash, 1, count, err);
+  return add_record(p, &mp_dap_get(p)->hash_rec, hash, hash, 1, count, err);
 }
 
 void mp_dap_add_loc(mp_profile *p, size_t rec, const char *file, size_t len,
@@ -120,7 +129,7 @@ void mp_dap_add_loc(mp_profile *p, size_t rec, const char *file, size_t len,
 int mp_dap_add_cold_symbol(mp_profile *p, const char *name, size_t len,
                            mp_err *err) {
   if (!len) return mp_fail(err, "known-cold symbol with an empty name");
-  mp_dap *d = mp_dap_get(p);
+  mp_dap *d = dap_of_input(p);
   uint32_t s = mp_dap_string(p, name, mp_dap_canonical_len(name, len));
   if (mp_map_get_or_put(&d->cold_sym_set, s, 0) != MP_MAP_EMPTY) return 0;
   MP_VEC_RESERVE(d->cold_syms, d->cap_cold_syms, d->n_cold_syms + 1);
@@ -129,7 +138,7 @@ int mp_dap_add_cold_symbol(mp_profile *p, const char *name, size_t len,
 }
 
 void mp_dap_add_cold_hash(mp_profile *p, uint64_t hash) {
-  mp_dap *d = mp_dap_get(p);
+  mp_dap *d = dap_of_input(p);
   if (hash == UINT64_MAX) return;
   if (mp_map_get_or_put(&d->cold_hash_set, hash, 0) != MP_MAP_EMPTY) return;
   MP_VEC_RESERVE(d->cold_hashes, d->cap_cold_hashes, d->n_cold_hashes + 1);

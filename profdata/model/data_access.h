@@ -12,7 +12,8 @@
  * Merging: a record added again by the same input is an error (LLVM: the
  * user must aggregate); added by a later input its access count is added
  * (saturating) and its new locations appended.  Known-cold symbols and
- * hashes are sets.
+ * hashes are sets.  What more than one input brought is put in a canonical
+ * order at the end (mp_dap_sort_canonically).
  */
 #ifndef PROFDATA_MODEL_DATA_ACCESS_H
 #define PROFDATA_MODEL_DATA_ACCESS_H
@@ -51,6 +52,7 @@ typedef struct mp_dap {
   uint64_t *cold_hashes; /* insertion order, distinct */
   size_t n_cold_hashes, cap_cold_hashes;
   mp_map cold_hash_set;
+  uint32_t inputs, last_input; /* how many inputs brought some; the last */
 } mp_dap;
 
 /* The profile's data-access profile, created empty when missing. */
@@ -86,6 +88,11 @@ void mp_dap_add_loc(mp_profile *p, size_t rec, const char *file, size_t len,
 int mp_dap_add_cold_symbol(mp_profile *p, const char *name, size_t len,
                            mp_err *err);
 void mp_dap_add_cold_hash(mp_profile *p, uint64_t hash);
+
+/* With more than one input behind it, put the profile's data-access
+ * profile in its canonical order (data_access_order.c); mp_profile_finish
+ * calls it. */
+void mp_dap_sort_canonically(mp_profile *p);
 
 /* The string of table index i. */
 static inline const char *mp_dap_str(const mp_profile *p, const mp_dap *d,

@@ -176,7 +176,9 @@ class DataAccessVsLlvm(ProfTest):
 
     def test_several_inputs_merge(self):
         """LLVM keeps the last YAML input's (per thread); we merge: counts
-        add up, locations and known-cold sets are united."""
+        add up, locations and known-cold sets are united, in a canonical
+        order (symbols by name, then hashes), so the input order does not
+        matter."""
         a = self.scratch.write("a.yaml", """---
 DataAccessProfiles:
   SampledRecords:
@@ -193,6 +195,9 @@ DataAccessProfiles:
 """)
         out = self.scratch.path("ab")
         memprof_profdata("merge", a, b, "-o", out, *V4)
+        ba = self.scratch.path("ba")
+        memprof_profdata("merge", b, a, "-o", ba, *V4)
+        self.assertEqual(read(out), read(ba))
         got = strip_comments(memprof_profdata("show", out).stdout)
         self.assertEqual(got, """---
 DataAccessProfiles:
@@ -204,9 +209,9 @@ DataAccessProfiles:
           Line:            1
         - FileName:        b.c
           Line:            2
-    - Hash:            7
-      AccessCount:     1
     - Symbol:          w
+      AccessCount:     1
+    - Hash:            7
       AccessCount:     1
   KnownColdSymbols:
     - c
