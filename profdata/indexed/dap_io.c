@@ -34,7 +34,7 @@ void mp_write_dap(mp_buf *out, const mp_profile *p) {
   mp_buf_u64(out, d->n_strs);
   mp_buf_u64(out, d->n_cold_syms);
   mp_buf_u64(out, blob.len);
-  mp_buf_put(out, blob.data, blob.len);
+  if (blob.len) mp_buf_put(out, blob.data, blob.len);
   for (size_t i = blob.len; i % 8; i++) mp_buf_u8(out, 0);
   mp_buf_free(&blob);
   mp_buf_u64(out, d->n_cold_hashes);

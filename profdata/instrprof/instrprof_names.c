@@ -35,7 +35,7 @@ void mp_names_encode(const char *const *names, const size_t *lens, size_t n,
     mp_buf_put(out, c, clen);
   } else {
     put_uleb(out, 0);
-    mp_buf_put(out, joined.data, joined.len);
+    if (joined.len) mp_buf_put(out, joined.data, joined.len);
   }
   free(c);
   mp_buf_free(&joined);

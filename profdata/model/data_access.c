@@ -63,7 +63,17 @@ size_t mp_dap_canonical_len(const char *name, size_t len) {
 
 uint32_t mp_dap_string(mp_profile *p, const char *s, size_t len) {
   mp_dap *d = mp_dap_get(p);
-  uint32_t id = mp_intern_string(p, s, len);
+  uint32_t id;
+  if (s >= p->strings && s < p->strings + p->n_strings_bytes) {
+    /* a part of an interned string (a canonical name): interning it may
+     * move the strings it is taken from */
+    char *copy = mp_xmalloc(len + 1);
+    memcpy(copy, s, len);
+    id = mp_intern_string(p, copy, len);
+    free(copy);
+  } else {
+    id = mp_intern_string(p, s, len);
+  }
   uint32_t idx = mp_map_get_or_put(&d->str_index, id, (uint32_t)d->n_strs);
   if (idx != MP_MAP_EMPTY) return idx;
   MP_VEC_RESERVE(d->strs, d->cap_strs, d->n_strs + 1);

@@ -46,9 +46,10 @@ void mp_dap_sort_canonically(mp_profile *p) {
   g_d = old;
   uint32_t *order = mp_xmalloc((old->n_recs + 1) * 4);
   for (size_t i = 0; i < old->n_recs; i++) order[i] = (uint32_t)i;
-  qsort(order, old->n_recs, 4, by_record);
-  qsort(old->cold_syms, old->n_cold_syms, 4, by_name);
-  qsort(old->cold_hashes, old->n_cold_hashes, 8, by_value);
+  if (old->n_recs) qsort(order, old->n_recs, 4, by_record);
+  if (old->n_cold_syms) qsort(old->cold_syms, old->n_cold_syms, 4, by_name);
+  if (old->n_cold_hashes)
+    qsort(old->cold_hashes, old->n_cold_hashes, 8, by_value);
   p->dap = NULL;
   mp_dap *d = mp_dap_get(p);
   for (size_t i = 0; i < old->n_recs; i++) {
@@ -60,7 +61,7 @@ void mp_dap_sort_canonically(mp_profile *p) {
       const char *name = str((uint32_t)r->id);
       x = mp_dap_add_symbol(p, name, strlen(name), r->count, NULL);
     }
-    qsort(r->locs, r->n_locs, sizeof *r->locs, by_location);
+    if (r->n_locs) qsort(r->locs, r->n_locs, sizeof *r->locs, by_location);
     for (uint32_t j = 0; j < r->n_locs; j++) {
       const char *f = str(r->locs[j].file);
       mp_dap_add_loc(p, (size_t)x, f, strlen(f), r->locs[j].line);

@@ -273,13 +273,15 @@ static void write_dap(ywriter *w) {
   if (d->n_recs) put(w, "  SampledRecords:\n");
   const mp_dap_record **recs = mp_xmalloc((d->n_recs + 1) * sizeof *recs);
   for (size_t i = 0; i < d->n_recs; i++) recs[i] = &d->recs[i];
-  qsort(recs, d->n_recs, sizeof *recs, by_count);
+  if (d->n_recs) qsort(recs, d->n_recs, sizeof *recs, by_count);
   for (size_t i = 0; i < d->n_recs; i++) write_dap_record(w, recs[i]);
   free(recs);
   uint32_t *syms = mp_xmalloc((d->n_cold_syms + 1) * 4);
-  memcpy(syms, d->cold_syms, d->n_cold_syms * 4);
   g_sort_p = w->p;
-  qsort(syms, d->n_cold_syms, 4, by_name);
+  if (d->n_cold_syms) {
+    memcpy(syms, d->cold_syms, d->n_cold_syms * 4);
+    qsort(syms, d->n_cold_syms, 4, by_name);
+  }
   if (d->n_cold_syms) put(w, "  KnownColdSymbols:\n");
   for (size_t i = 0; i < d->n_cold_syms; i++) {
     put(w, "    - ");
