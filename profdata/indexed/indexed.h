@@ -39,7 +39,7 @@ int mp_write_indexed(const mp_profile *p, const mp_index_opts *o, mp_buf *out,
  * file's hash-table order.  Untrusted input: every offset and count is
  * checked; failures say what is wrong and at which file offset.  Not kept:
  * AccessHistogramSize (the model stores it only with histogram contents,
- * which indexed files never have) and a v4 data-access profile. */
+ * which indexed files never have).  A v4 data-access profile is kept. */
 int mp_read_indexed(mp_profile *p, const void *data, size_t len, mp_err *err);
 /* The same for input `src` of a merge (named in warnings), its
  * instrumentation counts weighted by `weight` (>= 1).  The instrumentation

@@ -39,6 +39,9 @@ int mp_write_memprof(mp_buf *out, const mp_wview *v, const mp_index_opts *o,
                      uint64_t *sym_key, mp_err *err);
 
 
+/* The profile's data-access profile (non-empty) at out->len (dap_io.c). */
+void mp_write_dap(mp_buf *out, const mp_profile *p);
+
 /* ---- reading ------------------------------------------------------------ */
 
 /* Which model frame each on-disk frame key (linear id for v3/v4, FrameId
@@ -59,5 +62,9 @@ void mp_frame_keys_free(mp_frame_keys *k);
 int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,
                     uint64_t off, mp_frame_keys *keys, unsigned *version,
                     mp_err *err);
+
+/* Read the data-access profile at `off` of data[0, end) (dap_io.c). */
+int mp_read_dap(mp_profile *p, const unsigned char *data, size_t end,
+                uint64_t off, mp_err *err);
 
 #endif

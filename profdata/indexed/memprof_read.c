@@ -367,7 +367,8 @@ static int read_v3v4(rd *r, uint64_t off, mp_err *err) {
   uint64_t hsize = r->version == 4 ? 40 + 4 : 32;
   if (need(r, off, hsize, "memprof header", err)) return -1;
   uint64_t cspo = mp_rd64(r->d + off + 8), rpo = mp_rd64(r->d + off + 16),
-           rto = mp_rd64(r->d + off + 24), pos = off + hsize;
+           rto = mp_rd64(r->d + off + 24), pos = off + hsize,
+           dapo = r->version == 4 ? mp_rd64(r->d + off + 32) : 0;
   if (r->version == 4) {
     uint32_t nsum = mp_rd32(r->d + off + 40);
     if (need(r, pos, 8ULL * nsum, "memprof summary", err)) return -1;
@@ -388,7 +389,14 @@ static int read_v3v4(rd *r, uint64_t off, mp_err *err) {
   r->frame_map = mp_xmalloc((r->n_frames + 1) * 4);
   memset(r->frame_map, 0xff, (r->n_frames + 1) * 4);
   r->budget = 64 * (uint64_t)r->end + (1u << 20);
-  return read_records(r, rpo, rto, err);
+  if (read_records(r, rpo, rto, err)) return -1;
+  if (!dapo) return 0;
+  if (dapo <= rto)
+    return mp_fail(err, "memprof v4 header at offset 0x%llx: data-access "
+                   "profile offset 0x%llx is not after the record table "
+                   "(0x%llx)", (unsigned long long)off,
+                   (unsigned long long)dapo, (unsigned long long)rto);
+  return mp_read_dap(r->p, r->d, r->end, dapo, err);
 }
 
 int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,

@@ -2,7 +2,7 @@
  * 3 and 4 (docs/indexed-format.md): header, schema, frames and call stacks
  * (v2: two hash tables keyed by FrameId / CallStackId; v3/v4: a frame
  * array and a radix array), the record hash table keyed by function GUID,
- * and for v4 the MemProf summary.
+ * and for v4 the MemProf summary and the data-access profile (dap_io.c).
  */
 #include "indexed_priv.h"
 
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "profdata/model/alloc_type.h"
+#include "profdata/model/data_access.h"
 #include "profdata/llvm/mib_schema.h"
 #include "profdata/llvm/odhash.h"
 #include "profdata/llvm/radix.h"
@@ -285,7 +286,7 @@ static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
   for (int i = 0; i < 3; i++) mp_buf_u64(out, 0); /* patched below */
   if (version == 4) {
     summary s = compute_summary(v);
-    mp_buf_u64(out, 0); /* no data-access profile */
+    mp_buf_u64(out, 0); /* DataAccessProfOffset, patched below */
     mp_buf_u32(out, 6);
     uint64_t f[6] = {s.contexts, s.cold, s.hot, s.max_cold, s.max_warm,
                      s.max_hot};
@@ -317,6 +318,10 @@ static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
   mp_buf_set_u64(out, hdr + 8, cs_payload);
   mp_buf_set_u64(out, hdr + 16, rec_payload);
   mp_buf_set_u64(out, hdr + 24, rec_table);
+  if (version == 4 && !mp_dap_empty(v->p->dap)) {
+    mp_buf_set_u64(out, hdr + 32, out->len);
+    mp_write_dap(out, v->p);
+  }
   return 0;
 }
 

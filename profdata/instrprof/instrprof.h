@@ -158,6 +158,19 @@ int mp_instr_read_values(mp_irecord *r, const unsigned char *d, size_t avail,
                          mp_iremap_fn remap, const void *ctx, uint32_t *size,
                          mp_err *err);
 
+/* LLVM's name-string encoding (instrprof_names.c): the names joined by
+ * \x01 as one chunk of ULEB uncompressed length, ULEB compressed length
+ * (0: plain) and the bytes, zlib-compressed at level 9 when `compress`.
+ * Names must not contain \x01. */
+void mp_names_encode(const char *const *names, const size_t *lens, size_t n,
+                     int compress, mp_buf *out);
+/* Decode the chunks in d[pos, end) (zero padding may follow each), handing
+ * each chunk's bytes (names separated by \x01) to fn.  `what` names the
+ * table in messages. */
+typedef void (*mp_names_fn)(void *ctx, const char *s, size_t n);
+int mp_names_decode(const unsigned char *d, size_t pos, size_t end,
+                    const char *what, mp_names_fn fn, void *ctx, mp_err *err);
+
 /* ---- reading ------------------------------------------------------------ */
 
 /* A raw instrprof file (any byte order or width: the reader says which it

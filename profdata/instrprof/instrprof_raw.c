@@ -15,7 +15,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "common/bytes.h"
 #include "common/guid.h"
@@ -71,14 +70,6 @@ static void rawprof_free(rawprof *r) {
 
 /* ---- the name table ------------------------------------------------------ */
 
-/* An unsigned LEB128 value at d[*pos] before `end`, moving *pos past it. */
-static int uleb(const unsigned char *d, size_t end, size_t *pos, uint64_t *v) {
-  mp_cursor c = {d + *pos, d + end, 0};
-  *v = mp_uleb(&c);
-  *pos = (size_t)(c.p - d);
-  return c.bad ? -1 : 0;
-}
-
 static void add_names(rawprof *r, const char *s, size_t n) {
   size_t start = r->name_len;
   MP_VEC_RESERVE(r->name_buf, r->name_cap, r->name_len + n + 1);
@@ -98,44 +89,15 @@ static void add_names(rawprof *r, const char *s, size_t n) {
   r->name_len = end + 1;
 }
 
-/* Chunks of ULEB uncompressed size, ULEB compressed size (0: plain), the
- * bytes; names separated by \x01; zero padding may follow a chunk. */
+static void add_chunk(void *r, const char *s, size_t n) {
+  add_names(r, s, n);
+}
+
+/* The name table (mp_names_decode), indexed by the names' MD5s. */
 static int read_names(rawprof *r, mp_err *err) {
-  size_t pos = r->names, end = r->names + r->h[H_NAMES_SIZE];
-  while (pos < end) {
-    size_t at = pos;
-    uint64_t usize, csize;
-    if (uleb(r->d, end, &pos, &usize) || uleb(r->d, end, &pos, &csize))
-      return mp_fail(err, "name table at offset 0x%zx: truncated length", at);
-    uint64_t stored = csize ? csize : usize;
-    if (stored > end - pos)
-      return mp_fail(err, "name table at offset 0x%zx: %llu bytes of names "
-                     "do not fit in the %zu left", at,
-                     (unsigned long long)stored, end - pos);
-    /* zlib expands at most about 1032:1: a larger claim is damage, and
-     * would only cost memory. */
-    if (csize && usize / 1032 > csize)
-      return mp_fail(err, "name table at offset 0x%zx: %llu compressed "
-                     "bytes cannot hold %llu", at, (unsigned long long)csize,
-                     (unsigned long long)usize);
-    if (csize) {
-      unsigned char *buf = mp_xmalloc(usize ? usize : 1);
-      uLongf got = (uLongf)usize;
-      if (uncompress(buf, &got, r->d + pos, (uLong)csize) != Z_OK ||
-          got != usize) {
-        free(buf);
-        return mp_fail(err, "name table at offset 0x%zx: zlib data does not "
-                       "decompress to %llu bytes", at,
-                       (unsigned long long)usize);
-      }
-      add_names(r, (const char *)buf, (size_t)usize);
-      free(buf);
-    } else {
-      add_names(r, (const char *)r->d + pos, (size_t)usize);
-    }
-    pos += stored;
-    while (pos < end && r->d[pos] == 0) pos++;
-  }
+  if (mp_names_decode(r->d, r->names, r->names + r->h[H_NAMES_SIZE],
+                      "name table", add_chunk, r, err))
+    return -1;
   mp_map_init(&r->name_index, 1);
   mp_map_reserve(&r->name_index, r->n_names);
   for (size_t i = 0; i < r->n_names; i++)

@@ -60,6 +60,7 @@ void mp_profile_free(mp_profile *p) {
   mp_map_free(&p->site_index);
   mp_map_free(&p->string_index);
   if (p->instr) p->instr_free(p->instr);
+  if (p->dap) p->dap_free(p->dap);
   free(p->intervals.v);
   free(p);
 }

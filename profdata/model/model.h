@@ -142,6 +142,11 @@ typedef struct mp_profile {
   struct mp_instr *instr;
   void (*instr_free)(struct mp_instr *);
 
+  /* The data-access profile, or NULL: no input had one.  mp_dap_get
+   * (data_access.h) creates it and sets how mp_profile_free frees it. */
+  struct mp_dap *dap;
+  void (*dap_free)(struct mp_dap *);
+
   /* What the inputs say of how they were recorded (the runtime's note in
    * raw inputs, docs/raw-format.md section 7; the facts of our
    * symbolized section in indexed ones, docs/symbolized-section.md):

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "data_access.h"
 #include "model.h"
 
 static int cmp_u64(const void *a, const void *b) {
@@ -124,4 +125,5 @@ void mp_profile_finish(mp_profile *p) {
     }
   }
   if (p->inputs_with_sites > 1) sort_canonically(p);
+  mp_dap_sort_canonically(p);
 }

@@ -22,6 +22,7 @@
 #include "profdata/indexed/indexed.h"
 #include "profdata/instrprof/instrprof.h"
 #include "profdata/merge/merge.h"
+#include "profdata/model/data_access.h"
 #include "profdata/model/model.h"
 #include "profdata/raw/raw.h"
 #include "profdata/report/report.h"
@@ -111,6 +112,10 @@ static int run_merge(const cli_opts *o, const mp_profile *p) {
   mp_buf b = {0};
   mp_err err;
   const char *out = o->out ? o->out : MP_DEFAULT_MERGE_OUTPUT;
+  if (!mp_dap_empty(p->dap) && o->index.memprof_version != 4)
+    fprintf(stderr, "%s: warning: %s: the data-access profile is left out: "
+            "only memprof version 4 holds one (--memprof-version=4)\n",
+            tool, out);
   int rc = mp_write_indexed(p, &o->index, &b, &err) != 0
                ? report(out, err.msg)
                : write_output(out, &b);

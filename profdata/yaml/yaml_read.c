@@ -10,7 +10,13 @@
  *       CallSites:                 # optional; null = empty
  *         - Frames: [frames]                            (required)
  *           CalleeGuids: [GUID, ...]                    (optional)
- *   DataAccessProfiles: {...}      # optional; checked shallowly and dropped
+ *   DataAccessProfiles:            # optional; empty = none
+ *     SampledRecords:              # optional; null = empty
+ *       - Symbol: name | Hash: u64   (a non-empty Symbol wins; else Hash, 0)
+ *         AccessCount: u64                              (required)
+ *         Locations: [{FileName: string, Line: u32}]    (all optional)
+ *     KnownColdSymbols: [name, ...]                     (optional)
+ *     KnownColdStrHashes: [u64, ...]                    (optional)
  *
  * A frame is {Function: GUID, LineOffset: u32, Column: u32, IsInlineFrame:
  * bool}, all required.  Like LLVM, documents whose root is empty (a comment
@@ -37,11 +43,8 @@
 
 #include "yaml_io.h"
 #include "yaml_scalar.h"
+#include "profdata/model/data_access.h"
 
-/* Zero histograms cost 8 bytes per entry; refuse absurd sizes rather than
- * exhaust memory (LLVM stores no counts, so nothing is lost below this). */
-/* Nesting bound for skipped (DataAccessProfiles) content. */
-#define MAX_SKIP_DEPTH 64
 
 typedef struct pending_alloc {
   uint32_t stack;
@@ -53,6 +56,11 @@ typedef struct pending_call {
   size_t callee_off;
   uint32_t n_callees;
 } pending_call;
+
+typedef struct pending_loc {
+  uint32_t file; /* model string id */
+  uint32_t line;
+} pending_loc;
 
 typedef struct yreader {
   yaml_parser_t parser;
@@ -70,6 +78,10 @@ typedef struct yreader {
   size_t n_callees, cap_callees;
   uint32_t *frames; /* the stack being read */
   size_t n_frames, cap_frames;
+  pending_loc *locs; /* the data-access record being read */
+  size_t n_locs, cap_locs;
+  uint32_t *cold; /* known-cold symbols, added after the records */
+  size_t n_cold, cap_cold;
 } yreader;
 
 static int fail_at(yreader *r, yaml_mark_t m, const char *fmt, ...)
@@ -217,20 +229,6 @@ static int read_bool(yreader *r, const char *what, int *out) {
   if (mp_yaml_bool(scalar_text(r), scalar_len(r), out) != 0)
     return fail_at(r, here(r), "%s '%.64s' is not a boolean (true/false)",
                    what, scalar_text(r));
-  return next(r);
-}
-
-/* Skip one node of any shape. */
-static int skip_node(yreader *r, int depth) {
-  if (depth > MAX_SKIP_DEPTH)
-    return fail_at(r, here(r), "nesting deeper than %d", MAX_SKIP_DEPTH);
-  if (r->ev.type == YAML_SCALAR_EVENT) return next(r);
-  yaml_event_type_t end = r->ev.type == YAML_MAPPING_START_EVENT
-                              ? YAML_MAPPING_END_EVENT
-                              : YAML_SEQUENCE_END_EVENT;
-  if (next(r)) return -1;
-  while (r->ev.type != end)
-    if (skip_node(r, depth + 1)) return -1;
   return next(r);
 }
 
@@ -427,22 +425,111 @@ static int read_record(yreader *r) {
 
 /* ---- document ------------------------------------------------------------- */
 
-/* DataAccessProfiles: our model has no place for them; check the outline
- * LLVM checks first and drop the content. */
-static int skip_data_access(yreader *r) {
+/* DataAccessProfiles (LLVM 22, static data partitioning): into the model
+ * (data_access.h) in LLVM's order: the records (each symbol before its
+ * file names), then the known-cold symbols and hashes, whatever the order
+ * of the keys. */
+
+/* A scalar that becomes a string of the indexed file's name table, which
+ * separates names with \x01 and whose strings we keep NUL-terminated. */
+static int read_name(yreader *r, const char *what, uint32_t *id) {
+  if (expect_scalar(r, what)) return -1;
+  if (memchr(scalar_text(r), 1, scalar_len(r)) ||
+      memchr(scalar_text(r), 0, scalar_len(r)))
+    return fail_at(r, here(r), "%s contains a byte 0x00 or 0x01", what);
+  *id = mp_intern_string(r->p, scalar_text(r), scalar_len(r));
+  return next(r);
+}
+
+/* One of a record's Locations, kept in r->locs until the record exists. */
+static int read_location(yreader *r) {
+  static const char *const keys[] = {"FileName", "Line"};
+  uint64_t seen = 0, line = 0;
+  uint32_t file = mp_intern_string(r->p, "", 0);
+  int empty;
+  if (begin_map(r, "a location", 0, &empty)) return -1;
+  while (r->ev.type != YAML_MAPPING_END_EVENT) {
+    size_t k = 0;
+    if (map_key(r, "a location", keys, 2, &seen, &k)) return -1;
+    if (k == 0 ? read_name(r, "FileName", &file)
+               : read_uint(r, "Line", UINT32_MAX, &line))
+      return -1;
+  }
+  MP_VEC_RESERVE(r->locs, r->cap_locs, r->n_locs + 1);
+  r->locs[r->n_locs++] = (pending_loc){file, (uint32_t)line};
+  return next(r);
+}
+
+static int read_sampled(yreader *r) {
+  static const char *const keys[] = {"Symbol", "Hash", "AccessCount",
+                                     "Locations"};
+  yaml_mark_t start = here(r);
+  uint64_t seen = 0, hash = 0, count = 0;
+  uint32_t sym = MP_NO_STRING;
+  int empty;
+  r->n_locs = 0;
+  if (begin_map(r, "a data-access record", 0, &empty)) return -1;
+  while (r->ev.type != YAML_MAPPING_END_EVENT) {
+    size_t k = 0;
+    if (map_key(r, "a data-access record", keys, 4, &seen, &k)) return -1;
+    int rc = k == 0   ? read_name(r, "Symbol", &sym)
+             : k == 1 ? read_uint(r, "Hash", UINT64_MAX, &hash)
+             : k == 2 ? read_uint(r, "AccessCount", UINT64_MAX, &count)
+                      : read_site_list(r, "Locations", read_location);
+    if (rc) return -1;
+  }
+  if (next(r) ||
+      check_required(r, start, "a data-access record", keys, 4, seen))
+    return -1;
+  /* LLVM: a record with a non-empty Symbol is a symbol's, else a string
+   * literal's (Hash, 0 when missing) */
+  const char *name = sym == MP_NO_STRING ? "" : mp_string(r->p, sym);
+  mp_err e;
+  long rec = *name ? mp_dap_add_symbol(r->p, name, strlen(name), count, &e)
+                   : mp_dap_add_literal(r->p, hash, count, &e);
+  if (rec < 0) return fail_at(r, start, "%s", e.msg);
+  for (size_t i = 0; i < r->n_locs; i++) {
+    const char *f = mp_string(r->p, r->locs[i].file);
+    mp_dap_add_loc(r->p, (size_t)rec, f, strlen(f), r->locs[i].line);
+  }
+  return 0;
+}
+
+static int read_cold_symbol(yreader *r) {
+  uint32_t id;
+  if (read_name(r, "a known-cold symbol", &id)) return -1;
+  MP_VEC_RESERVE(r->cold, r->cap_cold, r->n_cold + 1);
+  r->cold[r->n_cold++] = id;
+  return 0;
+}
+
+static int read_cold_hash(yreader *r) {
+  uint64_t h;
+  if (read_uint(r, "a known-cold string hash", UINT64_MAX, &h)) return -1;
+  mp_dap_add_cold_hash(r->p, h);
+  return 0;
+}
+
+static int read_data_access(yreader *r) {
   static const char *const keys[] = {"SampledRecords", "KnownColdSymbols",
                                      "KnownColdStrHashes"};
+  static int (*const read_one[])(yreader *) = {read_sampled, read_cold_symbol,
+                                               read_cold_hash};
+  yaml_mark_t start = here(r);
   uint64_t seen = 0;
   int empty;
   if (begin_map(r, "DataAccessProfiles", 1, &empty)) return -1;
   while (!empty && r->ev.type != YAML_MAPPING_END_EVENT) {
     size_t k = 0;
-    int seq_empty;
-    if (map_key(r, "DataAccessProfiles", keys, 3, &seen, &k)) return -1;
-    if (begin_seq(r, keys[k], &seq_empty)) return -1;
-    while (!seq_empty && r->ev.type != YAML_SEQUENCE_END_EVENT)
-      if (skip_node(r, 0)) return -1;
-    if (!seq_empty && next(r)) return -1;
+    if (map_key(r, "DataAccessProfiles", keys, 3, &seen, &k) ||
+        read_site_list(r, keys[k], read_one[k]))
+      return -1;
+  }
+  for (size_t i = 0; i < r->n_cold; i++) {
+    const char *name = mp_string(r->p, r->cold[i]);
+    mp_err e;
+    if (mp_dap_add_cold_symbol(r->p, name, strlen(name), &e))
+      return fail_at(r, start, "%s", e.msg);
   }
   return empty ? 0 : next(r);
 }
@@ -457,7 +544,7 @@ static int read_root(yreader *r) {
     size_t k = 0;
     if (map_key(r, "the document", keys, 2, &seen, &k)) return -1;
     int rc = k == 0 ? read_site_list(r, "HeapProfileRecords", read_record)
-                    : skip_data_access(r);
+                    : read_data_access(r);
     if (rc) return -1;
   }
   return next(r); /* parses up to the document end, as LLVM does */
@@ -492,6 +579,8 @@ int mp_read_yaml(mp_profile *p, const void *data, size_t len, mp_err *err) {
   free(r.calls);
   free(r.callees);
   free(r.frames);
+  free(r.locs);
+  free(r.cold);
   return rc;
 }
 

@@ -14,14 +14,21 @@
  * schema is all 27.  AccessHistogram (a pointer in LLVM, garbage in its full
  * schema files) is always 0 in our model.
  *
+ * The data-access profile follows the records as show prints it: records
+ * by access count (most first), known-cold symbols by name and hashes by
+ * value, strings quoted as LLVM's YAML output quotes them.
+ *
  * With `symbolized`, a frame with symbol info ends with a comment
  * "# name file:line:column" ("??" for an unknown name or file).
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "yaml_io.h"
+#include "yaml_scalar.h"
+#include "profdata/model/data_access.h"
 
 #define WRAP_COLUMN 80
 
@@ -207,13 +214,107 @@ static void write_record(ywriter *w, const mp_record *r) {
   }
 }
 
+/* ---- DataAccessProfiles ---------------------------------------------------- */
+
+static void put_string(ywriter *w, const char *str) {
+  mp_buf t = {0};
+  mp_yaml_put_string(str, strlen(str), &t);
+  mp_buf_u8(&t, 0);
+  put(w, (const char *)t.data);
+  mp_buf_free(&t);
+}
+
+/* show's order: records by access count, most first, ties in file order;
+ * known-cold symbols by name, hashes by value. */
+static const mp_profile *g_sort_p;
+static int by_count(const void *a, const void *b) {
+  const mp_dap_record *x = *(const mp_dap_record *const *)a;
+  const mp_dap_record *y = *(const mp_dap_record *const *)b;
+  if (x->count != y->count) return x->count > y->count ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+static int by_name(const void *a, const void *b) {
+  const mp_dap *d = g_sort_p->dap;
+  return strcmp(mp_dap_str(g_sort_p, d, *(const uint32_t *)a),
+                mp_dap_str(g_sort_p, d, *(const uint32_t *)b));
+}
+static int by_value(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void write_dap_record(ywriter *w, const mp_dap_record *r) {
+  const mp_dap *d = w->p->dap;
+  put(w, "    - ");
+  padded_key(w, r->is_literal ? "Hash" : "Symbol");
+  if (r->is_literal)
+    put_u64(w, r->id);
+  else
+    put_string(w, mp_dap_str(w->p, d, (uint32_t)r->id));
+  put(w, "\n      ");
+  padded_key(w, "AccessCount");
+  put_u64(w, r->count);
+  put(w, "\n");
+  if (r->n_locs) put(w, "      Locations:\n");
+  for (uint32_t i = 0; i < r->n_locs; i++) {
+    put(w, "        - ");
+    padded_key(w, "FileName");
+    put_string(w, mp_dap_str(w->p, d, r->locs[i].file));
+    put(w, "\n          ");
+    padded_key(w, "Line");
+    put_u64(w, r->locs[i].line);
+    put(w, "\n");
+  }
+}
+
+static void write_dap(ywriter *w) {
+  const mp_dap *d = w->p->dap;
+  put(w, "DataAccessProfiles:\n");
+  if (d->n_recs) put(w, "  SampledRecords:\n");
+  const mp_dap_record **recs = mp_xmalloc((d->n_recs + 1) * sizeof *recs);
+  for (size_t i = 0; i < d->n_recs; i++) recs[i] = &d->recs[i];
+  if (d->n_recs) qsort(recs, d->n_recs, sizeof *recs, by_count);
+  for (size_t i = 0; i < d->n_recs; i++) write_dap_record(w, recs[i]);
+  free(recs);
+  uint32_t *syms = mp_xmalloc((d->n_cold_syms + 1) * 4);
+  g_sort_p = w->p;
+  if (d->n_cold_syms) {
+    memcpy(syms, d->cold_syms, d->n_cold_syms * 4);
+    qsort(syms, d->n_cold_syms, 4, by_name);
+  }
+  if (d->n_cold_syms) put(w, "  KnownColdSymbols:\n");
+  for (size_t i = 0; i < d->n_cold_syms; i++) {
+    put(w, "    - ");
+    put_string(w, mp_dap_str(w->p, d, syms[i]));
+    put(w, "\n");
+  }
+  free(syms);
+  if (!d->n_cold_hashes) return;
+  uint64_t *h = mp_xmalloc(d->n_cold_hashes * 8);
+  memcpy(h, d->cold_hashes, d->n_cold_hashes * 8);
+  qsort(h, d->n_cold_hashes, 8, by_value);
+  put(w, "  ");
+  padded_key(w, "KnownColdStrHashes");
+  size_t start = w->col;
+  put(w, "[ ");
+  for (size_t i = 0; i < d->n_cold_hashes; i++) {
+    if (i) flow_sep(w, start);
+    put_u64(w, h[i]);
+  }
+  put(w, " ]\n");
+  free(h);
+}
+
 void mp_write_yaml(const mp_profile *p, int symbolized, mp_buf *out) {
   ywriter w = {out, 0, symbolized, p};
-  if (p->n_records == 0) {
+  int dap = !mp_dap_empty(p->dap);
+  if (p->n_records == 0 && !dap) {
     put(&w, "--- {}\n...\n");
     return;
   }
-  put(&w, "---\nHeapProfileRecords:\n");
+  put(&w, "---\n");
+  if (p->n_records) put(&w, "HeapProfileRecords:\n");
   for (size_t i = 0; i < p->n_records; i++) write_record(&w, &p->records[i]);
+  if (dap) write_dap(&w);
   put(&w, "...\n");
 }

@@ -90,7 +90,8 @@ class DamagedTest(unittest.TestCase):
 
     def test_base_files_are_accepted(self):
         for base in ("base-v5.profraw", "base-v3.profraw", "base-llvm22.indexed",
-                     "base.yaml", "base-ours.memprofdata"):
+                     "base.yaml", "base-ours.memprofdata",
+                     "base-dap-llvm22.indexed", "base-dap.yaml"):
             with self.subTest(base=base):
                 r = self.run_tool("show", os.path.join(HERE, base),
                                   f"--profiled-binary={self.binary}")

@@ -23,16 +23,14 @@ def driver():
     return harness.find_built("test_yaml_io")
 
 
-def split_doc(text, drop_dap=False):
+def split_doc(text):
     """(header, sorted record blocks, footer) of a HeapProfileRecords doc;
-    drop_dap removes LLVM's DataAccessProfiles section, which we drop."""
+    the footer holds the DataAccessProfiles section, if any."""
     lines = text.splitlines(keepends=True)
     start = lines.index("HeapProfileRecords:\n") + 1
     end = start
     while not lines[end].startswith(("...", "DataAccessProfiles:")):
         end += 1
-    if drop_dap and lines[end].startswith("DataAccessProfiles:"):
-        lines = lines[:end] + lines[lines.index("...\n"):]
     blocks, cur = [], None
     for line in lines[start:end]:
         if line.startswith("  - GUID:"):
@@ -63,21 +61,21 @@ class YamlVsLlvm(ProfTest):
         cmd = [driver(), path] + (["--symbolized"] if symbolized else [])
         return run(cmd, check=check)
 
-    def assert_same_records(self, ours_text, llvm_text, drop_dap=False):
+    def assert_same_records(self, ours_text, llvm_text):
         oh, ob, of = split_doc(ours_text)
-        lh, lb, lf = split_doc(llvm_text, drop_dap)
+        lh, lb, lf = split_doc(llvm_text)
         self.assertEqual(oh, lh)
         self.assertEqual(of, lf)
         self.assertEqual(len(ob), len(lb))
         for o, l in zip(ob, lb):
             self.assertEqual(o, l)
 
-    def check_against_llvm(self, name, text, drop_dap=False):
+    def check_against_llvm(self, name, text):
         path = self.write(name, text)
         want = self.llvm(path)
         self.assertIsNotNone(want, f"llvm-profdata refused {name}")
         got = self.ours(path).stdout
-        self.assert_same_records(got, want, drop_dap)
+        self.assert_same_records(got, want)
         return got
 
     # ---- hand-written inputs -----------------------------------------------
@@ -132,12 +130,12 @@ DataAccessProfiles:
     - { Symbol: foo, AccessCount: 5, Locations: [ { FileName: a.c, Line: 3 } ] }
   KnownColdSymbols: [ bar ]
 """
-        got = self.check_against_llvm("hand.yaml", text, drop_dap=True)
+        got = self.check_against_llvm("hand.yaml", text)
         # names became the GUIDs LLVM computes (spec 1.4 check values)
         self.assertIn("Function: 0xdb956436e78dd5fa, LineOffset: 4", got)
         self.assertIn("  - GUID:            0x5cf8c24cdb18bdac\n", got)
-        # DataAccessProfiles are dropped by us (LLVM prints them back)
-        self.assertNotIn("DataAccessProfiles", got)
+        # DataAccessProfiles are kept (test_data_access.py has the details)
+        self.assertIn("DataAccessProfiles:\n  SampledRecords:\n    - Symbol:          foo\n", got)
         # input order is kept
         guids = re.findall(r"^  - GUID: +(\S+)$", got, re.M)
         self.assertEqual(guids[0], "0x7f8d88fcc70a347b")
