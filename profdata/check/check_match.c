@@ -1,0 +1,167 @@
+/* check_match.c - the binary's allocation calls matched to the profile's
+ * contexts.
+ *
+ * Each allocation call is symbolized (symbolizer/: its inline frames,
+ * innermost first) and keyed as the profile keys frames: the GUID of the
+ * function's linkage name, the line's offset from the function's
+ * DW_AT_decl_line, and the column; that is what clang compares when it
+ * reads the profile.  A call serves a context when its frames equal the
+ * first frames of the context's stack (the profile records no column as
+ * 0, which matches any).
+ *
+ * With LTO, context disambiguation clones a function per context: then
+ * several hinted calls match one context by their own frames, one in each
+ * clone.  The call that serves the context is the one whose function is
+ * called (or tail-called) from a place whose frames equal the context's
+ * next frames; when no caller tells them apart, all of them are kept.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_priv.h"
+#include "common/guid.h"
+
+/* The length of `name` without the ".memprof.N" LTO gives a clone: the
+ * clone keeps its original's GUID. */
+static size_t unclone_len(const char *name) {
+  size_t len = strlen(name), d = len;
+  while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9') d--;
+  static const char sfx[] = ".memprof.";
+  size_t k = sizeof sfx - 1;
+  if (d < len && d > k && !memcmp(name + d - k, sfx, k)) return d - k;
+  return len;
+}
+
+static chk_loc loc_of(const msym_frame *f) {
+  return (chk_loc){mp_guid_of_name(f->name, unclone_len(f->name)),
+                   f->line - f->decl_line, f->column};
+}
+
+static int loc_is(const chk_loc *l, const mp_frame *f) {
+  return l->guid == f->guid && l->line_offset == f->line_offset &&
+         (f->column == 0 || l->column == f->column);
+}
+
+/* Whether the n locations equal the stack's frames from `from` on. */
+static int locs_match(const mp_profile *p, uint32_t stack, uint32_t from,
+                      const chk_loc *l, size_t n) {
+  const uint32_t *f = mp_stack_frames(p, stack);
+  if (from + n > p->stacks[stack].len) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!loc_is(&l[i], &p->frames[f[from + i]])) return 0;
+  return 1;
+}
+
+/* Frames and locations of the code at addr; 0 frames without DWARF. */
+static int symbolize(chk *c, uint64_t addr, const msym_frame **fr, size_t *n,
+                     chk_loc **locs, mp_err *err) {
+  const msym_module *m = msym_module_at(c->sym, 0);
+  if (msym_symbolize(c->sym, m, addr, fr, n, err) != 0) return -1;
+  *locs = *n ? mp_xmalloc(*n * sizeof **locs) : NULL;
+  for (size_t i = 0; i < *n; i++) (*locs)[i] = loc_of(&(*fr)[i]);
+  return 0;
+}
+
+static int symbolize_sites(chk *c, mp_err *err) {
+  c->sites = mp_xcalloc(c->calls.n_alloc + 1, sizeof *c->sites);
+  for (size_t i = 0; i < c->calls.n_alloc; i++) {
+    chk_site *s = &c->sites[c->n_sites];
+    s->call = &c->calls.alloc[i];
+    if (symbolize(c, s->call->addr, &s->frames, &s->n, &s->locs, err) != 0)
+      return -1;
+    if (!s->n) c->no_frames++;
+    c->n_sites++;
+  }
+  return 0;
+}
+
+/* A call of function `func` (a direct call, or a tail jump; any function
+ * when func is 0) that sits where the stack's frames from `from` on say,
+ * or NULL. */
+const chk_call *chk_call_at(chk *c, uint64_t func, uint32_t stack,
+                            uint32_t from) {
+  for (size_t i = 0; i < c->calls.n_edge; i++) {
+    const chk_call *e = &c->calls.edge[i];
+    if (func && e->target != func) continue;
+    const msym_frame *fr;
+    size_t n;
+    chk_loc *l;
+    mp_err err;
+    if (symbolize(c, e->addr, &fr, &n, &l, &err) != 0) continue;
+    int ok = n && locs_match(c->r->p, stack, from, l, n);
+    free(l);
+    if (ok) return e;
+  }
+  return NULL;
+}
+
+static void add_site(chk_ctx *x, uint32_t s) {
+  x->sites = mp_xrealloc(x->sites, (x->n_sites + 1) * sizeof *x->sites);
+  x->sites[x->n_sites++] = s;
+}
+
+/* The hinted calls serving context i. */
+static void match_context(chk *c, size_t i) {
+  const rpt_ctx *rc = &c->r->ctx[i];
+  chk_ctx *x = &c->ctx[i];
+  uint64_t first_func = 0;
+  int several_funcs = 0;
+  for (size_t k = 0; k < c->n_sites; k++) {
+    const chk_site *s = &c->sites[k];
+    if (s->call->kind != CHK_HINTED || !s->n ||
+        !locs_match(c->r->p, rc->stack, 0, s->locs, s->n))
+      continue;
+    if (x->n_sites && s->call->func != first_func) several_funcs = 1;
+    if (!x->n_sites) first_func = s->call->func;
+    add_site(x, (uint32_t)k);
+  }
+  if (!several_funcs) return;
+  /* clones: keep the calls in functions called from the context's path */
+  size_t kept = 0;
+  for (size_t j = 0; j < x->n_sites; j++) {
+    const chk_site *s = &c->sites[x->sites[j]];
+    if (s->call->func &&
+        chk_call_at(c, s->call->func, rc->stack, (uint32_t)s->n))
+      x->sites[kept++] = x->sites[j];
+  }
+  if (kept) x->n_sites = kept;
+}
+
+static int by_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* GUIDs of the binary's function symbols (and of the functions its
+ * allocation calls were inlined from), for "not in the binary". */
+static void collect_guids(chk *c) {
+  size_t n = c->elf.n_syms;
+  for (size_t i = 0; i < c->n_sites; i++) n += c->sites[i].n;
+  c->guids = mp_xmalloc((n + 1) * sizeof *c->guids);
+  for (size_t i = 0; i < c->elf.n_syms; i++) {
+    const char *name = c->elf.syms[i].name;
+    c->guids[c->n_guids++] = mp_guid_of_name(name, unclone_len(name));
+  }
+  for (size_t i = 0; i < c->n_sites; i++)
+    for (size_t k = 0; k < c->sites[i].n; k++)
+      c->guids[c->n_guids++] = c->sites[i].locs[k].guid;
+  qsort(c->guids, c->n_guids, sizeof *c->guids, by_u64);
+}
+
+int chk_match(chk *c, mp_err *err) {
+  if (symbolize_sites(c, err) != 0) return -1;
+  collect_guids(c);
+  c->ctx = mp_xcalloc(c->r->n_ctx + 1, sizeof *c->ctx);
+  for (size_t i = 0; i < c->r->n_ctx; i++) {
+    match_context(c, i);
+    chk_ctx *x = &c->ctx[i];
+    for (size_t j = 0; j < x->n_sites; j++) {
+      chk_site *s = &c->sites[x->sites[j]];
+      s->n_ctx++;
+      if (s->call->value != CHK_NO_VALUE && s->call->value < 128)
+        x->cold_hint = 1;
+    }
+    chk_decide_reason(c, i);
+  }
+  return 0;
+}
