@@ -11,6 +11,12 @@ static void chk_free(chk *c) {
   for (size_t i = 0; i < c->n_sites; i++) free(c->sites[i].locs);
   if (c->ctx)
     for (size_t i = 0; i < c->r->n_ctx; i++) free(c->ctx[i].sites);
+  for (size_t i = 0; c->edge_locs && i < c->calls.n_edge; i++)
+    free(c->edge_locs[i]);
+  free(c->edge_locs);
+  free(c->edge_n);
+  free(c->edge_keys);
+  free(c->site_keys);
   free(c->sites);
   free(c->ctx);
   free(c->guids);

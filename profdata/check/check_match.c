@@ -42,9 +42,8 @@ static int loc_is(const chk_loc *l, const mp_frame *f) {
          (f->column == 0 || l->column == f->column);
 }
 
-/* Whether the n locations equal the stack's frames from `from` on. */
-static int locs_match(const mp_profile *p, uint32_t stack, uint32_t from,
-                      const chk_loc *l, size_t n) {
+int chk_locs_match(const mp_profile *p, uint32_t stack, uint32_t from,
+                   const chk_loc *l, size_t n) {
   const uint32_t *f = mp_stack_frames(p, stack);
   if (from + n > p->stacks[stack].len) return 0;
   for (size_t i = 0; i < n; i++)
@@ -62,35 +61,92 @@ static int symbolize(chk *c, uint64_t addr, const msym_frame **fr, size_t *n,
   return 0;
 }
 
+static void push_key(chk_key **k, size_t *n, size_t *cap, const chk_loc *l,
+                     size_t idx);
+static int by_key(const void *a, const void *b);
+
 static int symbolize_sites(chk *c, mp_err *err) {
   c->sites = mp_xcalloc(c->calls.n_alloc + 1, sizeof *c->sites);
+  size_t cap = 0;
   for (size_t i = 0; i < c->calls.n_alloc; i++) {
     chk_site *s = &c->sites[c->n_sites];
     s->call = &c->calls.alloc[i];
     if (symbolize(c, s->call->addr, &s->frames, &s->n, &s->locs, err) != 0)
       return -1;
     if (!s->n) c->no_frames++;
+    else push_key(&c->site_keys, &c->n_site_keys, &cap, &s->locs[0], c->n_sites);
     c->n_sites++;
   }
+  qsort(c->site_keys, c->n_site_keys, sizeof *c->site_keys, by_key);
   return 0;
 }
 
-/* A call of function `func` (a direct call, or a tail jump; any function
- * when func is 0) that sits where the stack's frames from `from` on say,
- * or NULL. */
+/* ---- lookups by innermost location ---------------------------------- */
+
+static int by_key(const void *a, const void *b) {
+  const chk_key *x = a, *y = b;
+  if (x->guid != y->guid) return x->guid < y->guid ? -1 : 1;
+  if (x->line_offset != y->line_offset)
+    return x->line_offset < y->line_offset ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int key_before(const chk_key *k, uint64_t guid, uint32_t line) {
+  return k->guid < guid || (k->guid == guid && k->line_offset < line);
+}
+
+void chk_keys_at(const chk_key *k, size_t n, const mp_frame *f, size_t *begin,
+                 size_t *end) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (key_before(&k[mid], f->guid, f->line_offset)) lo = mid + 1;
+    else hi = mid;
+  }
+  *begin = *end = lo;
+  while (*end < n && k[*end].guid == f->guid &&
+         k[*end].line_offset == f->line_offset)
+    ++*end;
+}
+
+static void push_key(chk_key **k, size_t *n, size_t *cap, const chk_loc *l,
+                     size_t idx) {
+  MP_VEC_RESERVE(*k, *cap, *n + 1);
+  (*k)[(*n)++] = (chk_key){l->guid, l->line_offset, (uint32_t)idx};
+}
+
+/* Every edge call symbolized once, keyed by its innermost location. */
+static void index_edges(chk *c) {
+  size_t n = c->calls.n_edge, cap = 0;
+  c->edge_locs = mp_xcalloc(n + 1, sizeof *c->edge_locs);
+  c->edge_n = mp_xcalloc(n + 1, sizeof *c->edge_n);
+  c->edge_keys = mp_xmalloc(sizeof *c->edge_keys);
+  for (size_t i = 0; i < n; i++) {
+    const msym_frame *fr;
+    mp_err err;
+    if (symbolize(c, c->calls.edge[i].addr, &fr, &c->edge_n[i],
+                  &c->edge_locs[i], &err) != 0)
+      c->edge_n[i] = 0;
+    if (c->edge_n[i])
+      push_key(&c->edge_keys, &c->n_edge_keys, &cap, &c->edge_locs[i][0], i);
+  }
+  qsort(c->edge_keys, c->n_edge_keys, sizeof *c->edge_keys, by_key);
+}
+
 const chk_call *chk_call_at(chk *c, uint64_t func, uint32_t stack,
                             uint32_t from) {
-  for (size_t i = 0; i < c->calls.n_edge; i++) {
-    const chk_call *e = &c->calls.edge[i];
-    if (func && e->target != func) continue;
-    const msym_frame *fr;
-    size_t n;
-    chk_loc *l;
-    mp_err err;
-    if (symbolize(c, e->addr, &fr, &n, &l, &err) != 0) continue;
-    int ok = n && locs_match(c->r->p, stack, from, l, n);
-    free(l);
-    if (ok) return e;
+  const mp_profile *p = c->r->p;
+  if (from >= p->stacks[stack].len) return NULL;
+  if (!c->edge_locs) index_edges(c);
+  size_t b, e;
+  chk_keys_at(c->edge_keys, c->n_edge_keys,
+              &p->frames[mp_stack_frames(p, stack)[from]], &b, &e);
+  for (size_t k = b; k < e; k++) {
+    size_t i = c->edge_keys[k].idx;
+    const chk_call *call = &c->calls.edge[i];
+    if (func && call->target != func) continue;
+    if (chk_locs_match(p, stack, from, c->edge_locs[i], c->edge_n[i]))
+      return call;
   }
   return NULL;
 }
@@ -106,10 +162,14 @@ static void match_context(chk *c, size_t i) {
   chk_ctx *x = &c->ctx[i];
   uint64_t first_func = 0;
   int several_funcs = 0;
-  for (size_t k = 0; k < c->n_sites; k++) {
+  size_t b, e;
+  chk_keys_at(c->site_keys, c->n_site_keys,
+              &c->r->p->frames[mp_stack_frames(c->r->p, rc->stack)[0]], &b, &e);
+  for (size_t kk = b; kk < e; kk++) {
+    size_t k = c->site_keys[kk].idx;
     const chk_site *s = &c->sites[k];
     if (s->call->kind != CHK_HINTED || !s->n ||
-        !locs_match(c->r->p, rc->stack, 0, s->locs, s->n))
+        !chk_locs_match(c->r->p, rc->stack, 0, s->locs, s->n))
       continue;
     if (x->n_sites && s->call->func != first_func) several_funcs = 1;
     if (!x->n_sites) first_func = s->call->func;

@@ -99,6 +99,14 @@ typedef struct chk_loc {
   uint32_t line_offset, column;
 } chk_loc;
 
+/* An entry of a lookup by innermost location: `idx` of a site or call
+ * whose innermost frame is at (guid, line_offset); sorted by those. */
+typedef struct chk_key {
+  uint64_t guid;
+  uint32_t line_offset;
+  uint32_t idx;
+} chk_key;
+
 /* An allocation call with its inline frames (innermost first). */
 typedef struct chk_site {
   const chk_call *call;
@@ -143,12 +151,24 @@ typedef struct chk {
   chk_site *sites; /* every allocation call with frames, by address */
   size_t n_sites;
   chk_ctx *ctx;    /* parallel to r->ctx */
+  chk_key *site_keys; /* the sites by innermost location */
+  size_t n_site_keys;
+  chk_loc **edge_locs; /* per edge call, its frames' locations (lazily) */
+  size_t *edge_n;
+  chk_key *edge_keys;  /* the edge calls by innermost location */
+  size_t n_edge_keys;
   uint64_t *guids; /* of the binary's function symbols, sorted */
   size_t n_guids;
   size_t no_frames; /* allocation calls without debug information */
 } chk;
 
 int chk_match(chk *c, mp_err *err);
+/* The keys in [*begin, *end) of `k` at the location of frame f. */
+void chk_keys_at(const chk_key *k, size_t n, const mp_frame *f, size_t *begin,
+                 size_t *end);
+/* Whether the n locations equal the stack's frames from `from` on. */
+int chk_locs_match(const mp_profile *p, uint32_t stack, uint32_t from,
+                   const chk_loc *l, size_t n);
 /* A call of function `func` (any when 0) at the stack's frames from
  * `from` on, or NULL. */
 const chk_call *chk_call_at(chk *c, uint64_t func, uint32_t stack,

@@ -47,19 +47,14 @@ static float density_of(const mpf_mib *m) {
 /* An unhinted allocation call at the context's frames, or NULL. */
 static const chk_site *unhinted_at(const chk *c, uint32_t stack) {
   const mp_profile *p = c->r->p;
-  const uint32_t *f = mp_stack_frames(p, stack);
-  for (size_t k = 0; k < c->n_sites; k++) {
-    const chk_site *s = &c->sites[k];
-    if (s->call->kind == CHK_HINTED || !s->n || s->n > p->stacks[stack].len)
-      continue;
-    size_t i = 0;
-    for (; i < s->n; i++) {
-      const mp_frame *x = &p->frames[f[i]];
-      if (s->locs[i].guid != x->guid || s->locs[i].line_offset != x->line_offset ||
-          (x->column && s->locs[i].column != x->column))
-        break;
-    }
-    if (i == s->n) return s;
+  size_t b, e;
+  chk_keys_at(c->site_keys, c->n_site_keys,
+              &p->frames[mp_stack_frames(p, stack)[0]], &b, &e);
+  for (size_t k = b; k < e; k++) {
+    const chk_site *s = &c->sites[c->site_keys[k].idx];
+    if (s->call->kind != CHK_HINTED &&
+        chk_locs_match(p, stack, 0, s->locs, s->n))
+      return s;
   }
   return NULL;
 }
@@ -210,7 +205,9 @@ const char *chk_reason_text(chk *c, size_t i, char *buf, size_t n) {
     break;
   case CHK_R_CALL_NOTCOLD:
     snprintf(buf, n, "the call at 0x%" PRIx64 " was hinted %s (%d): its "
-             "contexts together were not given cold", first->addr,
+             "contexts together were not given cold, or the build had other "
+             "-memprof-* thresholds than check was given (they go on the "
+             "compile command, also with LTO)", first->addr,
              hint_class(first->value), first->value);
     break;
   case CHK_R_LIFETIME: {
