@@ -16,6 +16,7 @@ static void chk_free(chk *c) {
   free(c->edge_locs);
   free(c->edge_n);
   free(c->edge_keys);
+  free(c->edge_targets);
   free(c->site_keys);
   free(c->sites);
   free(c->ctx);

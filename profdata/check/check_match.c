@@ -9,11 +9,13 @@
  * first frames of the context's stack (the profile records no column as
  * 0, which matches any).
  *
- * With LTO, context disambiguation clones a function per context: then
- * several hinted calls match one context by their own frames, one in each
- * clone.  The call that serves the context is the one whose function is
- * called (or tail-called) from a place whose frames equal the context's
- * next frames; when no caller tells them apart, all of them are kept.
+ * With LTO, context disambiguation clones a function per context (and its
+ * callers, as far as needed): then several hinted calls match one context
+ * by their own frames, one in each clone.  The calls that serve the
+ * context are those on its path: their function is called (or
+ * tail-called) from a place whose frames equal the context's next frames,
+ * from a function that is on the path in turn, up to the stack's end or a
+ * function nothing calls directly; when none is, all of them are kept.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,53 @@ static void add_site(chk_ctx *x, uint32_t s) {
   x->sites[x->n_sites++] = s;
 }
 
+static int by_u64(const void *a, const void *b);
+
+/* Whether some direct call or tail jump goes to `func`. */
+static int is_called(chk *c, uint64_t func) {
+  if (!c->edge_targets) {
+    c->edge_targets = mp_xmalloc((c->calls.n_edge + 1) * sizeof *c->edge_targets);
+    for (size_t i = 0; i < c->calls.n_edge; i++)
+      c->edge_targets[i] = c->calls.edge[i].target;
+    qsort(c->edge_targets, c->calls.n_edge, sizeof *c->edge_targets, by_u64);
+  }
+  size_t lo = 0, hi = c->calls.n_edge;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->edge_targets[mid] < func) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < c->calls.n_edge && c->edge_targets[lo] == func;
+}
+
+/* Whether code in function `func`, at the stack's frames before `from`,
+ * can be on the stack's path: some call of func sits at the frames from
+ * `from` on and its own function can be (up to the stack's end, or
+ * `depth` functions up), or nothing calls func directly (an entry point,
+ * or called through a pointer: the calls say nothing). */
+static int on_path(chk *c, uint64_t func, uint32_t stack, uint32_t from,
+                   int depth) {
+  const mp_profile *p = c->r->p;
+  if (!func || from >= p->stacks[stack].len || depth == 0) return 1;
+  if (!is_called(c, func)) return 1;
+  if (!c->edge_locs) chk_call_at(c, 0, stack, from); /* indexes the calls */
+  size_t b, e;
+  chk_keys_at(c->edge_keys, c->n_edge_keys,
+              &p->frames[mp_stack_frames(p, stack)[from]], &b, &e);
+  for (size_t k = b; k < e; k++) {
+    size_t i = c->edge_keys[k].idx;
+    const chk_call *call = &c->calls.edge[i];
+    if (call->target == func &&
+        chk_locs_match(p, stack, from, c->edge_locs[i], c->edge_n[i]) &&
+        on_path(c, call->func, stack, from + (uint32_t)c->edge_n[i], depth - 1))
+      return 1;
+  }
+  return 0;
+}
+
+/* How many callers up on_path follows LTO's clones. */
+#define PATH_DEPTH 16
+
 /* The hinted calls serving context i. */
 static void match_context(chk *c, size_t i) {
   const rpt_ctx *rc = &c->r->ctx[i];
@@ -176,12 +225,11 @@ static void match_context(chk *c, size_t i) {
     add_site(x, (uint32_t)k);
   }
   if (!several_funcs) return;
-  /* clones: keep the calls in functions called from the context's path */
+  /* clones: keep the calls in functions on the context's path */
   size_t kept = 0;
   for (size_t j = 0; j < x->n_sites; j++) {
     const chk_site *s = &c->sites[x->sites[j]];
-    if (s->call->func &&
-        chk_call_at(c, s->call->func, rc->stack, (uint32_t)s->n))
+    if (on_path(c, s->call->func, rc->stack, (uint32_t)s->n, PATH_DEPTH))
       x->sites[kept++] = x->sites[j];
   }
   if (kept) x->n_sites = kept;

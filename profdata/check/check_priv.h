@@ -156,6 +156,7 @@ typedef struct chk {
   chk_loc **edge_locs; /* per edge call, its frames' locations (lazily) */
   size_t *edge_n;
   chk_key *edge_keys;  /* the edge calls by innermost location */
+  uint64_t *edge_targets; /* the edge calls' targets, sorted (lazily) */
   size_t n_edge_keys;
   uint64_t *guids; /* of the binary's function symbols, sorted */
   size_t n_guids;

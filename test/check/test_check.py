@@ -145,6 +145,24 @@ def objdump_hints(funcs):
     return hints
 
 
+def hints_reached(funcs, start):
+    """Addresses of the __hot_cold_t calls in the functions that `start`
+    reaches by direct calls and jumps (objdump's call graph)."""
+    hinted = objdump_hints(funcs)
+    seen, todo, found = set(), [start], set()
+    while todo:
+        f = todo.pop()
+        if f in seen or f not in funcs:
+            continue
+        seen.add(f)
+        for addr, op, args in funcs[f]:
+            found |= {addr} & hinted.keys()
+            t = branch_target(op, args)
+            if t:
+                todo.append(t)
+    return found
+
+
 def ir_call_attrs(ll):
     """{function: [memprof attribute of each annotated call]} and the
     !memprof MIB node types, from clang's IR."""
@@ -304,6 +322,32 @@ class CheckDemo(unittest.TestCase):
                            "--" + THRESHOLD[1:]]).stdout
         self.assertIn("  hinted calls     1 ambiguous=1\n", out)
         self.assertIn("    ambiguous_no_lto     1 context, 1048576 bytes\n", out)
+
+
+@needs_check
+class CheckNested(unittest.TestCase):
+    """progs/nested.cc with LTO: make_buffer and its caller wrap are both
+    cloned; each path reaches its own clone's hint."""
+
+    def test_each_path_reaches_its_clones_hint(self):
+        work = harness.Scratch("check-nested")
+        try:
+            src = os.path.join(HERE, "progs", "nested.cc")
+            prof = profile(work, src, "nested.prof")
+            exe = build_use(work, src, prof, "nested", lto=True)
+            r = check(prof, exe)
+            funcs = objdump(exe)
+        finally:
+            work.cleanup()
+        self.assertEqual(calls_of(r), objdump_hints(funcs))
+        self.assertTrue(any(".memprof." in f and f.startswith("_Z4wrap") for f in funcs))
+        ctx = {c["frames"][2]["function"]: c for c in r["contexts"]
+               if leaf(c) == "make_buffer(unsigned long)"}
+        for path, value in (("cold_path(int)", 1), ("hot_path(int)", 128)):
+            want = hints_reached(funcs, "_Z%d%si" % (len(path) - 5, path[:-5]))
+            self.assertEqual(len(want), 1)
+            self.assertEqual(ctx[path]["hints"], [{"address": want.pop(), "value": value}])
+        self.assertEqual(r["summary"]["cold_hinted_bytes"], MIB)
 
 
 @needs_check
