@@ -135,8 +135,13 @@ static void index_edges(chk *c) {
   qsort(c->edge_keys, c->n_edge_keys, sizeof *c->edge_keys, by_key);
 }
 
-const chk_call *chk_call_at(chk *c, uint64_t func, uint32_t stack,
-                            uint32_t from) {
+static int on_path(chk *c, uint64_t func, uint32_t stack, uint32_t from,
+                   int depth);
+
+/* A call of `func` (any when 0) at the stack's frames from `from` on; with
+ * depth >= 0, also with its own function on the stack's path (on_path). */
+static const chk_call *find_call(chk *c, uint64_t func, uint32_t stack,
+                                 uint32_t from, int depth) {
   const mp_profile *p = c->r->p;
   if (from >= p->stacks[stack].len) return NULL;
   if (!c->edge_locs) index_edges(c);
@@ -146,11 +151,20 @@ const chk_call *chk_call_at(chk *c, uint64_t func, uint32_t stack,
   for (size_t k = b; k < e; k++) {
     size_t i = c->edge_keys[k].idx;
     const chk_call *call = &c->calls.edge[i];
-    if (func && call->target != func) continue;
-    if (chk_locs_match(p, stack, from, c->edge_locs[i], c->edge_n[i]))
-      return call;
+    if ((func && call->target != func) ||
+        !chk_locs_match(p, stack, from, c->edge_locs[i], c->edge_n[i]))
+      continue;
+    if (depth >= 0 &&
+        !on_path(c, call->func, stack, from + (uint32_t)c->edge_n[i], depth))
+      continue;
+    return call;
   }
   return NULL;
+}
+
+const chk_call *chk_call_at(chk *c, uint64_t func, uint32_t stack,
+                            uint32_t from) {
+  return find_call(c, func, stack, from, -1);
 }
 
 static void add_site(chk_ctx *x, uint32_t s) {
@@ -184,22 +198,9 @@ static int is_called(chk *c, uint64_t func) {
  * or called through a pointer: the calls say nothing). */
 static int on_path(chk *c, uint64_t func, uint32_t stack, uint32_t from,
                    int depth) {
-  const mp_profile *p = c->r->p;
-  if (!func || from >= p->stacks[stack].len || depth == 0) return 1;
+  if (!func || from >= c->r->p->stacks[stack].len || depth == 0) return 1;
   if (!is_called(c, func)) return 1;
-  if (!c->edge_locs) chk_call_at(c, 0, stack, from); /* indexes the calls */
-  size_t b, e;
-  chk_keys_at(c->edge_keys, c->n_edge_keys,
-              &p->frames[mp_stack_frames(p, stack)[from]], &b, &e);
-  for (size_t k = b; k < e; k++) {
-    size_t i = c->edge_keys[k].idx;
-    const chk_call *call = &c->calls.edge[i];
-    if (call->target == func &&
-        chk_locs_match(p, stack, from, c->edge_locs[i], c->edge_n[i]) &&
-        on_path(c, call->func, stack, from + (uint32_t)c->edge_n[i], depth - 1))
-      return 1;
-  }
-  return 0;
+  return find_call(c, func, stack, from, depth - 1) != NULL;
 }
 
 /* How many callers up on_path follows LTO's clones. */

@@ -304,6 +304,19 @@ class CheckDemo(unittest.TestCase):
         self.assertEqual(r["summary"]["cold_missed"],
                          {"stale_profile": {"contexts": 1, "bytes": MIB}})
 
+    def test_renamed_function_is_not_in_the_binary(self):
+        src = self.work.path("renamed.cc")
+        with open(self.src) as f:
+            text = f.read()
+        with open(src, "w") as f:
+            f.write(text.replace("make_buffer", "get_buffer"))
+        r = check(self.prof, build_use(self.work, src, self.prof, "renamed"))
+        self.assertEqual(calls_of(r), {})
+        for c in self.contexts(r):
+            self.assertEqual(c["reason"], "not_in_binary")
+            self.assertTrue(c["why"].startswith(
+                "the function is not in the binary: make_buffer(unsigned long)"), c["why"])
+
     def test_lines_added_at_the_top_still_match(self):
         src = self.work.path("top.cc")
         with open(self.src) as f:
@@ -324,15 +337,30 @@ class CheckDemo(unittest.TestCase):
         self.assertIn("    ambiguous_no_lto     1 context, 1048576 bytes\n", out)
 
 
+def nested_source(path):
+    """examples/hotcold with a function between each path and make_buffer:
+    hot_path and cold_path both call wrap, which calls make_buffer."""
+    with open(DEMO) as f:
+        text = f.read()
+    alloc = "char *make_buffer(size_t n) { return new char[n]; }\n"
+    assert alloc in text and text.count("char *b = make_buffer(") == 2
+    text = text.replace(alloc, alloc + "__attribute__((noinline)) char *wrap(size_t n) "
+                        "{ return make_buffer(n); }\n")
+    with open(path, "w") as f:
+        f.write(text.replace("char *b = make_buffer(", "char *b = wrap("))
+    return path
+
+
 @needs_check
 class CheckNested(unittest.TestCase):
-    """progs/nested.cc with LTO: make_buffer and its caller wrap are both
-    cloned; each path reaches its own clone's hint."""
+    """examples/hotcold with wrap between the paths and make_buffer, built
+    with LTO: make_buffer and wrap are both cloned; each path reaches its
+    own clone's hint."""
 
     def test_each_path_reaches_its_clones_hint(self):
         work = harness.Scratch("check-nested")
         try:
-            src = os.path.join(HERE, "progs", "nested.cc")
+            src = nested_source(work.path("nested.cc"))
             prof = profile(work, src, "nested.prof")
             exe = build_use(work, src, prof, "nested", lto=True)
             r = check(prof, exe)
