@@ -1,4 +1,4 @@
-// c_malloc.c - malloc contexts for `memprof-profdata check`: one block kept
+// c_malloc.c - test_check.py's C program (CheckMalloc): one block kept
 // 1.2 s and touched once (cold under a 1 s lifetime threshold), and
 // blocks written hard and freed at once.  clang hints neither: it rewrites
 // only operator new, so check must say why each got no hint.
