@@ -4,7 +4,8 @@
 #   with our runtime, merge the raw profile, report on it, rebuild the program
 #   with the profile so clang marks its allocations hot or cold, then build
 #   it so those marks become operator new(..., __hot_cold_t) calls served by
-#   libmemprof-hotcold, and run it with the library's statistics.
+#   libmemprof-hotcold, run it with the library's statistics, and check
+#   which hints landed in the binary.
 # MEMPROF_BUILD_DIR (relative to the top of the tree, or absolute) is the
 # build to use; MEMPROF_DEMO_OUT the folder for the demo's files (out/demo).
 set -euo pipefail
@@ -41,5 +42,12 @@ step "7. build it with hot/cold operator new (LTO clones make_buffer per path) a
   "clang++-22 -O2 -flto -gmlt -fdebug-info-for-profiling -fmemory-profile-use=hotcold.memprofdata -mllvm -memprof-ave-lifetime-cold-threshold=1 -c $SRC -o hotcold.lto.o && clang++-22 -O2 -flto -fuse-ld=gold hotcold.lto.o -o hotcold.hc -Wl,-plugin-opt=-enable-memprof-context-disambiguation -Wl,-plugin-opt=-supports-hot-cold-new -Wl,-plugin-opt=-optimize-hot-cold-new -Wl,-plugin-opt=-optimize-existing-hot-cold-new -Wl,--whole-archive $HOTCOLD -Wl,--no-whole-archive -lpthread -ldl -lm"
 step "8. run it: the cold buffer came from the cold arena, the 1000 hot ones did not" \
   "MEMPROF_HOTCOLD_OPTIONS=stats=1 ./hotcold.hc 2>&1"
+# check needs capstone (libcapstone-dev, which setup.sh installs).
+if "$TOOL" check --help | grep -q "not available"; then
+  echo; echo "== 9. check: skipped (memprof-profdata built without capstone)"
+else
+  step "9. check: which hints landed in step 7's binary (each context, its hint, why not)" \
+    "$TOOL check hotcold.memprofdata hotcold.hc --memprof-ave-lifetime-cold-threshold=1"
+fi
 echo
 echo "demo: done; files in $OUT"

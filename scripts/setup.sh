@@ -18,6 +18,8 @@ cd "$(dirname "$0")/.."
 # llvm-22-tools: lit, FileCheck, not, count and split-file for LLVM's MemProf
 # lit tests (test/lit).
 # libjemalloc-dev: libmemprof-hotcold is built on its libjemalloc_pic.a.
+# libcapstone-dev: `memprof-profdata check` disassembles with it (optional:
+# without it check is not built and its tests skip).
 # (clang-22's LTO, used by the demo's hot/cold step, needs ld.gold from
 # binutils and LLVMgold.so from llvm-22-linker-tools, a clang-22 dependency.)
 # The report's consumers, for its tests: golang-go (go tool pprof),
@@ -32,7 +34,7 @@ PACKAGES=(
   dwz debuginfod libdebuginfod1
   git xz-utils zstd
   libgmock-dev
-  libjemalloc-dev
+  libjemalloc-dev libcapstone-dev
   golang-go chromium valgrind python3-jsonschema
 )
 

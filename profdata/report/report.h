@@ -308,6 +308,8 @@ void rpt_decide_sites(rpt *r);
 
 /* ---- names (report_names.c) ----------------------------------------- */
 
+/* `name` demangled (__cxa_demangle), or a copy of it; free() it. */
+char *rpt_demangle(const char *name);
 /* Demangled function name of a model frame, or its GUID as 0x%016x. */
 const char *rpt_frame_name(rpt *r, uint32_t frame);
 /* Source file of a frame, or NULL. */

@@ -32,7 +32,7 @@ static demangle_fn cxa_demangle(void) {
   return fn;
 }
 
-static char *demangle(const char *name) {
+char *rpt_demangle(const char *name) {
   int status = 0;
   demangle_fn fn = name[0] == '_' && name[1] == 'Z' ? cxa_demangle() : NULL;
   char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
@@ -45,7 +45,7 @@ const char *rpt_frame_name(rpt *r, uint32_t frame) {
   uint32_t id = r->p->syms[frame].name;
   const char *name = mp_string(r->p, id);
   if (name) {
-    if (!r->names[id]) r->names[id] = demangle(name);
+    if (!r->names[id]) r->names[id] = rpt_demangle(name);
     return r->names[id];
   }
   if (!r->guid_names[frame]) {

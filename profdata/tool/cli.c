@@ -56,8 +56,10 @@ typedef struct opt_def {
 #define IN_MERGE (1u << CLI_MERGE)
 #define IN_SHOW (1u << CLI_SHOW)
 #define IN_REPORT (1u << CLI_REPORT)
-#define IN_ALL (1u << CLI_NONE | IN_MERGE | IN_SHOW | IN_REPORT)
-#define IN_READ (IN_MERGE | IN_SHOW | IN_REPORT)
+#define IN_CHECK (1u << CLI_CHECK)
+#define IN_ALL (1u << CLI_NONE | IN_MERGE | IN_SHOW | IN_REPORT | IN_CHECK)
+#define IN_READ (IN_MERGE | IN_SHOW | IN_REPORT | IN_CHECK)
+#define IN_VERDICT (IN_REPORT | IN_CHECK)
 
 static const opt_def OPTS[] = {
     {"help", OPT_HELP, 0, IN_ALL},
@@ -73,23 +75,23 @@ static const opt_def OPTS[] = {
     {"no-symbolized-section", OPT_NO_SYM_SECTION, 0, IN_MERGE},
     {"symbolized", OPT_SYMBOLIZED, 0, IN_SHOW},
     {"memory", OPT_MEMORY, 0, IN_SHOW}, /* llvm-profdata show --memory */
-    {"no-prefill", OPT_NO_PREFILL, 0, IN_MERGE | IN_SHOW | IN_REPORT},
-    {"libdw-only", OPT_LIBDW_ONLY, 0, IN_MERGE | IN_SHOW | IN_REPORT},
-    {"format", OPT_FORMAT, 1, IN_REPORT},
+    {"no-prefill", OPT_NO_PREFILL, 0, IN_READ},
+    {"libdw-only", OPT_LIBDW_ONLY, 0, IN_READ},
+    {"format", OPT_FORMAT, 1, IN_VERDICT},
     {"top", OPT_TOP, 1, IN_REPORT},
     {"sort", OPT_SORT, 1, IN_REPORT},
     {"by", OPT_BY, 1, IN_REPORT},
     {"base", OPT_BASE, 1, IN_REPORT},
     /* clang's -mllvm options of the same names */
     {"memprof-lifetime-access-density-cold-threshold", OPT_COLD_DENSITY, 1,
-     IN_REPORT},
-    {"memprof-ave-lifetime-cold-threshold", OPT_COLD_LIFETIME, 1, IN_REPORT},
+     IN_VERDICT},
+    {"memprof-ave-lifetime-cold-threshold", OPT_COLD_LIFETIME, 1, IN_VERDICT},
     {"memprof-min-ave-lifetime-access-density-hot-threshold", OPT_HOT_DENSITY,
-     1, IN_REPORT},
-    {"memprof-use-hot-hints", OPT_HOT_HINTS, 2, IN_REPORT},
-    {"memprof-matching-cold-threshold", OPT_MATCHING_COLD, 1, IN_REPORT},
-    {"memprof-callsite-cold-threshold", OPT_CALLSITE_COLD, 1, IN_REPORT},
-    {"memprof-keep-all-not-cold-contexts", OPT_KEEP_NOTCOLD, 2, IN_REPORT},
+     1, IN_VERDICT},
+    {"memprof-use-hot-hints", OPT_HOT_HINTS, 2, IN_VERDICT},
+    {"memprof-matching-cold-threshold", OPT_MATCHING_COLD, 1, IN_VERDICT},
+    {"memprof-callsite-cold-threshold", OPT_CALLSITE_COLD, 1, IN_VERDICT},
+    {"memprof-keep-all-not-cold-contexts", OPT_KEEP_NOTCOLD, 2, IN_VERDICT},
     {"weighted-input", OPT_WEIGHTED_INPUT, 1, IN_MERGE},
     {"instr", OPT_INSTR, 0, IN_MERGE}, /* llvm-profdata's default kind */
     {"sparse", OPT_SPARSE, 0, IN_MERGE},
@@ -102,8 +104,20 @@ const char *cli_cmd_name(cli_cmd cmd) {
   return cmd == CLI_MERGE    ? "merge"
          : cmd == CLI_SHOW   ? "show"
          : cmd == CLI_REPORT ? "report"
+         : cmd == CLI_CHECK  ? "check"
                              : NULL;
 }
+
+/* clang's thresholds, which report and check take. */
+static const char CLANG_OPTIONS_HELP[] =
+    "  --memprof-lifetime-access-density-cold-threshold=F     (0.05)\n"
+    "  --memprof-ave-lifetime-cold-threshold=SECONDS          (200)\n"
+    "  --memprof-min-ave-lifetime-access-density-hot-threshold=N (1000)\n"
+    "  --memprof-use-hot-hints[=true|false]                   (false)\n"
+    "  --memprof-matching-cold-threshold=PERCENT              (100)\n"
+    "  --memprof-callsite-cold-threshold=PERCENT              (100)\n"
+    "  --memprof-keep-all-not-cold-contexts[=true|false]      (false)\n"
+    "  -h, --help                 show this help\n";
 
 void cli_usage(FILE *out, cli_cmd cmd) {
   if (cmd == CLI_MERGE) {
@@ -192,16 +206,27 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "  --no-timeline              read no timeline\n"
         "  --profiled-binary=BIN      needed for raw inputs; repeatable\n"
         "  --debug-dir=DIR            where to look for separate debug files\n"
-        "clang-22's -mllvm options of the same names (defaults as clang's):\n"
-        "  --memprof-lifetime-access-density-cold-threshold=F     (0.05)\n"
-        "  --memprof-ave-lifetime-cold-threshold=SECONDS          (200)\n"
-        "  --memprof-min-ave-lifetime-access-density-hot-threshold=N (1000)\n"
-        "  --memprof-use-hot-hints[=true|false]                   (false)\n"
-        "  --memprof-matching-cold-threshold=PERCENT              (100)\n"
-        "  --memprof-callsite-cold-threshold=PERCENT              (100)\n"
-        "  --memprof-keep-all-not-cold-contexts[=true|false]      (false)\n"
-        "  -h, --help                 show this help\n",
+        "clang-22's -mllvm options of the same names (defaults as clang's):\n",
         out);
+    fputs(CLANG_OPTIONS_HELP, out);
+  } else if (cmd == CLI_CHECK) {
+    fputs(
+        "Usage: memprof-profdata check [options] PROFILE... BINARY\n"
+        "\n"
+        "Check which of the profile's hot/cold hints landed in BINARY, the\n"
+        "program built with -fmemory-profile-use=PROFILE -mllvm\n"
+        "-optimize-hot-cold-new (with or without LTO): its calls of the\n"
+        "__hot_cold_t operator new forms and their hints, matched to the\n"
+        "profile's contexts, and why a context got no cold hint.\n"
+        "\n"
+        "Options:\n"
+        "  --format=FMT               text (default) or json\n"
+        "  -o, --output=FILE          output file (default - = stdout)\n"
+        "  --profiled-binary=BIN      needed for raw profiles; repeatable\n"
+        "  --debug-dir=DIR            where to look for separate debug files\n"
+        "clang-22's -mllvm options of the same names, as the build had them:\n",
+        out);
+    fputs(CLANG_OPTIONS_HELP, out);
   } else {
     fputs(
         "Usage: memprof-profdata COMMAND [options] FILE...\n"
@@ -213,6 +238,8 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "  show    print profiles as LLVM's memprof YAML\n"
         "  report  summary, top contexts and hot/cold verdicts as text, HTML,\n"
         "          pprof, folded stacks, speedscope or DHAT JSON\n"
+        "  check   which hot/cold hints landed in the optimized binary, and\n"
+        "          why the others did not\n"
         "\n"
         "Run `memprof-profdata COMMAND --help` for the options of a command.\n"
         "  --version   print the version\n"
@@ -329,6 +356,12 @@ static int apply_report(cli_opts *o, const opt_def *d, const char *v,
   if (target) {
     if (parse_unsigned(d->name, v, UINT32_MAX, &u, err) != 0) return -1;
     *target = (unsigned)u;
+    return 0;
+  }
+  if (d->id == OPT_FORMAT && o->cmd == CLI_CHECK) {
+    static const char *const check_formats[] = {"text", "json"};
+    if (parse_name(d->name, v, check_formats, 2, &i, err) != 0) return -1;
+    o->check_json = i;
     return 0;
   }
   if (choice_option(d->id, &names, &n) == 0) {
@@ -466,9 +499,12 @@ static int parse_command(const char *arg, cli_opts *o, mp_err *err) {
     o->cmd = CLI_SHOW;
   } else if (!strcmp(arg, "report")) {
     o->cmd = CLI_REPORT;
+  } else if (!strcmp(arg, "check")) {
+    o->cmd = CLI_CHECK;
   } else {
-    return mp_fail(err, "unknown command '%s' (expected merge, show or report)",
-                   arg);
+    return mp_fail(err,
+                   "unknown command '%s' (expected merge, show, report or "
+                   "check)", arg);
   }
   return 0;
 }
@@ -504,6 +540,11 @@ int cli_parse(int argc, char **argv, cli_opts *o, mp_err *err) {
   if (o->help || o->version) return 0;
   if (o->cmd == CLI_NONE) return mp_fail(err, "no command given");
   if (!o->n_inputs) return mp_fail(err, "no input files");
+  if (o->cmd == CLI_CHECK) {
+    if (o->n_inputs < 2)
+      return mp_fail(err, "check needs a profile and the optimized binary");
+    o->check_binary = o->inputs[--o->n_inputs];
+  }
   if (o->no_timeline && o->n_timelines)
     return mp_fail(err, "--timeline and --no-timeline contradict each other");
   return 0;

@@ -19,6 +19,7 @@ typedef enum cli_cmd {
   CLI_MERGE,
   CLI_SHOW,
   CLI_REPORT,
+  CLI_CHECK, /* PROFILE... BINARY: the last input is the binary */
 } cli_cmd;
 
 typedef struct cli_opts {
@@ -47,7 +48,9 @@ typedef struct cli_opts {
   int no_prefill;      /* --no-prefill: no mp_heap_prefill */
   int libdw_only;      /* --libdw-only: msym_set_raw_dwarf(0) */
   unsigned num_threads; /* --num-threads: 1 none, more: helpers, 0: by size */
-  rpt_opts report;     /* report */
+  rpt_opts report;     /* report; check: its thresholds */
+  int check_json;      /* check --format=json */
+  const char *check_binary; /* check: the optimized binary (not an input) */
 } cli_opts;
 
 /* Parse argv.  Returns 0, or -1 with the reason in err (the caller prints it

@@ -28,6 +28,9 @@
 #include "profdata/report/report.h"
 #include "profdata/timeline/timeline.h"
 #include "profdata/yaml/yaml_io.h"
+#ifdef MEMPROF_HAVE_CAPSTONE
+#include "profdata/check/check.h"
+#endif
 #include "symbolizer/symbolizer.h"
 
 #ifndef MEMPROF_VERSION_STRING
@@ -35,6 +38,11 @@
 #endif
 
 static const char *tool = "memprof-profdata";
+
+/* What `check` says when the tool was built without capstone. */
+#define CHECK_UNAVAILABLE                                                 \
+  "check is not available: memprof-profdata was built without capstone " \
+  "(install libcapstone-dev and reconfigure)"
 
 static int report(const char *what, const char *msg) {
   if (what)
@@ -306,6 +314,27 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
   return rc;
 }
 
+/* `check`: the report's contexts (its verdicts under the thresholds
+ * given) against the optimized binary (profdata/check/). */
+static int run_check(const cli_opts *o, const mp_profile *p) {
+#ifdef MEMPROF_HAVE_CAPSTONE
+  rpt *r = rpt_build(p, &o->report);
+  mp_buf b = {0};
+  mp_err err;
+  int rc = chk_run(r, o->check_binary, o->check_json ? CHK_JSON : CHK_TEXT,
+                   &b, &err) != 0
+               ? report(o->check_binary, err.msg)
+               : write_output(o->out ? o->out : "-", &b);
+  mp_buf_free(&b);
+  rpt_free(r);
+  return rc;
+#else
+  (void)o;
+  (void)p;
+  return report(NULL, CHECK_UNAVAILABLE);
+#endif
+}
+
 /* Inputs totalling less than this are read and merged on one thread:
  * starting a helper and waiting for it at the join costs more than the
  * work it takes over, and on a busy machine the helper waits for a CPU
@@ -357,7 +386,7 @@ static int run_inputs(const cli_opts *o) {
   }
   /* only inputs that may have a timeline keep their stack ids: a merge
    * of many raw files would otherwise hold every file's for nothing */
-  mp_input_ids *ids = o->cmd == CLI_MERGE || o->no_timeline
+  mp_input_ids *ids = o->cmd == CLI_MERGE || o->cmd == CLI_CHECK || o->no_timeline
                           ? NULL
                           : mp_merge_timeline_inputs(&in, o->n_timelines > 0);
   mp_profile *p = read_inputs(o, sym, ids);
@@ -365,8 +394,9 @@ static int run_inputs(const cli_opts *o) {
   int rc = 1;
   if (p)
     rc = o->cmd == CLI_MERGE  ? run_merge(o, p)
-         : o->cmd == CLI_SHOW ? run_show(o, p, ids)
-                              : run_report(o, p, sym, ids);
+         : o->cmd == CLI_SHOW  ? run_show(o, p, ids)
+         : o->cmd == CLI_CHECK ? run_check(o, p)
+                               : run_report(o, p, sym, ids);
   mp_merge_ids_free(ids, o->n_inputs);
   mp_profile_free(p);
   msym_free(sym);
@@ -390,6 +420,9 @@ int main(int argc, char **argv) {
     rc = usage_error(&o, err.msg);
   } else if (o.help) {
     cli_usage(stdout, o.cmd);
+#ifndef MEMPROF_HAVE_CAPSTONE
+    if (o.cmd == CLI_CHECK) printf("\n%s\n", CHECK_UNAVAILABLE);
+#endif
     rc = 0;
   } else if (o.version) {
     printf("%s %s\n", tool, MEMPROF_VERSION_STRING);

@@ -5,8 +5,9 @@ examples/hotcold, our tool merges the profile and reports on it, clang-22
 rebuilt with it marks the one cold and the one not-cold allocation context,
 as the report said it would, and the LTO build with hot/cold operator new
 and libmemprof-hotcold serves the cold buffer, and only it, from the cold
-arena; the same LTO build with the cold threshold given to the linker
-plugin instead serves nothing cold."""
+arena (and `check` finds its hint); the same LTO build with the cold
+threshold given to the linker plugin instead serves nothing cold, which
+`check` explains."""
 import os
 import re
 
@@ -50,6 +51,10 @@ class Demo(harness.ProfTest):
         self.assertEqual(hints, {1: (1, 1 << 20, 1), 128: (1000, 256000, 0)})
         self.assertRegex(text, r"memprof-hotcold: cold_arena state=on .* allocs=1 frees=1 "
                                r"live_bytes=0 ")
+        # step 9: check finds the cold buffer's hint in the LTO clone
+        if "== 9. check: skipped" not in text:
+            self.assertIn("  cold contexts    1 (1.00 MiB): 1 reached a cold hint "
+                          "(1.00 MiB), 0 did not\n", text)
         self.check_lto_threshold_place(out)
 
     def check_lto_threshold_place(self, out):
@@ -73,6 +78,12 @@ class Demo(harness.ProfTest):
         r, _ = harness.run_program(self.scratch, exe,
                                    env={"MEMPROF_HOTCOLD_OPTIONS": "stats=1"})
         self.assertRegex(r.stderr.decode(), r"memprof-hotcold: class=cold allocs=0 bytes=0\n")
+        # and check, given the threshold the build should have had, says so
+        c = harness.run([harness.profdata_tool(), "check",
+                         os.path.join(out, "hotcold.memprofdata"), exe,
+                         "--memprof-ave-lifetime-cold-threshold=1"], check=False)
+        if "not available" not in c.stderr:
+            self.assertIn("    call_not_cold        1 context, 1048576 bytes\n", c.stdout)
 
 
 if __name__ == "__main__":

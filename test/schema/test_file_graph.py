@@ -68,6 +68,7 @@ TOOL_LAYERS = [
     ["profdata/instrprof"],
     ["profdata/raw", "profdata/yaml", "profdata/indexed"],
     ["profdata/report", "profdata/merge"],
+    ["profdata/check"],
     ["profdata/tool"],
 ]
 TOOL_OBJS = {  # object folder in the build -> source folder it mirrors
@@ -75,6 +76,7 @@ TOOL_OBJS = {  # object folder in the build -> source folder it mirrors
     "symbolizer/CMakeFiles/memprof_symbolizer.dir": "symbolizer",
     "profdata/CMakeFiles/memprof_profdata_core.dir": "profdata",
     "profdata/CMakeFiles/memprof-profdata.dir": "profdata",
+    "profdata/CMakeFiles/memprof_profdata_check.dir": "profdata",
 }
 PRIVATE_HEADER = re.compile(r"_(priv|internal)\.h$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -76,12 +76,37 @@ static void test_timeline_options(void) {
   cli_free(&o);
 }
 
+/* check: the last input is the binary, --format is text or json, the
+ * thresholds are report's; report's other options are not check's. */
+static void test_check_options(void) {
+  cli_opts o;
+  mp_err e;
+  CHECK(PARSE(&o, &e, "p", "check", "a.memprofdata", "b.raw", "--format=json",
+              "--memprof-ave-lifetime-cold-threshold=1", "app") == 0);
+  CHECK(o.cmd == CLI_CHECK && o.n_inputs == 2 && o.check_json == 1);
+  CHECK(!strcmp(o.check_binary, "app") && !strcmp(o.inputs[1], "b.raw"));
+  CHECK(o.report.clang.ave_lifetime_cold == 1);
+  cli_free(&o);
+  CHECK(PARSE(&o, &e, "p", "check", "a", "app") == 0 && o.check_json == 0);
+  cli_free(&o);
+  expect_error("check needs a profile and the optimized binary",
+               PARSE(&o, &e, "p", "check", "app"), &e);
+  cli_free(&o);
+  expect_error("expected text or json",
+               PARSE(&o, &e, "p", "check", "--format=html", "a", "app"), &e);
+  cli_free(&o);
+  expect_error("option '--top' is not valid for check",
+               PARSE(&o, &e, "p", "check", "--top=3", "a", "app"), &e);
+  cli_free(&o);
+}
+
 int main(void) {
   cli_opts o;
   mp_err e;
 
   test_instr_options();
   test_timeline_options();
+  test_check_options();
 
   CHECK(PARSE(&o, &e, "p", "merge", "a.raw", "--profiled-binary=bin",
               "--profiled-binary", "lib.so", "-o", "out", "b.raw") == 0);

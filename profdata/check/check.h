@@ -1,0 +1,28 @@
+/* check.h - `memprof-profdata check`: did the profile's hot/cold hints land
+ * in the optimized binary, and where not, why.
+ *
+ * check_binary.c reads the binary (ELF symbols, PLT slots) and
+ * check_disasm.c disassembles its functions with capstone: every call (or
+ * tail jump) of an allocation function, with the __hot_cold_t hint it
+ * passes.  check_match.c symbolizes those calls (inline frames, as the
+ * profile's frames: GUID, line offset, column) and matches them to the
+ * report's contexts (profdata/report/report.h, whose verdicts are clang's);
+ * check_reason.c says why a context reached no cold hint; check_out.c
+ * writes the result as text or JSON (docs/check-format.md).
+ */
+#ifndef PROFDATA_CHECK_H
+#define PROFDATA_CHECK_H
+
+#include "common/error.h"
+#include "common/io.h"
+#include "profdata/report/report.h"
+
+typedef enum chk_format { CHK_TEXT, CHK_JSON } chk_format;
+
+/* Check report `r` (built with the thresholds the optimized build used)
+ * against the optimized binary at `binary`; the result goes to `out`.
+ * Returns 0, or -1 with the reason in err (the binary cannot be read). */
+int chk_run(rpt *r, const char *binary, chk_format f, mp_buf *out,
+            mp_err *err);
+
+#endif
