@@ -254,6 +254,7 @@ void rpt_write_text(rpt *r, mp_buf *o) {
   if (!r->n_ctx) {
     mp_buf_printf(o, "The profile is empty: it has no allocation contexts.\n");
     if (r->tl) rpt_write_timeline_text(r, o, "");
+    if (r->roots) rpt_write_roots_text(r, o, "");
     if (r->base) diff(r, o);
     return;
   }
@@ -276,5 +277,6 @@ void rpt_write_text(rpt *r, mp_buf *o) {
   else
     top_groups(r, o);
   if (r->tl) rpt_write_timeline_text(r, o, "");
+  if (r->roots) rpt_write_roots_text(r, o, "");
   if (r->base) diff(r, o);
 }

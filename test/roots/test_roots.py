@@ -137,6 +137,49 @@ class RootsCensus(harness.ProfTest):
         self.assertEqual(len(glob.glob(self.scratch.path("*.roots"))), 1)
 
 
+class RootsReport(harness.ProfTest):
+    """memprof-profdata report joins the .roots beside a raw profile:
+    retained by root with each root's contexts, leaked apart from still
+    reachable, at exit and on demand; merge leaves .roots inputs out."""
+
+    def test_report(self):
+        exe = harness.compile_program(self.scratch, SRC, out="app", cflags=CFLAGS[2:],
+                                      ldflags=["-lpthread"])
+        _, raws = harness.run_program(self.scratch, exe, ["census"],
+                                      env={"MEMPROF_OPTIONS": "roots=1"})
+        raw = [r for r in raws if re.search(r"\.profraw\.\d+$", r)][0]
+        out = harness.memprof_profdata("report", raw, f"--profiled-binary={exe}").stdout
+        at_exit = out[out.index("Who holds the memory at exit"):]
+        on_demand = out[out.index("Who holds the memory on demand"):
+                        out.index("Who holds the memory at exit")]
+        row = r"^\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\??\s+(\d+)  (.*)$"
+        rows = {m.group(6): tuple(int(m.group(k)) for k in range(2, 6))
+                for m in re.finditer(row, at_exit, re.M)}
+        self.assertEqual(rows["cache (app)"], (3000, 5, 3000, 5))
+        self.assertEqual(rows["list_a (app)"], (64, 1, 192, 3))
+        self.assertEqual(rows["removed_buf (app)"], (250, 1, 250, 1))
+        self.assertEqual(rows["my_named_root (named)"], (200, 1, 200, 1))
+        self.assertIn("gone (named)", on_demand)
+        self.assertNotIn("gone (named)", at_exit)
+        first = list(rows)[0]
+        self.assertEqual(first, "cache (app)")  # largest retained first
+        leaked = at_exit[at_exit.index("Leaked at exit"):at_exit.index("Still reachable")]
+        self.assertIn("Leaked at exit (unreachable): 492 bytes in 3 blocks (direct: 300 "
+                      "bytes in 1 blocks", leaked)
+        self.assertIn("make_leak", leaked)
+        self.assertIn("make_cycle", leaked)
+        self.assertNotIn("make_cache", leaked)
+        self.assertIn("Still reachable at exit: 4042 bytes in 11 blocks (128 bytes shared",
+                      at_exit)
+        cache_part = at_exit[at_exit.index("cache (app)"):at_exit.index("list_a (app)")]
+        self.assertIn("2000 bytes in 4 blocks\n      make_cache", cache_part)
+        # a glob of the run's files takes the .roots along: merge leaves it out
+        merged = self.scratch.path("m.memprofdata")
+        r = harness.memprof_profdata("merge", *sorted(glob.glob(raw + "*")),
+                                     f"--profiled-binary={exe}", "-o", merged)
+        self.assertTrue(os.path.getsize(merged) > 0, r.stderr)
+
+
 class AgainstLeakSanitizer(harness.ProfTest):
     """LeakSanitizer's leaked total on the same source is the census's
     unreached total at exit, one thread and two."""
