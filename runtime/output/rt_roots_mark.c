@@ -75,6 +75,61 @@ void rr_sort(void *base, uint64_t n, size_t elem) {
   }
 }
 
+static rr_chunk *chunk_slot(rr_census *c, uint64_t key) {
+  uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> c->chunk_shift;
+  while (c->chunks[h].key && c->chunks[h].key != key)
+    h = (h + 1) & c->chunk_mask;
+  return &c->chunks[h];
+}
+
+static int build_index(rr_census *c) {
+  uint64_t entries = 0, n_large = 0;
+  for (uint64_t i = 0; i < c->n; i++) {
+    const rr_blk *k = &c->blk[i];
+    if (k->size >= RR_LARGE)
+      n_large++;
+    else
+      entries += ((k->p + (k->size ? k->size - 1 : 0)) >> RR_CHUNK_SHIFT) -
+                 (k->p >> RR_CHUNK_SHIFT) + 1;
+  }
+  int bits = 4;
+  while ((1ull << bits) < 2 * entries)
+    bits++;
+  c->chunk_shift = 64 - bits;
+  c->chunk_mask = (1ull << bits) - 1;
+  c->chunks_bytes = sizeof(rr_chunk) << bits;
+  c->chunks = rt_ialloc(c->chunks_bytes);
+  c->large = n_large ? rt_ialloc(n_large * sizeof(uint32_t)) : NULL;
+  c->n_large = c->large ? n_large : 0;
+  if (!c->chunks || (n_large && !c->large))
+    return -1;
+  uint64_t large = 0;
+  rt_memset(c->chunks, 0, c->chunks_bytes);
+  for (uint64_t i = 0; i < c->n; i++) {
+    const rr_blk *k = &c->blk[i];
+    if (k->size >= RR_LARGE) {
+      c->large[large++] = (uint32_t)i;
+      continue;
+    }
+    uint64_t last = (k->p + (k->size ? k->size - 1 : 0)) >> RR_CHUNK_SHIFT;
+    for (uint64_t ch = k->p >> RR_CHUNK_SHIFT; ch <= last; ch++) {
+      rr_chunk *s = chunk_slot(c, ch + 1);
+      if (!s->key)
+        *s = (rr_chunk){ch + 1, (uint32_t)i, (uint32_t)i + 1};
+      s->hi = (uint32_t)i + 1; /* blocks come in address order */
+    }
+  }
+  return 0;
+}
+
+void rr_blocks_free(rr_census *c) {
+  rr_vec_free(&c->blocks, sizeof(rr_blk));
+  if (c->chunks)
+    rt_ifree(c->chunks, c->chunks_bytes);
+  if (c->large)
+    rt_ifree(c->large, c->n_large * sizeof(uint32_t));
+}
+
 int rr_blocks_collect(rr_census *c) {
   rr_vec *v = &c->blocks;
   rt_heap_for_each_live(add_block, v);
@@ -92,7 +147,7 @@ int rr_blocks_collect(rr_census *c) {
       c->hi = end;
     c->heap_bytes += c->blk[i].size;
   }
-  return 0;
+  return build_index(c);
 }
 
 /* ---- labels --------------------------------------------------------------- */

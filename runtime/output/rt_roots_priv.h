@@ -51,6 +51,19 @@ typedef struct rr_vec {
 RT_HIDDEN void *rr_push(rr_vec *v, size_t elem);
 RT_HIDDEN void rr_vec_free(rr_vec *v, size_t elem);
 
+/* The block index: the table is sorted by address, and an open-addressing
+ * hash of 64 KiB chunks gives the range of table entries that touch each
+ * chunk, so a lookup is a probe and a binary search over a few entries
+ * (over the whole table, the search missed the cache at every step).
+ * Blocks of RR_LARGE bytes or more are not put in the chunks (a huge block
+ * would fill the hash) but in a short list of their own. */
+#define RR_CHUNK_SHIFT 16
+#define RR_LARGE (1u << 20)
+typedef struct rr_chunk {
+  uint64_t key; /* chunk number + 1; 0: empty slot */
+  uint32_t lo, hi; /* the table entries that touch it: [lo, hi) */
+} rr_chunk;
+
 typedef struct rr_census {
   rr_vec blocks; /* rr_blk, holding blk */
   rr_blk *blk;   /* sorted by address */
@@ -63,24 +76,50 @@ typedef struct rr_census {
   rr_vec modules; /* uint64_t offsets of module names into strs */
   uint64_t scanned; /* bytes of root memory scanned */
   int failed;
+  rr_chunk *chunks; /* the block index (rr_find) */
+  uint64_t chunk_mask;
+  int chunk_shift;
+  size_t chunks_bytes;
+  uint32_t *large; /* table entries of RR_LARGE bytes or more */
+  uint64_t n_large;
 } rr_census;
+
+static inline int64_t rr_search(const rr_blk *blk, uint64_t a, uint64_t b, uintptr_t v) {
+  if (a >= b || blk[a].p > v)
+    return -1;
+  while (b - a > 1) { /* the last start <= v is in [a, b) */
+    uint64_t m = (a + b) / 2;
+    if (blk[m].p <= v)
+      a = m;
+    else
+      b = m;
+  }
+  const rr_blk *k = &blk[a];
+  return v - k->p < k->size || v == k->p ? (int64_t)a : -1;
+}
 
 /* The block containing address v (a zero-size block: v == its start),
  * or -1. */
 static inline int64_t rr_find(const rr_census *c, uintptr_t v) {
   if (v < c->lo || v >= c->hi)
     return -1;
-  uint64_t a = 0, b = c->n; /* the last start <= v is in [a, b) */
-  while (b - a > 1) {
-    uint64_t m = (a + b) / 2;
-    if (c->blk[m].p <= v)
-      a = m;
-    else
-      b = m;
+  uint64_t key = (v >> RR_CHUNK_SHIFT) + 1;
+  for (uint64_t h = (key * 0x9E3779B97F4A7C15ull) >> c->chunk_shift;; h = (h + 1) & c->chunk_mask) {
+    const rr_chunk *k = &c->chunks[h];
+    if (k->key == key) {
+      int64_t j = rr_search(c->blk, k->lo, k->hi, v);
+      if (j >= 0)
+        return j;
+      break;
+    }
+    if (!k->key)
+      break;
   }
-  const rr_blk *k = &c->blk[a];
-  if (k->p <= v && (v - k->p < k->size || v == k->p))
-    return (int64_t)a;
+  for (uint64_t i = 0; i < c->n_large; i++) { /* few: a scan */
+    const rr_blk *k = &c->blk[c->large[i]];
+    if (v - k->p < k->size)
+      return c->large[i];
+  }
   return -1;
 }
 
@@ -95,8 +134,10 @@ RT_HIDDEN void rr_target(rr_census *c, int64_t blk);
 RT_HIDDEN void rr_root_end(rr_census *c);
 
 /* ---- the live heap and marking (rt_roots_mark.c) ---- */
-/* Fills c->blk from the heap's walk (the MIB locks held). */
+/* Fills c->blk from the heap's walk (the MIB locks held) and indexes it;
+ * rr_blocks_free gives the table and index back. */
 RT_HIDDEN int rr_blocks_collect(rr_census *c);
+RT_HIDDEN void rr_blocks_free(rr_census *c);
 /* Labels every block, computes each root's reached and retained bytes
  * and blocks, and marks the unreached blocks that others point to. */
 RT_HIDDEN int rr_mark(rr_census *c);
