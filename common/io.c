@@ -175,3 +175,11 @@ int mp_write_atomic(const char *path, const void *data, size_t len,
   free(tmp);
   return rc;
 }
+
+char *mp_path_beside(const char *path, const char *suffix) {
+  size_t n = strlen(path), k = strlen(suffix);
+  char *p = mp_xmalloc(n + k + 1);
+  memcpy(p, path, n);
+  memcpy(p + n, suffix, k + 1);
+  return p;
+}

@@ -23,6 +23,9 @@ typedef struct mp_file {
 } mp_file;
 
 int mp_file_open(mp_file *f, const char *path, mp_err *err);
+/* path followed by suffix ("<raw profile>.timeline"), malloc'd: the file
+ * the runtime writes beside a profile. */
+char *mp_path_beside(const char *path, const char *suffix);
 void mp_file_close(mp_file *f);
 
 /* Little-endian loads at any alignment, for the readers. */

@@ -30,6 +30,18 @@ int __memprof_profile_dump(void);
 /* Close the output file so the next dump starts a new one (truncating). */
 void __memprof_profile_reset(void);
 
+/* Who holds the memory (MEMPROF_OPTIONS=roots=1; docs/roots-format.md).
+ * Name a root: the live block that ptr points into (and what it reaches)
+ * is attributed to `name` rather than to the global or stack that holds
+ * ptr.  Registering ptr again renames it; remove it before freeing.  No-ops
+ * when roots is off. */
+void __memprof_add_root(const char *name, const void *ptr);
+void __memprof_remove_root(const void *ptr);
+
+/* Scan the live heap from its roots now; the census goes into the
+ * `.roots` file the next dump writes.  A no-op when roots is off. */
+void __memprof_heap_census(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #include "profdata/indexed/indexed.h"
 #include "profdata/instrprof/instrprof.h"
 #include "profdata/raw/raw.h"
+#include "profdata/roots/roots.h"
 #include "profdata/timeline/timeline.h"
 #include "profdata/yaml/yaml_io.h"
 
@@ -220,7 +221,8 @@ void mp_merge_input_sizes(const mp_merge_inputs *in, uint64_t *sum,
 }
 
 
-/* 1 if the file at path starts with a timeline's magic.  O_NONBLOCK: a
+/* 1 if the file at path starts with a timeline's or a roots file's magic
+ * (files the runtime writes beside a raw profile).  O_NONBLOCK: a
  * FIFO without a writer must not hold the tool here (the reader refuses
  * it later, at once). */
 static int starts_as_timeline(const char *path) {
@@ -229,7 +231,7 @@ static int starts_as_timeline(const char *path) {
   if (fd < 0) return 0;
   ssize_t n = read(fd, head, sizeof head);
   close(fd);
-  return n > 0 && mp_is_timeline(head, (size_t)n);
+  return n > 0 && (mp_is_timeline(head, (size_t)n) || mp_is_roots(head, (size_t)n));
 }
 
 /* 1 if `raw` is one of the inputs.  Input `near` is tried first: a
@@ -259,10 +261,11 @@ const char **mp_merge_drop_timelines(const mp_merge_inputs *in, size_t *n_kept,
       kept = mp_xmalloc((in->n + 1) * sizeof *kept);
       memcpy(kept, in->paths, i * sizeof *kept);
     }
-    size_t len = strlen(path), suffix = sizeof ".timeline" - 1;
-    char *raw = len > suffix && strcmp(path + len - suffix, ".timeline") == 0
-                    ? strndup(path, len - suffix)
-                    : NULL;
+    size_t len = strlen(path);
+    size_t suffix = len > 9 && strcmp(path + len - 9, ".timeline") == 0 ? 9
+                    : len > 6 && strcmp(path + len - 6, ".roots") == 0 ? 6
+                                                                        : 0;
+    char *raw = suffix ? strndup(path, len - suffix) : NULL;
     if (!raw || !is_input(in, raw, i - 1)) { /* i - 1 wraps for i = 0: past the end */
       if (!*orphans) *orphans = mp_xmalloc(in->n * sizeof **orphans);
       (*orphans)[(*n_orphans)++] = path;
@@ -278,9 +281,11 @@ mp_input_ids *mp_merge_timeline_inputs(const mp_merge_inputs *in, int given) {
   int any = 0;
   for (size_t i = 0; i < in->n; i++) {
     char *t = given ? NULL : mp_timeline_path_for(in->paths[i]);
-    ids[i].wanted = !t || access(t, F_OK) == 0;
+    char *roots = mp_roots_path_for(in->paths[i]);
+    ids[i].wanted = !t || access(t, F_OK) == 0 || access(roots, F_OK) == 0;
     any |= ids[i].wanted;
     free(t);
+    free(roots);
   }
   if (!any) {
     free(ids);

@@ -45,8 +45,8 @@ typedef struct mp_input_ids {
 mp_profile *mp_merge_read(const mp_merge_inputs *in, msym_ctx *sym,
                           mp_input_ids *ids, const char **failed, mp_err *err);
 
-/* The inputs that are profiles: a timeline ("memprof.profraw.*" names
- * them too) is left out.  Returns `in->paths` itself when none was a
+/* The inputs that are profiles: a timeline or a roots file
+ * ("memprof.profraw.*" names them too) is left out.  Returns `in->paths` itself when none was a
  * timeline, else a new array (free it) of *n_kept paths.  The timelines
  * whose raw profile is not among the inputs are put in *orphans (a new
  * array of *n_orphans paths, NULL when none), for the caller to name. */
@@ -54,7 +54,8 @@ const char **mp_merge_drop_timelines(const mp_merge_inputs *in, size_t *n_kept,
                                      const char ***orphans, size_t *n_orphans);
 
 /* Which inputs may have a timeline: all when `given` (--timeline files
- * name them), else those with "<input>.timeline" beside them.  Returns a
+ * name them), else those with "<input>.timeline" or "<input>.roots"
+ * beside them.  Returns a
  * new array of n + 1 entries, or NULL when no input may have one. */
 mp_input_ids *mp_merge_timeline_inputs(const mp_merge_inputs *in, int given);
 void mp_merge_ids_free(mp_input_ids *ids, size_t n);

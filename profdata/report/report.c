@@ -151,6 +151,7 @@ void rpt_free(rpt *r) {
   free(r->ctx);
   free(r->sites);
   rpt_timeline_free(r->tl);
+  rpt_roots_free(r->roots);
   free(r);
 }
 

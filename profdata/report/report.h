@@ -26,6 +26,7 @@
 #include "profdata/model/alloc_type.h"
 #include "profdata/model/model.h"
 #include "profdata/timeline/timeline.h"
+#include "profdata/roots/roots.h"
 
 typedef enum rpt_format {
   RPT_TEXT,
@@ -144,6 +145,7 @@ typedef struct rpt {
   char **guid_names;  /* "0x..." per frame without a name (lazy) */
   struct rpt *base;   /* --base, or NULL */
   struct rpt_timeline *tl;  /* the processes' timelines, or NULL */
+  struct rpt_roots *roots;  /* the processes' roots censuses, or NULL */
 } rpt;
 
 /* Contexts, sites, verdicts and the summary of `p` (which must outlive
@@ -258,6 +260,31 @@ void rpt_write_timeline_summary(rpt *r, mp_buf *out, const char *prefix);
 void rpt_write_timeline_text(rpt *r, mp_buf *out, const char *prefix);
 /* The same data as a JSON member ("tl":{...},) for the HTML page. */
 void rpt_write_timeline_json(rpt *r, mp_buf *out);
+
+/* raw stack id -> report context index (r->n_ctx: the stack has no
+ * symbolizable frame) for the ids of one raw profile; a keyed map the
+ * caller frees (report_timeline.c). */
+void rpt_stack_id_map(const rpt *r, const uint64_t *ids, const uint32_t *stacks, size_t n,
+                      mp_map *out);
+
+/* ---- who holds the memory (report_roots.c) -------------------------- */
+
+typedef struct rpt_roots rpt_roots;
+/* A roots file and what joins it to the profile, as rpt_timeline_input. */
+typedef struct rpt_roots_input {
+  const char *path, *raw;
+  mp_roots rs; /* taken over by rpt_roots_add, also when it fails */
+  const uint64_t *ids;
+  const uint32_t *stacks;
+  size_t n;
+} rpt_roots_input;
+/* Join one process's censuses to r; fails, leaving r as it was, when the
+ * file names a stack id the raw profile does not have. */
+int rpt_roots_add(rpt *r, rpt_roots_input *in, mp_err *err);
+void rpt_roots_free(rpt_roots *t);
+/* Per census: the roots retaining the most, each with its top contexts;
+ * leaked (unreachable) and still reachable contexts. */
+void rpt_write_roots_text(rpt *r, mp_buf *out, const char *prefix);
 
 /* ---- values ---------------------------------------------------------- */
 

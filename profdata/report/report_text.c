@@ -263,6 +263,7 @@ void rpt_write_text(rpt *r, mp_buf *o) {
   if (!r->n_ctx) {
     mp_buf_printf(o, "The profile is empty: it has no allocation contexts.\n");
     if (r->tl) rpt_write_timeline_text(r, o, "");
+    if (r->roots) rpt_write_roots_text(r, o, "");
     if (r->base) diff(r, o);
     return;
   }
@@ -286,5 +287,6 @@ void rpt_write_text(rpt *r, mp_buf *o) {
     top_groups(r, o);
   rpt_write_temporaries_text(r, o);
   if (r->tl) rpt_write_timeline_text(r, o, "");
+  if (r->roots) rpt_write_roots_text(r, o, "");
   if (r->base) diff(r, o);
 }

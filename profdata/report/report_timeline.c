@@ -67,26 +67,34 @@ static int unnamed_pool(const rpt_timeline_input *in, const mp_timeline *t,
   return 0;
 }
 
-static void joiner_init(joiner *j, const rpt *r, const rpt_timeline_input *in,
-                        const mp_timeline *t) {
+void rpt_stack_id_map(const rpt *r, const uint64_t *ids, const uint32_t *stacks, size_t n,
+                      mp_map *out) {
   uint32_t *stack_ctx = mp_xmalloc((r->p->n_stacks + 1) * sizeof *stack_ctx);
   memset(stack_ctx, 0xff, (r->p->n_stacks + 1) * sizeof *stack_ctx);
   for (size_t i = 0; i < r->n_ctx; i++) stack_ctx[r->ctx[i].stack] = (uint32_t)i;
-  mp_map_init(&j->ids, 1);
-  mp_map_reserve(&j->ids, in->n);
-  uint64_t first = UINT64_MAX;
-  for (size_t i = 0; i < in->n; i++)
-    if (in->ids[i] < first) first = in->ids[i];
-  for (size_t i = 0; i < in->n; i++) {
-    uint32_t s = in->stacks[i];
-    mp_map_put(&j->ids, in->ids[i],
-               unnamed_pool(in, t, i, first) ? (uint32_t)r->n_ctx + 1
-               : s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks ||
-                       stack_ctx[s] == UINT32_MAX
+  mp_map_init(out, 1);
+  mp_map_reserve(out, n);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t s = stacks[i];
+    mp_map_put(out, ids[i],
+               s == MP_RAW_NO_FRAMES || s >= r->p->n_stacks || stack_ctx[s] == UINT32_MAX
                    ? (uint32_t)r->n_ctx
                    : stack_ctx[s]);
   }
   free(stack_ctx);
+}
+
+/* The stack ids' slots, with the exception pool's own (its stack has no
+ * frame when libstdc++ has no symbols: unnamed_pool). */
+static void joiner_init(joiner *j, const rpt *r, const rpt_timeline_input *in,
+                        const mp_timeline *t) {
+  rpt_stack_id_map(r, in->ids, in->stacks, in->n, &j->ids);
+  uint64_t first = UINT64_MAX;
+  for (size_t i = 0; i < in->n; i++)
+    if (in->ids[i] < first) first = in->ids[i];
+  for (size_t i = 0; i < in->n; i++)
+    if (unnamed_pool(in, t, i, first))
+      mp_map_put(&j->ids, in->ids[i], (uint32_t)r->n_ctx + 1);
   j->n_ctx = r->n_ctx;
   j->bytes = mp_xcalloc(r->n_ctx + N_PSEUDO, sizeof *j->bytes);
   j->blocks = mp_xcalloc(r->n_ctx + N_PSEUDO, sizeof *j->blocks);

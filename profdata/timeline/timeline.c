@@ -252,13 +252,7 @@ int mp_is_timeline(const void *data, size_t len) {
   return len >= sizeof tl_magic && memcmp(data, tl_magic, sizeof tl_magic) == 0;
 }
 
-char *mp_timeline_path_for(const char *raw_path) {
-  size_t n = strlen(raw_path);
-  char *p = mp_xmalloc(n + sizeof ".timeline");
-  memcpy(p, raw_path, n);
-  memcpy(p + n, ".timeline", sizeof ".timeline");
-  return p;
-}
+char *mp_timeline_path_for(const char *raw_path) { return mp_path_beside(raw_path, ".timeline"); }
 
 int mp_timeline_match(const mp_timeline *t, const char *name, uint64_t raw_size,
                       mp_err *err) {

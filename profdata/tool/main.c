@@ -26,6 +26,7 @@
 #include "profdata/model/model.h"
 #include "profdata/raw/raw.h"
 #include "profdata/report/report.h"
+#include "profdata/roots/roots.h"
 #include "profdata/timeline/timeline.h"
 #include "profdata/yaml/yaml_io.h"
 #ifdef MEMPROF_HAVE_CAPSTONE
@@ -210,6 +211,35 @@ static int attach_timelines(const cli_opts *o, rpt *r, const mp_input_ids *ids) 
   return 0;
 }
 
+/* The roots files beside the raw inputs ("<raw input>.roots", written with
+ * roots=1) joined to r (report_roots.c); one that cannot be read or was
+ * written for another raw profile is left out with a warning. */
+static void attach_roots(const cli_opts *o, rpt *r, const mp_input_ids *ids) {
+  for (size_t i = 0; i < o->n_inputs; i++) {
+    if (!ids[i].raw) continue;
+    char *path = mp_roots_path_for(o->inputs[i]);
+    if (access(path, F_OK) != 0) {
+      free(path);
+      continue;
+    }
+    rpt_roots_input in = {path, o->inputs[i], {0}, ids[i].ids, ids[i].stacks, ids[i].n};
+    mp_err e;
+    struct stat st;
+    int rc = mp_roots_read(path, &in.rs, &e);
+    if (rc == 0 && stat(o->inputs[i], &st) == 0)
+      rc = mp_roots_match(&in.rs, path, (uint64_t)st.st_size, &e);
+    if (rc == 0 && rpt_roots_add(r, &in, &e) != 0) {
+      mp_err_prefix(&e, path);
+      rc = -1;
+    }
+    if (rc != 0) {
+      warn(e.msg, "the report leaves the roots file out");
+      mp_roots_free(&in.rs);
+    }
+    free(path);
+  }
+}
+
 static void note(const char *msg);
 
 /* How the inputs were recorded (report_facts.c): for show, and for the
@@ -257,6 +287,7 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
     rpt_free(r);
     return 1;
   }
+  if (ids) attach_roots(o, r, ids);
   mp_profile *bp = NULL;
   rpt *base = NULL;
   if (ro->base) {

@@ -299,3 +299,22 @@ void rt_report(const char *fmt, ...) {
     tmp[n++] = '\n';
   rt_write(2, tmp, n);
 }
+
+int rt_replace_file(const char *path, const void *a, size_t na, const void *b, size_t nb) {
+  char tmp[4200];
+  size_t n = rt_format(tmp, sizeof tmp, "%s.tmp", path);
+  if (n + 1 >= sizeof tmp)
+    return -36; /* ENAMETOOLONG */
+  int fd = rt_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0660);
+  if (fd < 0)
+    return fd;
+  long r = rt_write(fd, a, na);
+  if (r >= 0 && nb)
+    r = rt_write(fd, b, nb);
+  rt_close(fd);
+  if (r >= 0)
+    r = rt_syscall(SYS_rename, tmp, path, 0);
+  if (r < 0)
+    rt_syscall(SYS_unlink, tmp, 0, 0);
+  return (int)r;
+}

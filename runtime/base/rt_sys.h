@@ -45,6 +45,10 @@ RT_HIDDEN long rt_write(int fd, const void *buf, size_t n); /* all or -errno */
 RT_HIDDEN int rt_open(const char *path, int flags, int mode); /* fd or -errno */
 RT_HIDDEN void rt_close(int fd);
 RT_HIDDEN int rt_mkdir(const char *path, int mode);
+/* Writes a then b to "<path>.tmp" and renames it to path, so that readers
+ * see the old file or the new one; 0 or -errno. */
+RT_HIDDEN int rt_replace_file(const char *path, const void *a, size_t na, const void *b,
+                              size_t nb);
 RT_HIDDEN int rt_getpid(void);
 RT_HIDDEN int rt_gettid(void);
 RT_HIDDEN int rt_futex(int *addr, int op, int val);

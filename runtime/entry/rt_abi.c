@@ -11,6 +11,7 @@
 #include "runtime/heap/rt_heap.h"
 #include "runtime/output/rt_dump.h"
 #include "runtime/output/rt_output.h"
+#include "runtime/output/rt_roots.h"
 #include "runtime/output/rt_text.h"
 #include "runtime/record/rt_shadow.h"
 #include "runtime/record/rt_stack.h"
@@ -90,6 +91,7 @@ RT_EXPORT void __sanitizer_unaligned_store64(void *p, uint64_t x) {
 
 /* ---- profile control ----------------------------------------------------- */
 RT_EXPORT int __memprof_profile_dump(void) {
+  RT_ROOTS_ENTER(); /* a census with roots=1: the program's frames start here */
   rt_dump(0);
   return 0;
 }

@@ -1,7 +1,8 @@
 /* rt_thread.c - the pthread_create interceptor: a new thread starts in
  * our trampoline, which sets its stack bounds for the unwinder (its frame
- * address is the top: record/rt_stack_bounds.c) and registers its heap
- * cache before the program's start routine runs.  No other file may
+ * address is the top: record/rt_stack_bounds.c), registers its heap
+ * cache, and with roots=1 its stack (record/rt_threads.c) before the
+ * program's start routine runs.  No other file may
  * define pthread_create. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -11,6 +12,7 @@
 #include "runtime/base/rt_sys.h"
 #include "runtime/heap/rt_heap.h"
 #include "runtime/record/rt_stack.h"
+#include "runtime/record/rt_threads.h"
 
 #define DEFAULT_STACK (8UL << 20) /* glibc's default with no rlimit */
 
@@ -27,9 +29,12 @@ typedef struct thread_start {
 __attribute__((noinline)) static void *thread_trampoline(void *p) {
   thread_start s = *(thread_start *)p;
   rt_ifree(p, sizeof(thread_start));
-  rt_stack_bounds_set((uintptr_t)__builtin_frame_address(0), s.stack_size);
+  uintptr_t top = (uintptr_t)__builtin_frame_address(0);
+  rt_stack_bounds_set(top, s.stack_size);
   rt_heap_thread_start();
+  int slot = rt_threads_enter(s.stack_size < top ? top - s.stack_size : 0, top);
   void *r = s.fn(s.arg);
+  rt_threads_leave(slot);
   __asm__ volatile("" ::: "memory"); /* keep the call a call */
   return r;
 }

@@ -9,6 +9,7 @@
 
 #include "rt_dump.h"
 #include "rt_output.h"
+#include "rt_roots.h"
 #include "rt_text.h"
 #include "runtime/base/rt_flags.h"
 #include "runtime/base/rt_libc.h"
@@ -359,6 +360,17 @@ static void write_timeline(void) {
     rt_timeline_write(path, size);
 }
 
+/* Beside the raw profile just written: the census of this dump (not from
+ * a signal handler: the crashed code may hold any lock) with the kept ones. */
+static void write_roots(int from_signal) {
+  char path[4096];
+  uint64_t size;
+  if (from_signal || !rt_output_file(path, sizeof path, &size))
+    return;
+  rt_roots_census(rt_roots_at_exit ? RT_ROOTS_AT_EXIT : RT_ROOTS_AT_DUMP);
+  rt_roots_write(path, size);
+}
+
 static int lock_for_dump(int from_signal) {
   if (!from_signal) {
     rt_mutex_lock(&dump_mu);
@@ -402,6 +414,8 @@ int rt_dump(int from_signal) {
     rt_mib_unlock_all();
     if (r == 0 && rt_timeline_on)
       write_timeline();
+    if (r == 0 && rt_flags.roots)
+      write_roots(from_signal);
     if (rt_flags.print_text)
       r = write_text(&text); /* dump_mu still orders whole profiles */
     rt_mutex_unlock(&dump_mu);

@@ -32,7 +32,7 @@ static module mods[MAX_MODULES];
 static int nmods;
 static rt_mutex mu = RT_MUTEX_INIT;
 
-static int map_file(const char *path, module *m) {
+int rt_symtab_map_file(const char *path, const unsigned char **map, size_t *len) {
   int fd = rt_open(path, O_RDONLY, 0);
   if (fd < 0)
     return 0;
@@ -47,8 +47,8 @@ static int map_file(const char *path, module *m) {
   rt_close(fd);
   if (!p)
     return 0;
-  m->map = p;
-  m->len = (size_t)st.st_size;
+  *map = p;
+  *len = (size_t)st.st_size;
   return 1;
 }
 
@@ -83,7 +83,7 @@ static module *module_for(const Dl_info *info) {
   m->base = (uintptr_t)info->dli_fbase;
   /* The main executable is named by argv[0]; its real file is this. */
   const char *path = info->dli_fname[0] == '/' ? info->dli_fname : "/proc/self/exe";
-  if (map_file(path, m))
+  if (rt_symtab_map_file(path, &m->map, &m->len))
     find_symtab(m);
   nmods++;
   return m;

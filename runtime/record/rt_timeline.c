@@ -40,9 +40,7 @@
  * cannot be split by a signal handler, and without other threads the lock
  * prefix only costs time. */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <sys/single_threaded.h>
-#include <sys/syscall.h>
 #include <time.h>
 
 #include "rt_mibtable.h"
@@ -358,27 +356,13 @@ static void encode(rt_buf *out, uint64_t raw_bytes, int with_census) {
     rt_buf_append(out, cs.buf.p, cs.buf.len);
 }
 
-static int write_file(const char *path, const char *tmp, const rt_buf *b) {
-  int fd = rt_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0660);
-  if (fd < 0)
-    return fd;
-  long r = rt_write(fd, b->p, b->len);
-  rt_close(fd);
-  if (r >= 0)
-    r = rt_syscall(SYS_rename, tmp, path, 0);
-  if (r < 0)
-    rt_syscall(SYS_unlink, tmp, 0, 0);
-  return (int)r;
-}
-
 void rt_timeline_write(const char *raw_path, uint64_t raw_bytes) {
   if (!rt_timeline_on)
     return;
-  char path[4200], tmp[4200];
+  char path[4200];
   size_t n = rt_format(path, sizeof path, "%s.timeline", raw_path);
   if (n + 1 >= sizeof path)
     return;
-  rt_format(tmp, sizeof tmp, "%s.tmp", path);
   /* A census in progress finishes in a moment; a signal handler that
    * interrupted one writes the file without censuses. */
   int locked = 0;
@@ -391,7 +375,7 @@ void rt_timeline_write(const char *raw_path, uint64_t raw_bytes) {
   encode(&b, raw_bytes, locked && rt_flags.timeline);
   if (locked)
     census_unlock();
-  int r = b.failed ? -12 /* ENOMEM */ : write_file(path, tmp, &b);
+  int r = b.failed ? -12 /* ENOMEM */ : rt_replace_file(path, b.p, b.len, NULL, 0);
   if (r < 0) {
     rt_report("ERROR: cannot write the timeline %s (errno %d)", path, -r);
     rt_output_note_failure();

@@ -18,6 +18,7 @@
 #include "runtime/base/rt_sys.h"
 #include "runtime/heap/rt_heap.h"
 #include "runtime/output/rt_output.h"
+#include "runtime/output/rt_roots.h"
 #include "runtime/record/rt_mibtable.h"
 #include "runtime/record/rt_sample.h"
 #include "runtime/record/rt_shadow.h"
@@ -44,6 +45,7 @@ void rt_init_core(void) {
   rt_flags_init();
   rt_timeline_init();
   rt_sample_init(rt_timeline_on); /* after the timeline: it turns sampling off */
+  rt_roots_init();                /* after sampling: it refuses the C library's */
   rt_shadow_init();
   rt_output_init();
   rt_signals_install();

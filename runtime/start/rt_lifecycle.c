@@ -18,11 +18,13 @@
 #include "runtime/heap/rt_heap.h"
 #include "runtime/output/rt_dump.h"
 #include "runtime/output/rt_output.h"
+#include "runtime/output/rt_roots.h"
 #include "runtime/output/rt_symtab.h"
 #include "runtime/output/rt_text.h"
 #include "runtime/record/rt_mibtable.h"
 #include "runtime/record/rt_sample.h"
 #include "runtime/record/rt_stack.h"
+#include "runtime/record/rt_threads.h"
 #include "runtime/record/rt_timeline.h"
 #include "runtime/record/rt_unwind.h"
 
@@ -73,6 +75,7 @@ static void fork_child(void) {
   rt_mib_reset_locks();
   rt_dump_fork_child();
   rt_timeline_fork_child();
+  rt_threads_fork_child();
   /* The parent reports what it recorded; the child only its own frees and
    * the blocks it still holds at its dumps. */
   rt_mib_clear();
@@ -99,6 +102,8 @@ __attribute__((destructor(101))) static void rt_exit(void) {
     return;
   if (rt_flags.atexit)
     rt_print_exit_stats();
+  rt_roots_at_exit = 1;
+  RT_ROOTS_ENTER();
   if (rt_flags.dump_at_exit)
     rt_dump(0);
   __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);

@@ -3,9 +3,9 @@
 #
 #   test/fuzz/run.sh TARGET|all [SECONDS] [libFuzzer args...]
 #
-# TARGET is raw, indexed, yaml, elf, options, instrprof or timeline.  The fuzzers come from
-# $MEMPROF_BUILD_DIR (default build-fuzz, configured with -DMEMPROF_FUZZ=ON
-# -DCMAKE_C_COMPILER=clang-22).  New inputs go to
+# TARGET is raw, indexed, yaml, elf, options, instrprof, timeline or roots.
+# The fuzzers come from $MEMPROF_BUILD_DIR (default build-fuzz, configured
+# with -DMEMPROF_FUZZ=ON -DCMAKE_C_COMPILER=clang-22).  New inputs go to
 # $MEMPROF_BUILD_DIR/test/fuzz/work/TARGET (the checked-in corpus is only
 # read); crashes to .../artifacts/TARGET/.  Exit status is non-zero when the
 # fuzzer found a crash, a leak, a timeout or an out-of-memory.
@@ -17,7 +17,7 @@ secs=${2:-60}
 [ $# -ge 2 ] && shift 2 || shift $#
 
 if [ "$target" = all ]; then
-  for t in raw indexed yaml elf options instrprof timeline; do "$0" "$t" "$secs" "$@"; done
+  for t in raw indexed yaml elf options instrprof timeline roots; do "$0" "$t" "$secs" "$@"; done
   exit 0
 fi
 

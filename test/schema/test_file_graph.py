@@ -64,7 +64,7 @@ TOOL_LAYERS = [
     ["include/internal"],
     ["common"],
     ["symbolizer"],
-    ["profdata/llvm", "profdata/model", "profdata/timeline"],
+    ["profdata/llvm", "profdata/model", "profdata/timeline", "profdata/roots"],
     ["profdata/instrprof"],
     ["profdata/raw", "profdata/yaml", "profdata/indexed"],
     ["profdata/report", "profdata/merge"],

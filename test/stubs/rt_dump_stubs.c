@@ -144,3 +144,11 @@ void rt_timeline_write(const char *raw_path, uint64_t raw_bytes) {
  * note after the stacks. */
 uint64_t rt_sample_interval;
 int rt_instrumented = 1;
+
+/* roots=1 is off in these tests: the census is never taken. */
+int rt_roots_at_exit;
+void rt_roots_census(int kind) { (void)kind; }
+void rt_roots_write(const char *raw_path, uint64_t raw_bytes) {
+  (void)raw_path;
+  (void)raw_bytes;
+}

@@ -1,0 +1,226 @@
+/* report_roots.c - who holds the memory: the censuses of a `.roots` file
+ * (profdata/roots/roots.h, MEMPROF_OPTIONS=roots=1) joined to the report's
+ * contexts, and their part of the text report: per census the roots that
+ * retain the most bytes, each with the contexts it retains; at exit the
+ * blocks no root reaches (leaked) apart from those still reachable.
+ *
+ * The file names contexts by the raw profile's stack ids; several ids may
+ * be one context (PCs that symbolize alike) and are summed; an id whose
+ * stack has no symbolizable frame is shown as such.  An id the raw
+ * profile does not have means the file belongs to another run, and it is
+ * refused whole.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define ROOT_CONTEXTS 5 /* contexts shown under each root */
+
+typedef struct rpt_roots_proc {
+  char *path;
+  mp_roots rs;
+  mp_map ids; /* raw stack id -> context index, n_ctx: no frames */
+} rpt_roots_proc;
+
+struct rpt_roots {
+  rpt_roots_proc *proc;
+  size_t n_proc;
+};
+
+static int check_ids(const mp_map *ids, const mp_roots_ctx *v, size_t n, const char *raw,
+                     mp_err *err) {
+  for (size_t i = 0; i < n; i++)
+    if (mp_map_get(ids, v[i].stack_id) == MP_MAP_EMPTY)
+      return mp_fail(err,
+                     "stack id 0x%016" PRIx64 " is not in the raw profile %s: the "
+                     "roots file belongs to another run",
+                     v[i].stack_id, raw);
+  return 0;
+}
+
+int rpt_roots_add(rpt *r, rpt_roots_input *in, mp_err *err) {
+  mp_map ids;
+  rpt_stack_id_map(r, in->ids, in->stacks, in->n, &ids);
+  for (size_t i = 0; i < in->rs.n_census; i++) {
+    const mp_roots_census *c = &in->rs.census[i];
+    int bad = check_ids(&ids, c->shared, c->n_shared, in->raw, err) ||
+              check_ids(&ids, c->unreached, c->n_unreached, in->raw, err);
+    for (size_t k = 0; !bad && k < c->n_roots; k++)
+      bad = check_ids(&ids, c->roots[k].ctx, c->roots[k].n_ctx, in->raw, err);
+    if (bad) {
+      mp_map_free(&ids);
+      mp_roots_free(&in->rs);
+      return -1;
+    }
+  }
+  if (!r->roots) r->roots = mp_xcalloc(1, sizeof *r->roots);
+  rpt_roots *t = r->roots;
+  t->proc = mp_xrealloc(t->proc, (t->n_proc + 1) * sizeof *t->proc);
+  t->proc[t->n_proc++] = (rpt_roots_proc){mp_xstrndup(in->path, strlen(in->path)), in->rs, ids};
+  memset(&in->rs, 0, sizeof in->rs);
+  return 0;
+}
+
+void rpt_roots_free(rpt_roots *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->n_proc; i++) {
+    free(t->proc[i].path);
+    mp_roots_free(&t->proc[i].rs);
+    mp_map_free(&t->proc[i].ids);
+  }
+  free(t->proc);
+  free(t);
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+typedef struct val {
+  uint32_t ctx; /* n_ctx: no symbolizable frame */
+  uint64_t bytes, blocks, direct_bytes, direct_blocks;
+} val;
+
+static int by_bytes(const void *a, const void *b) {
+  const val *x = a, *y = b;
+  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+  return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+/* Adds lists of the census into per-context sums (`acc`, n_ctx + 1), and
+ * returns them as a list, largest first; acc is left zero. */
+static void add_list(const rpt_roots_proc *p, val *acc, const mp_roots_ctx *v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    val *a = &acc[mp_map_get(&p->ids, v[i].stack_id)];
+    a->bytes += v[i].bytes;
+    a->blocks += v[i].blocks;
+    a->direct_bytes += v[i].direct_bytes;
+    a->direct_blocks += v[i].direct_blocks;
+  }
+}
+
+static val *take(val *acc, size_t n_slots, size_t *n) {
+  val *out = mp_xmalloc((n_slots + 1) * sizeof *out);
+  *n = 0;
+  for (size_t s = 0; s < n_slots; s++)
+    if (acc[s].blocks) {
+      out[*n] = acc[s];
+      out[(*n)++].ctx = (uint32_t)s;
+      memset(&acc[s], 0, sizeof acc[s]);
+    }
+  qsort(out, *n, sizeof *out, by_bytes);
+  return out;
+}
+
+static void print_ctx(rpt *r, mp_buf *o, const char *prefix, uint32_t ctx) {
+  if (ctx >= r->n_ctx)
+    mp_buf_printf(o, "%s      (stacks without a symbolizable frame)\n", prefix);
+  else
+    rpt_print_stack(r, o, r->ctx[ctx].stack, prefix);
+}
+
+/* Rows of contexts (at most `max`, 0: all): bytes, blocks, [direct]. */
+static void ctx_rows(rpt *r, mp_buf *o, const char *prefix, const val *v, size_t n_v,
+                     size_t max, int direct) {
+  size_t n = max && max < n_v ? max : n_v;
+  for (size_t i = 0; i < n; i++) {
+    mp_buf_printf(o, "%s    %" PRIu64 " byte%s in %" PRIu64 " block%s", prefix, v[i].bytes,
+                  v[i].bytes == 1 ? "" : "s", v[i].blocks, v[i].blocks == 1 ? "" : "s");
+    if (direct)
+      mp_buf_printf(o, " (%" PRIu64 " direct)", v[i].direct_bytes);
+    mp_buf_u8(o, '\n');
+    print_ctx(r, o, prefix, v[i].ctx);
+  }
+  if (n < n_v) mp_buf_printf(o, "%s    ... %zu more contexts\n", prefix, n_v - n);
+}
+
+static int by_retained(const void *a, const void *b, void *arg) {
+  const mp_roots_root *roots = arg;
+  const mp_roots_root *x = &roots[*(const size_t *)a], *y = &roots[*(const size_t *)b];
+  if (x->retained_bytes != y->retained_bytes)
+    return x->retained_bytes > y->retained_bytes ? -1 : 1;
+  if (x->reached_bytes != y->reached_bytes) return x->reached_bytes > y->reached_bytes ? -1 : 1;
+  return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static void roots_table(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_proc *p,
+                        const mp_roots_census *c, val *acc) {
+  size_t *ord = mp_xmalloc((c->n_roots + 1) * sizeof *ord), n = 0;
+  for (size_t k = 0; k < c->n_roots; k++)
+    if (c->roots[k].reached_blocks) ord[n++] = k;
+  qsort_r(ord, n, sizeof *ord, by_retained, c->roots);
+  size_t top = r->opts.top && r->opts.top < n ? r->opts.top : n;
+  mp_buf_printf(o, "%s  %4s %14s %8s %14s %8s  %s\n", prefix, "#", "retained", "blocks",
+                "reached", "blocks", "root");
+  for (size_t i = 0; i < top; i++) {
+    const mp_roots_root *x = &c->roots[ord[i]];
+    char label[600];
+    mp_roots_label(c, x, label, sizeof label);
+    mp_buf_printf(o, "%s  %4zu %14" PRIu64 " %8" PRIu64 " %14" PRIu64 "%s %8" PRIu64
+                     "  %s\n",
+                  prefix, i + 1, x->retained_bytes, x->retained_blocks, x->reached_bytes,
+                  x->flags & MP_ROOT_REACHED_PARTIAL ? "?" : " ", x->reached_blocks, label);
+    add_list(p, acc, x->ctx, x->n_ctx);
+    size_t nv;
+    val *v = take(acc, r->n_ctx + 1, &nv);
+    ctx_rows(r, o, prefix, v, nv, ROOT_CONTEXTS, 0);
+    free(v);
+  }
+  if (top < n) mp_buf_printf(o, "%s  ... %zu more roots\n", prefix, n - top);
+  free(ord);
+}
+
+static const char *kind_name(uint64_t k) {
+  return k == MP_ROOTS_AT_EXIT ? "at exit" : k == MP_ROOTS_AT_DUMP ? "at a dump" : "on demand";
+}
+
+static void census_text(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_proc *p,
+                        const mp_roots_census *c, val *acc) {
+  int at_exit = c->kind == MP_ROOTS_AT_EXIT;
+  uint64_t retained = c->heap_bytes - c->shared_bytes - c->unreached_bytes;
+  mp_buf_printf(o, "%s\n%sWho holds the memory %s (%" PRIu64 " ms, pid %" PRIu64
+                   ", %s): %" PRIu64 " bytes in %" PRIu64 " blocks live\n",
+                prefix, prefix, kind_name(c->kind), c->t_ms, p->rs.pid, p->path,
+                c->heap_bytes, c->heap_blocks);
+  mp_buf_printf(o, "%s  retained by one root %" PRIu64 " bytes, shared by several %" PRIu64
+                   " bytes, %s %" PRIu64 " bytes\n",
+                prefix, retained, c->shared_bytes, at_exit ? "leaked" : "unreachable",
+                c->unreached_bytes);
+  mp_buf_printf(o, "%s\n%sRetained by root (bytes only that root reaches; reached: "
+                   "shared ones too):\n",
+                prefix, prefix);
+  roots_table(r, o, prefix, p, c, acc);
+  size_t nv;
+  mp_buf_printf(o, "%s\n%s%s: %" PRIu64 " bytes in %" PRIu64 " blocks (direct: %" PRIu64
+                   " bytes in %" PRIu64 " blocks no other leaked block points to)\n",
+                prefix, prefix, at_exit ? "Leaked at exit (unreachable)" : "Unreachable",
+                c->unreached_bytes, c->unreached_blocks, c->direct_bytes, c->direct_blocks);
+  add_list(p, acc, c->unreached, c->n_unreached);
+  val *v = take(acc, r->n_ctx + 1, &nv);
+  if (!nv) mp_buf_printf(o, "%s    nothing\n", prefix);
+  ctx_rows(r, o, prefix, v, nv, r->opts.top, 1);
+  free(v);
+  mp_buf_printf(o, "%s\n%s%s: %" PRIu64 " bytes in %" PRIu64 " blocks (%" PRIu64
+                   " bytes shared by several roots)\n",
+                prefix, prefix, at_exit ? "Still reachable at exit" : "Reachable",
+                c->heap_bytes - c->unreached_bytes, c->heap_blocks - c->unreached_blocks,
+                c->shared_bytes);
+  for (size_t k = 0; k < c->n_roots; k++) add_list(p, acc, c->roots[k].ctx, c->roots[k].n_ctx);
+  add_list(p, acc, c->shared, c->n_shared);
+  v = take(acc, r->n_ctx + 1, &nv);
+  if (!nv) mp_buf_printf(o, "%s    nothing\n", prefix);
+  ctx_rows(r, o, prefix, v, nv, r->opts.top, 0);
+  free(v);
+}
+
+void rpt_write_roots_text(rpt *r, mp_buf *o, const char *prefix) {
+  val *acc = mp_xcalloc(r->n_ctx + 2, sizeof *acc);
+  for (size_t i = 0; i < r->roots->n_proc; i++) {
+    const rpt_roots_proc *p = &r->roots->proc[i];
+    for (size_t k = 0; k < p->rs.n_census; k++)
+      census_text(r, o, prefix, p, &p->rs.census[k], acc);
+  }
+  free(acc);
+}

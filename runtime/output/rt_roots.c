@@ -1,0 +1,148 @@
+/* rt_roots.c - the roots census (roots=1): the live heap scanned
+ * conservatively from its roots, as LeakSanitizer does.  Any 8-byte
+ * aligned word that points into a live block, at its start or inside it,
+ * keeps the block, and reached blocks are scanned in turn.
+ *
+ * A census: the modules' writable segments and symbols are listed and the
+ * thread-TLS lookup done before the heap is locked (both may take the
+ * loader's lock); then, with the MIB table's locks held (frees wait, so no
+ * block is given back while it is read), the live blocks are listed
+ * (rt_roots_mark.c), the roots found in this order: the named roots, the
+ * modules' data (rt_roots_modules.c), the threads (rt_roots_threads.c),
+ * the blocks marked, and the census encoded for the file
+ * (rt_roots_file.c).  Censuses are taken one at a time.
+ *
+ * Allocations other threads make during a census are not seen, and the
+ * other threads are not stopped: docs/roots-format.md says what that
+ * means for the figures. */
+#include "rt_roots.h"
+#include "rt_roots_priv.h"
+#include "runtime/base/rt_flags.h"
+#include "runtime/base/rt_ialloc.h"
+#include "runtime/base/rt_libc.h"
+#include "runtime/base/rt_lock.h"
+#include "runtime/base/rt_state.h"
+#include "runtime/base/rt_sys.h"
+#include "runtime/record/rt_mibtable.h"
+#include "runtime/record/rt_sample.h"
+#include "runtime/record/rt_stack.h"
+#include "runtime/record/rt_threads.h"
+
+#define MAX_NAMED 1024
+#define NAMED_LEN 128
+
+int rt_roots_at_exit;
+static rt_mutex census_mu = RT_MUTEX_INIT;
+
+void rt_roots_init(void) {
+  if (!rt_flags.roots)
+    return;
+  if (rt_sample_interval && rt_flags.unsampled_to_libc) {
+    rt_report("WARNING: roots=1 is ignored with sample_interval and unsampled_to_libc=1: "
+              "the C library serves the unrecorded blocks and the scan cannot see them "
+              "(add unsampled_to_libc=0, or leave sampling off)");
+    rt_flags.roots = 0;
+    return;
+  }
+  uintptr_t bottom = 0, top = rt_thread_stack_bounds(&bottom);
+  if (top && rt_gettid() == rt_getpid())
+    rt_threads_enter(bottom, top);
+}
+
+/* ---- named roots ----------------------------------------------------------- */
+
+typedef struct named_root {
+  const void *ptr;
+  char name[NAMED_LEN];
+} named_root;
+
+static named_root named[MAX_NAMED];
+static int n_named;
+static rt_mutex named_mu = RT_MUTEX_INIT;
+
+void rt_roots_add_named(const char *name, const void *ptr) {
+  if (!rt_flags.roots || !ptr)
+    return;
+  rt_mutex_lock(&named_mu);
+  int i = 0;
+  while (i < n_named && named[i].ptr != ptr)
+    i++;
+  if (i == n_named && n_named < MAX_NAMED)
+    n_named++;
+  if (i < n_named) {
+    size_t k = name ? rt_strnlen(name, NAMED_LEN - 1) : 0;
+    named[i].ptr = ptr;
+    rt_memcpy(named[i].name, name ? name : "", k);
+    named[i].name[k] = 0;
+  } else {
+    rt_report("WARNING: more than %d named roots: %s is left out", MAX_NAMED,
+              name ? name : "(null)");
+  }
+  rt_mutex_unlock(&named_mu);
+}
+
+void rt_roots_remove_named(const void *ptr) {
+  if (!rt_flags.roots)
+    return;
+  rt_mutex_lock(&named_mu);
+  for (int i = 0; i < n_named; i++)
+    if (named[i].ptr == ptr) {
+      named[i] = named[--n_named];
+      break;
+    }
+  rt_mutex_unlock(&named_mu);
+}
+
+static void named_scan(rr_census *c) {
+  rt_mutex_lock(&named_mu);
+  for (int i = 0; i < n_named; i++) {
+    int64_t j = rr_find(c, (uintptr_t)named[i].ptr);
+    if (j < 0)
+      continue;
+    rr_root_begin(c, RR_NAMED, 0, 0, 0, rr_str(c, named[i].name, rt_strlen(named[i].name)));
+    rr_target(c, j);
+    c->blk[j].flags |= RR_TARGET;
+    rr_root_end(c);
+  }
+  rt_mutex_unlock(&named_mu);
+}
+
+/* ---- the census ---------------------------------------------------------- */
+
+static void take(int kind, const rt_roots_from *from) {
+  rr_threads_prepare();
+  rr_modules *ms = rr_modules_list();
+  rr_census c = {0};
+  rr_str(&c, "", 0); /* offset 0: no name */
+  rt_mib_lock_all();
+  if (rr_blocks_collect(&c) == 0) {
+    named_scan(&c);
+    rr_modules_scan(&c, ms);
+    rr_threads_scan(&c, from->regs, 6, from->frame);
+    if (!c.failed && !c.roots.failed && !c.targets.failed && rr_mark(&c) == 0)
+      rt_roots_keep(&c, kind);
+    else
+      rt_report("ERROR: the roots census ran out of memory: it is left out");
+  }
+  rt_mib_unlock_all();
+  rr_blocks_free(&c);
+  rr_vec_free(&c.roots, sizeof(rr_root));
+  rr_vec_free(&c.targets, sizeof(uint32_t));
+  rr_vec_free(&c.strs, 1);
+  rr_vec_free(&c.modules, sizeof(uint64_t));
+  rr_modules_free(ms);
+}
+
+__thread rt_roots_from rt_roots_entry;
+
+void rt_roots_census(int kind) {
+  if (!rt_flags.roots || !rt_inited)
+    return;
+  rt_roots_from from = rt_roots_entry;
+  rt_roots_entry.frame = 0;
+  if (!from.frame) /* no entry point said: from here */
+    from.frame = (uintptr_t)__builtin_frame_address(0);
+  rt_mutex_lock(&census_mu);
+  take(kind, &from);
+  rt_mutex_unlock(&census_mu);
+}

@@ -1,0 +1,109 @@
+/* rt_roots_threads.c - the roots in the threads: one root per thread
+ * (kind RR_THREAD, its id as offset) holding its stack, its static TLS and
+ * thread control block (glibc keeps the static TLS just below the thread
+ * pointer and the control block, with the DTV pointer, at it) and, for the
+ * calling thread, its callee-saved registers.
+ *
+ * The calling thread's stack is read from the runtime entry point's frame
+ * up (output/rt_roots.h, RT_ROOTS_ENTER);
+ * the other threads' (record/rt_threads.c: those started while roots=1,
+ * and the main thread) whole, from their recorded bounds, with
+ * process_vm_readv on our own process, which fails instead of faulting
+ * on memory a thread that ended has given back.  The world is not stopped:
+ * the other threads run on, their registers are not read, and what they
+ * hold only in registers, or in stack words below their stack pointer,
+ * is seen as it happens to be. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "rt_roots_priv.h"
+#include "runtime/base/rt_sys.h"
+#include "runtime/record/rt_stack.h"
+#include "runtime/record/rt_threads.h"
+
+#define CHUNK (64u << 10)
+/* glibc's struct pthread (the control block) is about 2.3 KiB. */
+#define TCB_BYTES 4096
+
+static size_t static_tls; /* glibc's static TLS size (with the TCB's) */
+
+void rr_threads_prepare(void) {
+  if (static_tls)
+    return;
+  void (*info)(size_t *, size_t *) =
+      (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+  size_t size = 0, align = 0;
+  if (info)
+    info(&size, &align);
+  static_tls = size ? size : 4096;
+}
+
+/* Reads [lo, hi) of our own memory chunk by chunk through buf, from the
+ * top down (a stack's unmapped part is at its bottom), scanning each
+ * chunk's words as if in place; stops at the first chunk that cannot be
+ * read. */
+static void scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) {
+  lo = (lo + 7) & ~(uintptr_t)7;
+  hi &= ~(uintptr_t)7;
+  while (hi > lo) {
+    uintptr_t from = hi - lo > CHUNK ? hi - CHUNK : lo;
+    struct iovec local = {buf, hi - from}, remote = {(void *)from, hi - from};
+    long n = rt_syscall6(SYS_process_vm_readv, rt_getpid(), (long)&local, 1, (long)&remote, 1,
+                         0);
+    if (n != (long)(hi - from))
+      return;
+    c->scanned += hi - from;
+    for (size_t i = 0; i < (hi - from) / 8; i++) {
+      int64_t j = rr_find(c, buf[i]);
+      if (j >= 0)
+        rr_target(c, j);
+    }
+    hi = from;
+  }
+}
+
+static void scan_tls(rr_census *c, uintptr_t tp, uintptr_t *buf) {
+  if (tp > static_tls)
+    scan_copy(c, tp - static_tls, tp + TCB_BYTES, buf);
+}
+
+typedef struct others {
+  rr_census *c;
+  uintptr_t *buf;
+  int self;
+} others;
+
+static void other_cb(const rt_thread_rec *t, void *ctx) {
+  others *o = ctx;
+  if (t->tid == o->self)
+    return;
+  rr_root_begin(o->c, RR_THREAD, 0, (uint64_t)t->tid, t->top - t->bottom, 0);
+  scan_copy(o->c, t->bottom, t->top, o->buf);
+  scan_tls(o->c, t->tp, o->buf);
+  rr_root_end(o->c);
+}
+
+void rr_threads_scan(rr_census *c, const uintptr_t *regs, int nregs, uintptr_t sp) {
+  uintptr_t *buf = rt_mmap_anon(CHUNK, 0);
+  if (!buf) {
+    c->failed = 1;
+    return;
+  }
+  int self = rt_gettid();
+  uintptr_t top = rt_thread_stack_top();
+  rr_root_begin(c, RR_THREAD, 0, (uint64_t)self, top > sp ? top - sp : 0, 0);
+  for (int i = 0; i < nregs; i++) {
+    int64_t j = rr_find(c, regs[i]);
+    if (j >= 0)
+      rr_target(c, j);
+  }
+  if (top > sp)
+    rr_scan(c, (const void *)sp, (const void *)top);
+  scan_tls(c, (uintptr_t)__builtin_thread_pointer(), buf);
+  rr_root_end(c);
+  others o = {c, buf, self};
+  rt_threads_for_each(other_cb, &o);
+  rt_munmap(buf, CHUNK);
+}

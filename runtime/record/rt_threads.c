@@ -1,0 +1,61 @@
+/* rt_threads.c - a table of the threads started through pthread_create
+ * while roots=1: each one's stack bounds and thread pointer, so that a
+ * roots census taken on one thread can scan the others' stacks and TLS
+ * (output/rt_roots_threads.c).  Nothing is recorded when roots is off.
+ *
+ * A slot is claimed with one compare-and-swap and never blocks.  A thread
+ * that returns from its start routine frees its slot;
+ * one that ends through pthread_exit or is cancelled keeps its slot: the census reads its memory with process_vm_readv, which
+ * fails harmlessly once glibc has unmapped the stack. */
+#include "rt_threads.h"
+#include "runtime/base/rt_flags.h"
+#include "runtime/base/rt_sys.h"
+
+#define MAX_THREADS 4096
+
+static rt_thread_rec table[MAX_THREADS];
+static int used; /* slots ever claimed: the census reads [0, used) */
+
+int rt_threads_enter(uintptr_t bottom, uintptr_t top) {
+  if (!rt_flags.roots)
+    return -1;
+  for (int i = 0; i < MAX_THREADS; i++) {
+    int zero = 0;
+    if (!__atomic_compare_exchange_n(&table[i].tid, &zero, -1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED))
+      continue;
+    table[i].bottom = bottom;
+    table[i].top = top;
+    table[i].tp = (uintptr_t)__builtin_thread_pointer();
+    int n = __atomic_load_n(&used, __ATOMIC_ACQUIRE);
+    while (n <= i && !__atomic_compare_exchange_n(&used, &n, i + 1, 0, __ATOMIC_ACQ_REL,
+                                                  __ATOMIC_ACQUIRE))
+      ;
+    __atomic_store_n(&table[i].tid, rt_gettid(), __ATOMIC_RELEASE);
+    return i;
+  }
+  return -1;
+}
+
+void rt_threads_leave(int slot) {
+  if (slot < 0)
+    return;
+  __atomic_store_n(&table[slot].tid, 0, __ATOMIC_RELEASE);
+}
+
+void rt_threads_for_each(void (*cb)(const rt_thread_rec *, void *), void *ctx) {
+  int n = __atomic_load_n(&used, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < n && i < MAX_THREADS; i++) {
+    rt_thread_rec r = table[i];
+    if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) > 0 && r.tid > 0)
+      cb(&r, ctx);
+  }
+}
+
+/* Only the forking thread lives on in the child, under another id: a
+ * census scans it as the calling thread. */
+void rt_threads_fork_child(void) {
+  for (int i = 0; i < MAX_THREADS; i++)
+    table[i].tid = 0;
+  used = 0;
+}

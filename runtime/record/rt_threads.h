@@ -1,0 +1,25 @@
+/* rt_threads.h - the threads the runtime started (rt_threads.c): where
+ * each one's stack, static TLS and thread control block lie, for the
+ * roots census (roots=1) to scan. */
+#ifndef MEMPROF_RT_THREADS_H
+#define MEMPROF_RT_THREADS_H
+
+#include "runtime/base/rt_internal.h"
+
+/* One thread: its id, its stack [bottom, top) and its thread pointer
+ * (glibc keeps its static TLS just below it, its control block at it). */
+typedef struct rt_thread_rec {
+  int tid; /* 0: free slot, -1: being filled */
+  uintptr_t bottom, top, tp;
+} rt_thread_rec;
+
+/* Registers the calling thread (entry/rt_thread.c's trampoline, before the
+ * program's start routine); a slot index, or -1 (roots off, table full). */
+RT_HIDDEN int rt_threads_enter(uintptr_t bottom, uintptr_t top);
+/* The thread of slot `slot` returned from its start routine. */
+RT_HIDDEN void rt_threads_leave(int slot);
+/* Calls cb with a copy of every registered thread's record. */
+RT_HIDDEN void rt_threads_for_each(void (*cb)(const rt_thread_rec *, void *), void *ctx);
+RT_HIDDEN void rt_threads_fork_child(void);
+
+#endif
