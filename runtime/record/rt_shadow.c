@@ -27,6 +27,7 @@ RT_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
 RT_EXPORT __attribute__((weak)) char __memprof_histogram = 0;
 uintptr_t rt_range_base;
 uintptr_t rt_shadow_base;
+int rt_counting;
 /* The runtime's own __memprof_histogram, whatever the loader bound. */
 extern char rt_own_histogram __attribute__((alias("__memprof_histogram"),
                                             visibility("hidden")));
@@ -59,6 +60,7 @@ void rt_shadow_start(void) {
   __atomic_store_n(&rt_shadow_base, base, __ATOMIC_RELEASE);
   if (!rt_hist_mode())
     __atomic_store_n(&rt_range_base, base, __ATOMIC_RELEASE);
+  __atomic_store_n(&rt_counting, 1, __ATOMIC_RELEASE);
 }
 
 static inline uintptr_t live_base(void) {

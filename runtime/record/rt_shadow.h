@@ -26,6 +26,12 @@ RT_HIDDEN extern uintptr_t rt_range_base;
  * may be skipped exactly: a program preloaded without instrumentation
  * never makes its shadow resident (lazy_shadow=0 sets it at start-up). */
 RT_HIDDEN extern uintptr_t rt_shadow_base;
+/* Nonzero once rt_shadow_start ran (in histogram mode rt_range_base stays
+ * 0 while the runtime counts). */
+RT_HIDDEN extern int rt_counting;
+static inline int rt_counting_load(void) {
+  return __atomic_load_n(&rt_counting, __ATOMIC_RELAXED);
+}
 /* Start counting (idempotent): publish rt_shadow_base, and rt_range_base
  * in default mode.  After rt_shadow_init. */
 RT_HIDDEN void rt_shadow_start(void);

@@ -1,7 +1,8 @@
 /* lazy_shadow.c - test_rt_lazy_shadow.py: a program built without
  * -fmemory-profile, run with libmemprof.so preloaded.  It fills blocks of
  * three sizes with memset (which the runtime's interceptor counts, one
- * per 8 bytes, while the shadow is kept) and prints the resident KiB of
+ * per 8 bytes, while the shadow is kept), copies and compares two of them
+ * (4000 bytes, past the interceptors' inline path, and 32 bytes), and prints the resident KiB of
  * the runtime's shadow mapping (the one of 2^44 bytes) from
  * /proc/self/smaps, with the blocks still live. */
 #include <stdio.h>
@@ -33,11 +34,16 @@ int main(void) {
     small[i] = malloc(4000);
     memset(small[i], i, 4000);
   }
+  volatile int same = 0;
+  for (size_t n = 4000; n; n = n == 4000 ? 32 : 0) {
+    memcpy(small[1], small[0], n);
+    same += !memcmp(small[0], small[1], n);
+  }
   char *mid = malloc(200000);
   memset(mid, 1, 200000);
   char *big = malloc(8 << 20);
   memset(big, 2, 8 << 20);
-  printf("shadow_rss_kb %llu\n", shadow_rss_kb());
+  printf("shadow_rss_kb %llu same %d\n", shadow_rss_kb(), same);
   free(big);
   free(mid);
   for (int i = 0; i < SMALL_N; i++)
