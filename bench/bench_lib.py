@@ -96,6 +96,16 @@ def measure_pair(runs):
     return out
 
 
+def pair_ratio(rep, base, other):
+    """measure_pair of base and other ((argv, cwd, env) each), the CPUs
+    swapped on odd repetitions: other's CPU time over base's, None if
+    either failed."""
+    first, second = (base, other) if rep % 2 == 0 else (other, base)
+    a, b = measure_pair([first, second])
+    b_cpu, o_cpu = (a, b) if rep % 2 == 0 else (b, a)
+    return o_cpu / b_cpu if b_cpu and o_cpu else None
+
+
 def measure(argv, cwd=None, env=None, stdout=subprocess.DEVNULL, stamp=None):
     """Run argv once through rusage_run (CPU and peak RSS of argv alone)."""
     full_env = dict(os.environ)

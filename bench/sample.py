@@ -228,13 +228,11 @@ def speed_paired(cfg, works):
                 floor = ([w.exes["floor"], *w.tail], cwds[0], None)
                 ours = ([w.exes[exe], *tail_b], cwds[1],
                         {"MEMPROF_OPTIONS": opts} if opts else None)
-                first, second = (floor, ours) if rep % 2 == 0 else (ours, floor)
-                a, b = B.measure_pair([first, second])
-                f, o = (a, b) if rep % 2 == 0 else (b, a)
+                r = B.pair_ratio(rep, floor, ours)
                 for cwd in cwds:
                     B.clean_profiles(cwd)
-                if f and o:
-                    ratios[v].append(o / f)
+                if r:
+                    ratios[v].append(r)
         P.cleanup(cfg)
         shutil.rmtree(db + ".pair", ignore_errors=True)
         rows.append([w.key] + [pct(median(ratios[v]) - 1) if ratios[v] else "-"

@@ -16,7 +16,8 @@
 #include "runtime/record/rt_shadow.h"
 #include "runtime/record/rt_stack.h"
 
-#define B __memprof_shadow_memory_dynamic_address
+/* The runtime counts once counting has started (rt_shadow.h). */
+#define B rt_shadow_base
 
 static inline void inc_default(uintptr_t a) {
   if (RT_LIKELY(B))

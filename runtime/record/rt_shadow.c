@@ -7,12 +7,15 @@
  * Default mode: u64 per 64 bytes at ((a & ~63) >> 3) + B.  Histogram mode:
  * saturating u8 per 8 bytes at (a >> 3) + B.  For the 64-byte cells
  * covering a block both modes use the same shadow bytes, which is what lets
- * the allocator clear and release them without knowing the mode. */
+ * the allocator clear and release them without knowing the mode.
+ *
+ * The mapping exists from start-up (instrumented code reads its base in
+ * every function), but the runtime touches it only through rt_shadow_base,
+ * published once counts may exist (rt_shadow_start). */
 #include <sys/mman.h>
 
 #include "rt_shadow.h"
 #include "runtime/base/rt_libc.h"
-#include "runtime/base/rt_state.h"
 #include "runtime/base/rt_sys.h"
 
 #define SHADOW_SIZE (1ULL << 44)
@@ -23,6 +26,11 @@ RT_EXPORT uintptr_t __memprof_shadow_memory_dynamic_address;
 /* Weak: clang emits a strong copy in every instrumented TU. */
 RT_EXPORT __attribute__((weak)) char __memprof_histogram = 0;
 uintptr_t rt_range_base;
+uintptr_t rt_shadow_base;
+int rt_counting;
+/* The runtime's own __memprof_histogram, whatever the loader bound. */
+extern char rt_own_histogram __attribute__((alias("__memprof_histogram"),
+                                            visibility("hidden")));
 
 void rt_shadow_init(void) {
   if (__memprof_shadow_memory_dynamic_address)
@@ -40,11 +48,29 @@ void rt_shadow_init(void) {
                    __ATOMIC_RELEASE);
 }
 
+int rt_shadow_program_instrumented(void) {
+  const char *bound = &__memprof_histogram, *own = &rt_own_histogram;
+  __asm__("" : "+r"(bound), "+r"(own)); /* compare the addresses as bound */
+  return bound != own;
+}
+
+void rt_shadow_start(void) {
+  uintptr_t base = __atomic_load_n(&__memprof_shadow_memory_dynamic_address,
+                                   __ATOMIC_ACQUIRE);
+  __atomic_store_n(&rt_shadow_base, base, __ATOMIC_RELEASE);
+  if (!rt_hist_mode())
+    __atomic_store_n(&rt_range_base, base, __ATOMIC_RELEASE);
+  __atomic_store_n(&rt_counting, 1, __ATOMIC_RELEASE);
+}
+
+static inline uintptr_t live_base(void) {
+  return __atomic_load_n(&rt_shadow_base, __ATOMIC_ACQUIRE);
+}
+
 /* The shadow bytes of the cells covering [p, p+size): the same bytes in
- * both modes (8 counters of a cell, or its u64). */
+ * both modes (8 counters of a cell, or its u64).  Only once counting. */
 static inline unsigned char *shadow_of_block(uintptr_t p) {
-  return (unsigned char *)(__memprof_shadow_memory_dynamic_address +
-                           ((p & ~(uintptr_t)63) >> 3));
+  return (unsigned char *)(rt_shadow_base + ((p & ~(uintptr_t)63) >> 3));
 }
 
 static inline uint64_t block_shadow_bytes(uintptr_t p, uint64_t size) {
@@ -52,7 +78,7 @@ static inline uint64_t block_shadow_bytes(uintptr_t p, uint64_t size) {
 }
 
 void rt_shadow_clear_block(uintptr_t p, uint64_t size) {
-  if (!__memprof_shadow_memory_dynamic_address)
+  if (!live_base())
     return;
   unsigned char *s = shadow_of_block(p);
   uint64_t len = block_shadow_bytes(p, size);
@@ -76,7 +102,7 @@ void rt_shadow_clear_block(uintptr_t p, uint64_t size) {
 }
 
 void rt_shadow_release_block(uintptr_t p, uint64_t size) {
-  if (!__memprof_shadow_memory_dynamic_address)
+  if (!live_base())
     return;
   uintptr_t s = (uintptr_t)shadow_of_block(p);
   uintptr_t lo = rt_round_up(s, RT_PAGE);
@@ -86,14 +112,14 @@ void rt_shadow_release_block(uintptr_t p, uint64_t size) {
 }
 
 void rt_shadow_populate(uintptr_t p, uint64_t size) {
-  if (!__memprof_shadow_memory_dynamic_address)
+  if (!live_base())
     return;
   uintptr_t s = (uintptr_t)shadow_of_block(p);
   rt_populate(s, s + block_shadow_bytes(p, size));
 }
 
 int rt_shadow_touched(uintptr_t p, uint64_t len, int probes) {
-  if (!__atomic_load_n(&__memprof_shadow_memory_dynamic_address, __ATOMIC_ACQUIRE))
+  if (!live_base())
     return 0;
   for (int k = 0; k < probes; k++)
     if (__atomic_load_n((const uint64_t *)shadow_of_block(p + len / probes * k),
@@ -104,13 +130,13 @@ int rt_shadow_touched(uintptr_t p, uint64_t len, int probes) {
 
 uint64_t rt_shadow_count(uintptr_t p, uint64_t size, int hist_mode,
                          uint64_t *hist) {
-  if (!__memprof_shadow_memory_dynamic_address)
+  if (!live_base())
     return 0;
   if (!hist_mode)
     return rt_shadow_sum(p, size);
   uint64_t sum = 0;
   const unsigned char *g =
-      (const unsigned char *)(__memprof_shadow_memory_dynamic_address + (p >> 3));
+      (const unsigned char *)(rt_shadow_base + (p >> 3));
   for (uint64_t i = 0, n = (size + 7) / 8; i < n; i++) {
     sum += g[i];
     if (hist)
@@ -160,7 +186,7 @@ static void record_range_hist(uintptr_t a, uintptr_t end, uintptr_t base) {
 }
 
 void rt_record_range_slow(const volatile void *p, size_t n) {
-  uintptr_t base = __memprof_shadow_memory_dynamic_address;
+  uintptr_t base = live_base();
   if (!base || !n)
     return;
   uintptr_t a = (uintptr_t)p, end = a + n;
@@ -173,6 +199,6 @@ void rt_record_range_slow(const volatile void *p, size_t n) {
 }
 
 void rt_count_slow(const volatile void *p, size_t n) {
-  if (rt_inited && n)
+  if (n)
     rt_record_range_slow(p, n);
 }

@@ -19,9 +19,29 @@ extern RT_EXPORT char __memprof_histogram;
  * mode apiece, and again for the second buffer, made a copy's count half
  * as long again. */
 RT_HIDDEN extern uintptr_t rt_range_base;
+/* The shadow base once access counts may exist, else 0: what the runtime
+ * clears, faults in, reads and counts into.  Until instrumented code is
+ * linked in (found at start-up) or calls __memprof_init, nothing writes
+ * the shadow, so it stays all zero and every clear, populate and read
+ * may be skipped exactly: a program preloaded without instrumentation
+ * never makes its shadow resident (lazy_shadow=0 sets it at start-up). */
+RT_HIDDEN extern uintptr_t rt_shadow_base;
+/* Nonzero once rt_shadow_start ran (in histogram mode rt_range_base stays
+ * 0 while the runtime counts). */
+RT_HIDDEN extern int rt_counting;
+static inline int rt_counting_load(void) {
+  return __atomic_load_n(&rt_counting, __ATOMIC_RELAXED);
+}
+/* Start counting (idempotent): publish rt_shadow_base, and rt_range_base
+ * in default mode.  After rt_shadow_init. */
+RT_HIDDEN void rt_shadow_start(void);
+/* Whether instrumented code is linked into the program or its libraries
+ * loaded at start-up: their own __memprof_histogram (one in every
+ * instrumented module) overrides the runtime's weak one. */
+RT_HIDDEN int rt_shadow_program_instrumented(void);
 RT_HIDDEN void rt_record_range_slow(const volatile void *p, size_t n);
 /* What the interceptors count outside the inline path: nothing before
- * init or for n == 0, else rt_record_range_slow. */
+ * counting starts or for n == 0, else rt_record_range_slow. */
 RT_HIDDEN void rt_count_slow(const volatile void *p, size_t n);
 
 /* [a, a+n), 1 <= n <= 64, in default mode. */
@@ -65,7 +85,7 @@ RT_HIDDEN void rt_shadow_clear_block(uintptr_t p, uint64_t size);
 /* The same, with blocks of one or two cells (most of them) cleared inline:
  * a call cost the allocation path more than the stores. */
 static inline void rt_shadow_clear(uintptr_t p, uint64_t size) {
-  uintptr_t base = __memprof_shadow_memory_dynamic_address;
+  uintptr_t base = __atomic_load_n(&rt_shadow_base, __ATOMIC_RELAXED);
   uint64_t n = rt_block_cells(p, size);
   if (RT_LIKELY(base) && RT_LIKELY(n - 1 < 2)) {
     uint64_t *c = (uint64_t *)(base + ((p & ~(uintptr_t)63) >> 3));
@@ -87,7 +107,7 @@ RT_HIDDEN int rt_shadow_touched(uintptr_t p, uint64_t len, int probes);
 /* Access count of a block in default mode: the sum of its cells (inline:
  * the free path takes it for every block). */
 static inline uint64_t rt_shadow_sum(uintptr_t p, uint64_t size) {
-  uintptr_t base = __memprof_shadow_memory_dynamic_address;
+  uintptr_t base = __atomic_load_n(&rt_shadow_base, __ATOMIC_RELAXED);
   if (!base)
     return 0;
   const uint64_t *c = (const uint64_t *)(base + ((p & ~(uintptr_t)63) >> 3));

@@ -58,9 +58,10 @@ void rt_init_core(void) {
   rt_bg_add_tick(rt_large_follow);
   rt_stack_init();
   __atomic_store_n(&rt_recording, 1, __ATOMIC_RELEASE);
-  if (!rt_hist_mode())
-    __atomic_store_n(&rt_range_base, __memprof_shadow_memory_dynamic_address,
-                     __ATOMIC_RELAXED);
+  /* lazy_shadow: the shadow stays untouched until instrumented code can
+   * count (rt_shadow.h); a program linked with it counts from here. */
+  if (!rt_flags.lazy_shadow || rt_shadow_program_instrumented())
+    rt_shadow_start();
   __atomic_store_n(&rt_inited, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
   init_running_here = 0;
@@ -76,6 +77,7 @@ RT_EXPORT int __memprof_rt_version = 1;
 RT_EXPORT void __memprof_init(void) {
   __atomic_store_n(&rt_instrumented, 1, __ATOMIC_RELAXED);
   rt_init_core();
+  rt_shadow_start(); /* a module loaded later: counts from its constructor */
   rt_set_epoch(); /* first call only: later calls keep the epoch */
   rt_lifecycle_install();
   rt_unwind_instrumented(); /* unwind_tables=-1: frame pointers from here */

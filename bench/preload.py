@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""bench/preload.py: libmemprof.so preloaded into Debian's own programs
+(built without -fmemory-profile), against the same programs run plain.
+
+Not part of the tests nor of bench/run.sh.  Two parts:
+
+  rss    peak RSS of `sort` of a generated 20 MB file: plain, with
+         libmemprof.so preloaded (recording every allocation; again with
+         lazy_shadow=0, the shadow kept from start-up), and under
+         Debian's heaptrack (the largest process of its run: the program
+         with heaptrack's preload), medians of --reps runs
+  speed  CPU time of python3 (PYTHONMALLOC=malloc: a dict of 120,000
+         entries round-tripped through JSON, preload_json.py), the sqlite3
+         shell (200,000 rows and an index, sample_shell.sql), perl (a hash
+         of 200,000 words, preload_words.pl) and jq (a generated 6 MB
+         JSON document), preloaded with MEMPROF_OPTIONS=sample_interval=
+         524288 (and each --variant's options after it), as ratios to the
+         plain run: both run at once, one per CPU, CPUs swapped between
+         repetitions, median of the ratios (bench_lib.measure_pair)
+
+Usage: bench/preload.py [--only rss|speed] [--reps N] [--programs python3,sqlite3,perl,jq]
+                        [--variant OPTS]...
+Environment: BENCH_DIR (default build-bench/), MEMPROF_BUILD_DIR (a build
+of this tree holding libmemprof.so; default build/).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_lib as B  # noqa: E402
+from bench import machine_line  # noqa: E402
+from bench_lib import fmt, log, median  # noqa: E402
+
+SAMPLED = "sample_interval=524288"
+SORT_MB = 20
+
+
+def shared_runtime():
+    build = os.environ.get("MEMPROF_BUILD_DIR") or os.path.join(B.ROOT, "build")
+    so = os.path.join(build, "libmemprof.so")
+    if not os.path.exists(so):
+        sys.exit(f"{so} is missing: build the tree (or set MEMPROF_BUILD_DIR)")
+    return so
+
+
+def sort_input(work):
+    """A deterministic text file of SORT_MB MB: lines of 10 to 60 letters."""
+    path = os.path.join(work, f"sort{SORT_MB}.txt")
+    if os.path.exists(path):
+        return path
+    x, size, lines = 12345, 0, []
+    while size < SORT_MB << 20:
+        x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        n = 10 + (x >> 33) % 51
+        line = "".join(chr(97 + (x >> (4 * k)) % 16) for k in range(n % 16 + 1)) * (n // 16 + 1)
+        lines.append(line[:n])
+        size += n + 1
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def rss(cfg, so):
+    data = sort_input(cfg.work)
+    variants = [("plain", ["sort", data, "-o", "/dev/null"], None),
+                ("preloaded", ["sort", data, "-o", "/dev/null"], {"LD_PRELOAD": so}),
+                ("eager", ["sort", data, "-o", "/dev/null"],
+                 {"LD_PRELOAD": so, "MEMPROF_OPTIONS": "lazy_shadow=0"}),
+                ("heaptrack", ["heaptrack", "-o", os.path.join(cfg.work, "ht"),
+                               "sort", data, "-o", "/dev/null"], None)]
+    if not shutil.which("heaptrack"):
+        log("heaptrack is missing (apt-get install heaptrack): its column says so")
+        variants.pop()
+    got = {v: [] for v, _, _ in variants}
+    log(f"rss: sort of {SORT_MB} MB, {cfg.reps} reps")
+    for _ in range(cfg.reps):
+        for v, argv, env in variants:
+            s = B.measure(argv, cwd=cfg.work, env=env)
+            B.clean_profiles(cfg.work)
+            for name in os.listdir(cfg.work):
+                if name.startswith("ht."):
+                    os.unlink(os.path.join(cfg.work, name))
+            if s.rc == 0:
+                got[v].append(s)
+    plain = median([s.rss_kb for s in got["plain"]])
+    row = [f"sort {SORT_MB} MB"]
+    for v in ["plain", "preloaded", "eager", "heaptrack"]:
+        if not got.get(v):
+            row.append("-")
+            continue
+        kb = median([s.rss_kb for s in got[v]])
+        row.append(f"{kb:.0f} KB" + ("" if v == "plain" else f" ({kb / plain:.2f}x)"))
+    return B.table(["program", "plain peak RSS", "libmemprof.so preloaded",
+                    "preloaded, lazy_shadow=0", "heaptrack"], [row])
+
+
+def programs(cfg):
+    """name -> (argv, environment, input files to link into the run folders)."""
+    jq_in = os.path.join(cfg.work, "preload-jq.json")
+    if not os.path.exists(jq_in):
+        B.run([sys.executable, os.path.join(HERE, "gen_json.py"), jq_in, "--items", "4000"])
+    src = lambda f: os.path.join(HERE, f)  # noqa: E731
+    return {
+        "python3": (["/usr/bin/python3", "preload_json.py"], {"PYTHONMALLOC": "malloc"},
+                    [src("preload_json.py")]),
+        "sqlite3": (["/usr/bin/sqlite3", ":memory:", ".read sample_shell.sql"], {},
+                    [src("sample_shell.sql")]),
+        "perl": (["/usr/bin/perl", "preload_words.pl"], {}, [src("preload_words.pl")]),
+        "jq": (["/usr/bin/jq", "-c", "[.[] | tostring | length] | add", "preload-jq.json"], {},
+               [jq_in]),
+    }
+
+
+def speed(cfg, so):
+    variants = [SAMPLED] + [f"{SAMPLED}:{v}" for v in cfg.variants]
+    rows = []
+    progs = programs(cfg)
+    for name in cfg.programs:
+        argv, env, inputs = progs[name]
+        cwds = [B.fresh_dir(os.path.join(cfg.work, f"pair{k}")) for k in (0, 1)]
+        for cwd in cwds:
+            for f in inputs:
+                os.symlink(f, os.path.join(cwd, os.path.basename(f)))
+        log(f"speed: {name}, {cfg.reps} reps")
+        ratios = {v: [] for v in variants}
+        for rep in range(cfg.reps):
+            for v in variants:
+                plain = (argv, cwds[0], env)
+                ours = (argv, cwds[1], dict(env, LD_PRELOAD=so, MEMPROF_OPTIONS=v))
+                r = B.pair_ratio(rep, plain, ours)
+                for cwd in cwds:
+                    B.clean_profiles(cwd)
+                if r:
+                    ratios[v].append(r)
+        rows.append([name] + [fmt(median(ratios[v])) if ratios[v] else "failed"
+                              for v in variants])
+    return B.table(["program"] + [f"CPU ratio to plain, {v}" for v in variants], rows)
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", choices=["rss", "speed"])
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--programs", default="python3,sqlite3,perl,jq")
+    ap.add_argument("--variant", action="append", default=[], dest="variants",
+                    help="more options after sample_interval (a column each)")
+    args = ap.parse_args()
+    args.programs = args.programs.split(",")
+    bench_dir = os.environ.get("BENCH_DIR") or os.path.join(B.ROOT, "build-bench")
+    args.work = os.path.join(bench_dir, "work", "preload")
+    os.makedirs(args.work, exist_ok=True)
+    B.init_wrapper(os.path.join(bench_dir, "obj"))
+    return args
+
+
+def main():
+    cfg = parse_args()
+    so = shared_runtime()
+    print(f"Machine: {machine_line()}\n")
+    if cfg.only in (None, "rss"):
+        print(rss(cfg, so) + "\n")
+    if cfg.only in (None, "speed"):
+        print(speed(cfg, so))
+
+
+if __name__ == "__main__":
+    main()
