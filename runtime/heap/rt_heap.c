@@ -35,13 +35,14 @@ void rt_heap_thread_start(void) {
  * every allocation is recorded: under sampling most allocations in
  * between are not seen, and the dump writes no counts (rt_dump.c). */
 typedef struct last_block {
-  uintptr_t p;
+  uintptr_t p; /* ~address: the roots census (roots=1) scans each thread's
+                  TLS, and the profiler's memory must not keep a block */
   uint32_t stack;
 } last_block;
 static __thread last_block last_alloc __attribute__((tls_model("initial-exec")));
 
 static inline int take_temporary(uintptr_t p, uint32_t stack) {
-  if (last_alloc.p != p || last_alloc.stack != stack)
+  if (last_alloc.p != ~p || last_alloc.stack != stack)
     return 0;
   last_alloc.p = 0;
   return 1;
@@ -141,7 +142,7 @@ __attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int
     if (!p)
       return NULL;
   }
-  last_alloc = (last_block){p, ref};
+  last_alloc = (last_block){~p, ref};
   count_event(0, size);
   rt_timeline_count(0, size, ref, stamp, ts);
   rt_malloc_hooks((void *)p, size);
