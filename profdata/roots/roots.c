@@ -9,64 +9,32 @@
 #include "roots.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/bytes.h"
 #include "common/io.h"
+#include "common/varfile.h"
 
 static const uint8_t rf_magic[8] = {'M', 'P', 'R', 'O', 'O', 'T', 'S', '\n'};
 
-typedef struct rf_rd {
-  const char *name;
-  const uint8_t *p;
-  size_t len, at;
-  mp_err *err;
-} rf_rd;
-
-static int rf_fail(rf_rd *r, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int rf_fail(rf_rd *r, size_t at, const char *fmt, ...) {
-  char what[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return mp_fail(r->err, "%s: roots file at offset 0x%zx: %s", r->name, at, what);
-}
-
-static int rf_uv(rf_rd *r, const char *what, uint64_t *v) {
-  size_t start = r->at;
-  mp_cursor c = {r->p + r->at, r->p + r->len, 0};
-  *v = mp_uleb(&c);
-  if (c.bad == MP_CURSOR_PAST_END)
-    return rf_fail(r, start, "%s: varint runs past the end of the file (%zu bytes)", what,
-                   r->len);
-  if (c.bad)
-    return rf_fail(r, start, "%s: varint does not fit in 64 bits", what);
-  r->at = (size_t)(c.p - r->p);
-  return 0;
-}
-
 /* A count of things of at least `per` bytes each. */
-static int rf_count(rf_rd *r, const char *what, uint64_t per, uint64_t *n) {
+static int rf_count(mp_varfile *r, const char *what, uint64_t per, uint64_t *n) {
   size_t at = r->at;
-  if (rf_uv(r, what, n))
+  if (mp_varfile_uv(r, what, n))
     return -1;
   if (*n > (r->len - r->at) / per)
-    return rf_fail(r, at, "%s: %" PRIu64 " cannot fit in the %zu bytes left", what, *n,
+    return mp_varfile_fail(r, at, "%s: %" PRIu64 " cannot fit in the %zu bytes left", what, *n,
                    r->len - r->at);
   return 0;
 }
 
-static int rf_str(rf_rd *r, const char *what, char **out) {
+static int rf_str(mp_varfile *r, const char *what, char **out) {
   uint64_t n;
   if (rf_count(r, what, 1, &n))
     return -1;
   if (memchr(r->p + r->at, 0, (size_t)n))
-    return rf_fail(r, r->at, "%s: a NUL byte in the string", what);
+    return mp_varfile_fail(r, r->at, "%s: a NUL byte in the string", what);
   *out = mp_xmalloc((size_t)n + 1);
   memcpy(*out, r->p + r->at, (size_t)n);
   (*out)[n] = 0;
@@ -74,16 +42,9 @@ static int rf_str(rf_rd *r, const char *what, char **out) {
   return 0;
 }
 
-static int rf_add(rf_rd *r, size_t at, uint64_t *sum, uint64_t v) {
-  if (*sum + v < *sum)
-    return rf_fail(r, at, "a sum overflows 64 bits");
-  *sum += v;
-  return 0;
-}
-
 /* A context list (section 6) that must sum to bytes and blocks (and, when
  * `wide`, hold direct figures summing to dbytes and dblocks). */
-static int rf_list(rf_rd *r, const char *sec, int wide, const uint64_t want[4],
+static int rf_list(mp_varfile *r, const char *sec, int wide, const uint64_t want[4],
                    mp_roots_ctx **out, size_t *n_out) {
   size_t at0 = r->at;
   uint64_t n;
@@ -96,69 +57,69 @@ static int rf_list(rf_rd *r, const char *sec, int wide, const uint64_t want[4],
   for (uint64_t i = 0; i < n; i++) {
     size_t at = r->at;
     uint64_t d;
-    if (rf_uv(r, sec, &d))
+    if (mp_varfile_uv(r, sec, &d))
       return -1;
     if (i && !d)
-      return rf_fail(r, at, "%s: id delta 0 (ids must increase)", sec);
+      return mp_varfile_fail(r, at, "%s: id delta 0 (ids must increase)", sec);
     if (id + d < id)
-      return rf_fail(r, at, "%s: stack id overflows 64 bits", sec);
+      return mp_varfile_fail(r, at, "%s: stack id overflows 64 bits", sec);
     v[i].stack_id = id += d;
-    if (rf_uv(r, sec, &v[i].bytes) || rf_uv(r, sec, &v[i].blocks) ||
-        (wide && (rf_uv(r, sec, &v[i].direct_bytes) || rf_uv(r, sec, &v[i].direct_blocks))))
+    if (mp_varfile_uv(r, sec, &v[i].bytes) || mp_varfile_uv(r, sec, &v[i].blocks) ||
+        (wide && (mp_varfile_uv(r, sec, &v[i].direct_bytes) || mp_varfile_uv(r, sec, &v[i].direct_blocks))))
       return -1;
     if (!v[i].blocks || v[i].direct_bytes > v[i].bytes || v[i].direct_blocks > v[i].blocks)
-      return rf_fail(r, at, "%s: stack id %" PRIu64 ": 0 blocks, or more direct than all",
+      return mp_varfile_fail(r, at, "%s: stack id %" PRIu64 ": 0 blocks, or more direct than all",
                      sec, id);
-    if (rf_add(r, at, &sum[0], v[i].bytes) || rf_add(r, at, &sum[1], v[i].blocks) ||
-        rf_add(r, at, &sum[2], v[i].direct_bytes) || rf_add(r, at, &sum[3], v[i].direct_blocks))
+    if (mp_varfile_add(r, at, "a sum", &sum[0], v[i].bytes) || mp_varfile_add(r, at, "a sum", &sum[1], v[i].blocks) ||
+        mp_varfile_add(r, at, "a sum", &sum[2], v[i].direct_bytes) || mp_varfile_add(r, at, "a sum", &sum[3], v[i].direct_blocks))
       return -1;
   }
   if (sum[0] != want[0] || sum[1] != want[1] || (wide && (sum[2] != want[2] || sum[3] != want[3])))
-    return rf_fail(r, at0, "%s: the contexts sum to %" PRIu64 " bytes in %" PRIu64
+    return mp_varfile_fail(r, at0, "%s: the contexts sum to %" PRIu64 " bytes in %" PRIu64
                    " blocks, the totals say %" PRIu64 " in %" PRIu64, sec, sum[0], sum[1],
                    want[0], want[1]);
   return 0;
 }
 
-static int rf_root(rf_rd *r, const mp_roots_census *c, mp_roots_root *x, size_t i) {
+static int rf_root(mp_varfile *r, const mp_roots_census *c, mp_roots_root *x, size_t i) {
   char sec[64];
   snprintf(sec, sizeof sec, "root %zu", i);
   size_t at = r->at;
-  if (rf_uv(r, sec, &x->kind) || rf_uv(r, sec, &x->flags))
+  if (mp_varfile_uv(r, sec, &x->kind) || mp_varfile_uv(r, sec, &x->flags))
     return -1;
   if (x->kind < MP_ROOT_GLOBAL || x->kind > MP_ROOT_NAMED || x->flags & ~MP_ROOT_REACHED_PARTIAL)
-    return rf_fail(r, at, "%s: kind %" PRIu64 " or flags 0x%" PRIx64 " unknown", sec, x->kind,
+    return mp_varfile_fail(r, at, "%s: kind %" PRIu64 " or flags 0x%" PRIx64 " unknown", sec, x->kind,
                    x->flags);
   at = r->at;
-  if (rf_uv(r, sec, &x->module))
+  if (mp_varfile_uv(r, sec, &x->module))
     return -1;
   int wants_module = x->kind == MP_ROOT_GLOBAL || x->kind == MP_ROOT_DATA;
   if (x->module > c->n_modules || (wants_module != (x->module != 0)))
-    return rf_fail(r, at, "%s: module %" PRIu64 " (the census lists %zu)", sec, x->module,
+    return mp_varfile_fail(r, at, "%s: module %" PRIu64 " (the census lists %zu)", sec, x->module,
                    c->n_modules);
-  if (rf_uv(r, sec, &x->offset) || rf_uv(r, sec, &x->size) || rf_str(r, sec, &x->name) ||
-      rf_uv(r, sec, &x->reached_bytes) || rf_uv(r, sec, &x->reached_blocks))
+  if (mp_varfile_uv(r, sec, &x->offset) || mp_varfile_uv(r, sec, &x->size) || rf_str(r, sec, &x->name) ||
+      mp_varfile_uv(r, sec, &x->reached_bytes) || mp_varfile_uv(r, sec, &x->reached_blocks))
     return -1;
   at = r->at;
-  if (rf_uv(r, sec, &x->retained_bytes) || rf_uv(r, sec, &x->retained_blocks))
+  if (mp_varfile_uv(r, sec, &x->retained_bytes) || mp_varfile_uv(r, sec, &x->retained_blocks))
     return -1;
   if (x->retained_bytes > x->reached_bytes || x->retained_blocks > x->reached_blocks)
-    return rf_fail(r, at, "%s: retains more than it reaches", sec);
+    return mp_varfile_fail(r, at, "%s: retains more than it reaches", sec);
   uint64_t want[4] = {x->retained_bytes, x->retained_blocks, 0, 0};
   return rf_list(r, sec, 0, want, &x->ctx, &x->n_ctx);
 }
 
-static int rf_census(rf_rd *r, mp_roots_census *c, size_t i) {
+static int rf_census(mp_varfile *r, mp_roots_census *c, size_t i) {
   char sec[64];
   snprintf(sec, sizeof sec, "census %zu", i);
   size_t at = r->at;
-  if (rf_uv(r, sec, &c->kind))
+  if (mp_varfile_uv(r, sec, &c->kind))
     return -1;
   if (c->kind < MP_ROOTS_ON_DEMAND || c->kind > MP_ROOTS_AT_EXIT)
-    return rf_fail(r, at, "%s: kind %" PRIu64 " unknown", sec, c->kind);
+    return mp_varfile_fail(r, at, "%s: kind %" PRIu64 " unknown", sec, c->kind);
   uint64_t n;
-  if (rf_uv(r, sec, &c->t_ms) || rf_uv(r, sec, &c->heap_bytes) ||
-      rf_uv(r, sec, &c->heap_blocks) || rf_uv(r, sec, &c->scanned_bytes) ||
+  if (mp_varfile_uv(r, sec, &c->t_ms) || mp_varfile_uv(r, sec, &c->heap_bytes) ||
+      mp_varfile_uv(r, sec, &c->heap_blocks) || mp_varfile_uv(r, sec, &c->scanned_bytes) ||
       rf_count(r, "module count", 1, &n))
     return -1;
   c->modules = n ? mp_xcalloc((size_t)n, sizeof *c->modules) : NULL;
@@ -176,61 +137,61 @@ static int rf_census(rf_rd *r, mp_roots_census *c, size_t i) {
     c->n_roots = (size_t)k + 1;
     at = r->at;
     if (rf_root(r, c, &c->roots[k], (size_t)k) ||
-        rf_add(r, at, &sum[0], c->roots[k].retained_bytes) ||
-        rf_add(r, at, &sum[1], c->roots[k].retained_blocks))
+        mp_varfile_add(r, at, "a sum", &sum[0], c->roots[k].retained_bytes) ||
+        mp_varfile_add(r, at, "a sum", &sum[1], c->roots[k].retained_blocks))
       return -1;
   }
-  if (rf_uv(r, sec, &c->shared_bytes) || rf_uv(r, sec, &c->shared_blocks))
+  if (mp_varfile_uv(r, sec, &c->shared_bytes) || mp_varfile_uv(r, sec, &c->shared_blocks))
     return -1;
   uint64_t want[4] = {c->shared_bytes, c->shared_blocks, 0, 0};
   if (rf_list(r, "shared", 0, want, &c->shared, &c->n_shared))
     return -1;
-  if (rf_uv(r, sec, &c->unreached_bytes) || rf_uv(r, sec, &c->unreached_blocks) ||
-      rf_uv(r, sec, &c->direct_bytes) || rf_uv(r, sec, &c->direct_blocks))
+  if (mp_varfile_uv(r, sec, &c->unreached_bytes) || mp_varfile_uv(r, sec, &c->unreached_blocks) ||
+      mp_varfile_uv(r, sec, &c->direct_bytes) || mp_varfile_uv(r, sec, &c->direct_blocks))
     return -1;
   uint64_t want_u[4] = {c->unreached_bytes, c->unreached_blocks, c->direct_bytes,
                         c->direct_blocks};
   at = r->at;
   if (rf_list(r, "unreached", 1, want_u, &c->unreached, &c->n_unreached))
     return -1;
-  if (rf_add(r, at, &sum[0], c->shared_bytes) || rf_add(r, at, &sum[0], c->unreached_bytes) ||
-      rf_add(r, at, &sum[1], c->shared_blocks) || rf_add(r, at, &sum[1], c->unreached_blocks))
+  if (mp_varfile_add(r, at, "a sum", &sum[0], c->shared_bytes) || mp_varfile_add(r, at, "a sum", &sum[0], c->unreached_bytes) ||
+      mp_varfile_add(r, at, "a sum", &sum[1], c->shared_blocks) || mp_varfile_add(r, at, "a sum", &sum[1], c->unreached_blocks))
     return -1;
   if (sum[0] != c->heap_bytes || sum[1] != c->heap_blocks)
-    return rf_fail(r, r->at, "%s: retained, shared and unreached sum to %" PRIu64
+    return mp_varfile_fail(r, r->at, "%s: retained, shared and unreached sum to %" PRIu64
                    " bytes in %" PRIu64 " blocks, the heap held %" PRIu64 " in %" PRIu64,
                    sec, sum[0], sum[1], c->heap_bytes, c->heap_blocks);
   return 0;
 }
 
-static int rf_header(rf_rd *r, mp_roots *t, uint64_t *n) {
+static int rf_header(mp_varfile *r, mp_roots *t, uint64_t *n) {
   if (r->len < sizeof rf_magic)
-    return rf_fail(r, 0, "file of %zu bytes is shorter than the 8-byte magic", r->len);
+    return mp_varfile_fail(r, 0, "file of %zu bytes is shorter than the 8-byte magic", r->len);
   if (memcmp(r->p, rf_magic, sizeof rf_magic))
-    return rf_fail(r, 0, "not a memprof roots file (bad magic)");
+    return mp_varfile_fail(r, 0, "not a memprof roots file (bad magic)");
   r->at = sizeof rf_magic;
   uint64_t version, flags;
   size_t at = r->at;
-  if (rf_uv(r, "Version", &version))
+  if (mp_varfile_uv(r, "Version", &version))
     return -1;
   if (version != 1)
-    return rf_fail(r, at, "version %" PRIu64 " (supported: 1)", version);
+    return mp_varfile_fail(r, at, "version %" PRIu64 " (supported: 1)", version);
   at = r->at;
-  if (rf_uv(r, "Flags", &flags))
+  if (mp_varfile_uv(r, "Flags", &flags))
     return -1;
   if (flags)
-    return rf_fail(r, at, "unknown flags 0x%" PRIx64, flags);
-  if (rf_uv(r, "Pid", &t->pid))
+    return mp_varfile_fail(r, at, "unknown flags 0x%" PRIx64, flags);
+  if (mp_varfile_uv(r, "Pid", &t->pid))
     return -1;
   t->raw_bytes_at = r->at;
   /* a census is at least 12 one-byte varints */
-  return rf_uv(r, "RawBytes", &t->raw_bytes) || rf_count(r, "CensusCount", 12, n) ? -1 : 0;
+  return mp_varfile_uv(r, "RawBytes", &t->raw_bytes) || rf_count(r, "CensusCount", 12, n) ? -1 : 0;
 }
 
 int mp_roots_parse(const char *name, const uint8_t *data, size_t len, mp_roots *out,
                    mp_err *err) {
   memset(out, 0, sizeof *out);
-  rf_rd r = {name, data, len, 0, err};
+  mp_varfile r = {name, "roots file", data, len, 0, err};
   uint64_t n;
   if (rf_header(&r, out, &n))
     goto fail;
@@ -241,7 +202,7 @@ int mp_roots_parse(const char *name, const uint8_t *data, size_t len, mp_roots *
       goto fail;
   }
   if (r.at != len) {
-    rf_fail(&r, r.at, "%zu bytes after the last census", len - r.at);
+    mp_varfile_fail(&r, r.at, "%zu bytes after the last census", len - r.at);
     goto fail;
   }
   return 0;

@@ -9,70 +9,30 @@
 #include "timeline.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/bytes.h"
 #include "common/io.h"
+#include "common/varfile.h"
 
 static const uint8_t tl_magic[8] = {'M', 'P', 'T', 'L', 'I', 'N', 'E', '\n'};
 
-typedef struct tl_rd {
-  const char *name;
-  const uint8_t *p;
-  size_t len, at; /* at: offset of the next byte */
-  mp_err *err;
-} tl_rd;
-
-static int tl_fail(tl_rd *r, size_t at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int tl_fail(tl_rd *r, size_t at, const char *fmt, ...) {
-  char what[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return mp_fail(r->err, "%s: timeline at offset 0x%zx: %s", r->name, at, what);
-}
-
-/* One varint into *v; `what` names the field in messages. */
-static int tl_uv(tl_rd *r, const char *what, uint64_t *v) {
-  size_t start = r->at;
-  mp_cursor c = {r->p + r->at, r->p + r->len, 0};
-  *v = mp_uleb(&c);
-  if (c.bad == MP_CURSOR_PAST_END)
-    return tl_fail(r, start, "%s: varint runs past the end of the file (%zu bytes)",
-                   what, r->len);
-  if (c.bad)
-    return tl_fail(r, start, "%s: varint does not fit in 64 bits", what);
-  r->at = (size_t)(c.p - r->p);
-  return 0;
-}
-
-static int tl_add(tl_rd *r, size_t at, const char *what, uint64_t *sum, uint64_t v) {
-  if (*sum + v < *sum)
-    return tl_fail(r, at, "%s overflows 64 bits", what);
-  *sum += v;
-  return 0;
-}
-
 /* A context list (section 4) whose sums are returned in *bytes, *blocks;
  * `max` bounds its count. */
-static int tl_list(tl_rd *r, const char *sec, uint64_t max, mp_timeline_live **out,
+static int tl_list(mp_varfile *r, const char *sec, uint64_t max, mp_timeline_live **out,
                    size_t *n_out, uint64_t *bytes, uint64_t *blocks) {
   char what[96];
   size_t at = r->at;
   uint64_t n;
   snprintf(what, sizeof what, "%s: context count", sec);
-  if (tl_uv(r, what, &n))
+  if (mp_varfile_uv(r, what, &n))
     return -1;
   if (n > (r->len - r->at) / 3)
-    return tl_fail(r, at, "%s: %" PRIu64 " contexts cannot fit in the %zu bytes left",
+    return mp_varfile_fail(r, at, "%s: %" PRIu64 " contexts cannot fit in the %zu bytes left",
                    sec, n, r->len - r->at);
   if (n > max)
-    return tl_fail(r, at, "%s: %" PRIu64 " contexts, more than TopN %" PRIu64, sec,
+    return mp_varfile_fail(r, at, "%s: %" PRIu64 " contexts, more than TopN %" PRIu64, sec,
                    n, max);
   mp_timeline_live *v = n ? mp_xcalloc((size_t)n, sizeof *v) : NULL;
   *out = v;
@@ -83,135 +43,135 @@ static int tl_list(tl_rd *r, const char *sec, uint64_t max, mp_timeline_live **o
     uint64_t d;
     at = r->at;
     snprintf(what, sizeof what, "%s: context %" PRIu64, sec, i);
-    if (tl_uv(r, what, &d))
+    if (mp_varfile_uv(r, what, &d))
       return -1;
     if (i > 0 && d == 0)
-      return tl_fail(r, at, "%s: id delta 0 (ids must increase)", what);
+      return mp_varfile_fail(r, at, "%s: id delta 0 (ids must increase)", what);
     if (id + d < id)
-      return tl_fail(r, at, "%s: stack id overflows 64 bits", what);
+      return mp_varfile_fail(r, at, "%s: stack id overflows 64 bits", what);
     id += d;
     v[i].stack_id = id;
-    if (tl_uv(r, what, &v[i].bytes))
+    if (mp_varfile_uv(r, what, &v[i].bytes))
       return -1;
     at = r->at;
-    if (tl_uv(r, what, &v[i].blocks))
+    if (mp_varfile_uv(r, what, &v[i].blocks))
       return -1;
     if (v[i].blocks == 0)
-      return tl_fail(r, at, "%s (stack id %" PRIu64 "): 0 blocks", what, id);
-    if (tl_add(r, at, "live bytes sum", bytes, v[i].bytes) ||
-        tl_add(r, at, "live blocks sum", blocks, v[i].blocks))
+      return mp_varfile_fail(r, at, "%s (stack id %" PRIu64 "): 0 blocks", what, id);
+    if (mp_varfile_add(r, at, "live bytes sum", bytes, v[i].bytes) ||
+        mp_varfile_add(r, at, "live blocks sum", blocks, v[i].blocks))
       return -1;
   }
   return 0;
 }
 
 /* A complete snapshot's list must sum to its totals. */
-static int tl_snapshot(tl_rd *r, const char *sec, uint64_t tot_bytes,
+static int tl_snapshot(mp_varfile *r, const char *sec, uint64_t tot_bytes,
                        uint64_t tot_blocks, mp_timeline_live **out, size_t *n) {
   size_t at = r->at;
   uint64_t bytes, blocks;
   if (tl_list(r, sec, UINT64_MAX, out, n, &bytes, &blocks))
     return -1;
   if (bytes != tot_bytes || blocks != tot_blocks)
-    return tl_fail(r, at,
+    return mp_varfile_fail(r, at,
                    "%s: contexts sum to %" PRIu64 " bytes in %" PRIu64
                    " blocks, the section says %" PRIu64 " in %" PRIu64,
                    sec, bytes, blocks, tot_bytes, tot_blocks);
   return 0;
 }
 
-static int tl_header(tl_rd *r, mp_timeline *t) {
+static int tl_header(mp_varfile *r, mp_timeline *t) {
   if (r->len < sizeof tl_magic)
-    return tl_fail(r, 0, "file of %zu bytes is shorter than the 8-byte magic", r->len);
+    return mp_varfile_fail(r, 0, "file of %zu bytes is shorter than the 8-byte magic", r->len);
   if (memcmp(r->p, tl_magic, sizeof tl_magic))
-    return tl_fail(r, 0, "not a memprof timeline (bad magic)");
+    return mp_varfile_fail(r, 0, "not a memprof timeline (bad magic)");
   r->at = sizeof tl_magic;
   uint64_t version, flags;
   size_t at = r->at;
-  if (tl_uv(r, "Version", &version))
+  if (mp_varfile_uv(r, "Version", &version))
     return -1;
   if (version != 1)
-    return tl_fail(r, at, "version %" PRIu64 " (supported: 1)", version);
+    return mp_varfile_fail(r, at, "version %" PRIu64 " (supported: 1)", version);
   at = r->at;
-  if (tl_uv(r, "Flags", &flags))
+  if (mp_varfile_uv(r, "Flags", &flags))
     return -1;
   if (flags)
-    return tl_fail(r, at, "unknown flags 0x%" PRIx64, flags);
-  if (tl_uv(r, "Pid", &t->pid))
+    return mp_varfile_fail(r, at, "unknown flags 0x%" PRIx64, flags);
+  if (mp_varfile_uv(r, "Pid", &t->pid))
     return -1;
   t->raw_bytes_at = r->at;
-  return tl_uv(r, "RawBytes", &t->raw_bytes) || tl_uv(r, "IntervalMs", &t->interval_ms) ||
-                 tl_uv(r, "EndMs", &t->end_ms) || tl_uv(r, "TopN", &t->top_n)
+  return mp_varfile_uv(r, "RawBytes", &t->raw_bytes) || mp_varfile_uv(r, "IntervalMs", &t->interval_ms) ||
+                 mp_varfile_uv(r, "EndMs", &t->end_ms) || mp_varfile_uv(r, "TopN", &t->top_n)
              ? -1
              : 0;
 }
 
-static int tl_peak_exit(tl_rd *r, mp_timeline *t) {
+static int tl_peak_exit(mp_varfile *r, mp_timeline *t) {
   size_t at = r->at;
-  if (tl_uv(r, "PeakMs", &t->peak_t_ms))
+  if (mp_varfile_uv(r, "PeakMs", &t->peak_t_ms))
     return -1;
   if (t->peak_t_ms > t->end_ms)
-    return tl_fail(r, at, "PeakMs %" PRIu64 " is after EndMs %" PRIu64, t->peak_t_ms,
+    return mp_varfile_fail(r, at, "PeakMs %" PRIu64 " is after EndMs %" PRIu64, t->peak_t_ms,
                    t->end_ms);
-  if (tl_uv(r, "PeakBytes", &t->peak_bytes) || tl_uv(r, "PeakBlocks", &t->peak_blocks) ||
+  if (mp_varfile_uv(r, "PeakBytes", &t->peak_bytes) || mp_varfile_uv(r, "PeakBlocks", &t->peak_blocks) ||
       tl_snapshot(r, "peak", t->peak_bytes, t->peak_blocks, &t->at_peak, &t->n_at_peak))
     return -1;
   at = r->at;
-  if (tl_uv(r, "ExitBytes", &t->exit_bytes))
+  if (mp_varfile_uv(r, "ExitBytes", &t->exit_bytes))
     return -1;
   if (t->exit_bytes > t->peak_bytes)
-    return tl_fail(r, at, "ExitBytes %" PRIu64 " exceeds PeakBytes %" PRIu64,
+    return mp_varfile_fail(r, at, "ExitBytes %" PRIu64 " exceeds PeakBytes %" PRIu64,
                    t->exit_bytes, t->peak_bytes);
-  return tl_uv(r, "ExitBlocks", &t->exit_blocks) ||
+  return mp_varfile_uv(r, "ExitBlocks", &t->exit_blocks) ||
                  tl_snapshot(r, "exit", t->exit_bytes, t->exit_blocks, &t->at_exit,
                              &t->n_at_exit)
              ? -1
              : 0;
 }
 
-static int tl_census(tl_rd *r, const mp_timeline *t, mp_timeline_census *c, uint64_t *time,
+static int tl_census(mp_varfile *r, const mp_timeline *t, mp_timeline_census *c, uint64_t *time,
                      uint64_t i) {
   char sec[48];
   snprintf(sec, sizeof sec, "census %" PRIu64, i);
   size_t at = r->at;
   uint64_t d;
-  if (tl_uv(r, sec, &d))
+  if (mp_varfile_uv(r, sec, &d))
     return -1;
   if (*time + d < *time || *time + d > t->end_ms)
-    return tl_fail(r, at, "%s: time %" PRIu64 " + %" PRIu64 " is after EndMs %" PRIu64,
+    return mp_varfile_fail(r, at, "%s: time %" PRIu64 " + %" PRIu64 " is after EndMs %" PRIu64,
                    sec, *time, d, t->end_ms);
   *time += d;
   c->t_ms = *time;
-  if (tl_uv(r, sec, &c->live_bytes) || tl_uv(r, sec, &c->live_blocks) ||
-      tl_uv(r, sec, &c->other_bytes))
+  if (mp_varfile_uv(r, sec, &c->live_bytes) || mp_varfile_uv(r, sec, &c->live_blocks) ||
+      mp_varfile_uv(r, sec, &c->other_bytes))
     return -1;
   at = r->at;
   uint64_t bytes, blocks;
   if (tl_list(r, sec, t->top_n, &c->ctx, &c->n_ctx, &bytes, &blocks))
     return -1;
-  if (tl_add(r, at, "census bytes sum", &bytes, c->other_bytes))
+  if (mp_varfile_add(r, at, "census bytes sum", &bytes, c->other_bytes))
     return -1;
   if (bytes != c->live_bytes)
-    return tl_fail(r, at,
+    return mp_varfile_fail(r, at,
                    "%s: contexts and OtherBytes sum to %" PRIu64
                    " bytes, LiveBytes says %" PRIu64,
                    sec, bytes, c->live_bytes);
   if (blocks > c->live_blocks)
-    return tl_fail(r, at, "%s: contexts hold %" PRIu64 " blocks, LiveBlocks says %" PRIu64,
+    return mp_varfile_fail(r, at, "%s: contexts hold %" PRIu64 " blocks, LiveBlocks says %" PRIu64,
                    sec, blocks, c->live_blocks);
   return 0;
 }
 
-static int tl_censuses(tl_rd *r, mp_timeline *t) {
+static int tl_censuses(mp_varfile *r, mp_timeline *t) {
   size_t at = r->at;
   uint64_t n;
-  if (tl_uv(r, "CensusCount", &n))
+  if (mp_varfile_uv(r, "CensusCount", &n))
     return -1;
   if (n && !t->interval_ms)
-    return tl_fail(r, at, "%" PRIu64 " censuses but IntervalMs is 0", n);
+    return mp_varfile_fail(r, at, "%" PRIu64 " censuses but IntervalMs is 0", n);
   /* A census is at least 5 varints of one byte. */
   if (n > (r->len - r->at) / 5)
-    return tl_fail(r, at, "%" PRIu64 " censuses cannot fit in the %zu bytes left", n,
+    return mp_varfile_fail(r, at, "%" PRIu64 " censuses cannot fit in the %zu bytes left", n,
                    r->len - r->at);
   t->census = n ? mp_xcalloc((size_t)n, sizeof *t->census) : NULL;
   uint64_t time = 0;
@@ -226,10 +186,10 @@ static int tl_censuses(tl_rd *r, mp_timeline *t) {
 int mp_timeline_parse(const char *name, const uint8_t *data, size_t len,
                       mp_timeline *out, mp_err *err) {
   memset(out, 0, sizeof *out);
-  tl_rd r = {name, data, len, 0, err};
+  mp_varfile r = {name, "timeline", data, len, 0, err};
   if (tl_header(&r, out) || tl_peak_exit(&r, out) || tl_censuses(&r, out) ||
       (r.at != len &&
-       tl_fail(&r, r.at, "%zu bytes after the last census", len - r.at))) {
+       mp_varfile_fail(&r, r.at, "%zu bytes after the last census", len - r.at))) {
     mp_timeline_free(out);
     return -1;
   }
