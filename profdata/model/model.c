@@ -392,14 +392,6 @@ void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
   }
 }
 
-/* ---- whole-profile operations ------------------------------------------- */
-
-static uint32_t copy_string(mp_profile *dst, const mp_profile *src,
-                            uint32_t id) {
-  const char *s = mp_string(src, id);
-  return s ? mp_intern_string(dst, s, strlen(s)) : MP_NO_STRING;
-}
-
 /* Grows by the stack id alone: the raw reader adds temporaries on its MIB
  * thread while the stacks thread interns new stacks (raw_mibs.c). */
 void mp_add_temporaries(mp_profile *p, uint32_t stack, uint64_t n) {
@@ -414,52 +406,7 @@ void mp_add_temporaries(mp_profile *p, uint32_t stack, uint64_t n) {
   p->temporaries[stack] += n;
 }
 
-void mp_profile_merge(mp_profile *dst, const mp_profile *src) {
-  mp_profile_begin_input(dst);
-  dst->mib_fields |= src->mib_fields;
-  for (uint32_t i = 0; i < src->intervals.n; i++)
-    mp_intervals_add(&dst->intervals, src->intervals.v[i]);
-  dst->uninstrumented |= src->uninstrumented;
-  uint32_t *fmap = mp_xmalloc((src->n_frames + 1) * 4);
-  for (size_t i = 0; i < src->n_frames; i++) {
-    fmap[i] = mp_intern_frame(dst, &src->frames[i]);
-    const mp_frame_sym *ss = &src->syms[i];
-    if (ss->name != MP_NO_STRING || ss->file != MP_NO_STRING) {
-      mp_frame_sym ds = *ss;
-      ds.name = copy_string(dst, src, ss->name);
-      ds.file = copy_string(dst, src, ss->file);
-      mp_set_frame_sym(dst, fmap[i], &ds);
-    }
-  }
-  uint32_t *smap = mp_xmalloc((src->n_stacks + 1) * 4);
-  uint32_t *buf = NULL;
-  size_t cap = 0;
-  for (size_t i = 0; i < src->n_stacks; i++) {
-    const mp_stack *s = &src->stacks[i];
-    MP_VEC_RESERVE(buf, cap, s->len + 1);
-    for (uint32_t j = 0; j < s->len; j++)
-      buf[j] = fmap[src->stack_frames[s->off + j]];
-    smap[i] = mp_intern_stack(dst, buf, s->len);
-    if (mp_temporaries(src, (uint32_t)i))
-      mp_add_temporaries(dst, smap[i], mp_temporaries(src, (uint32_t)i));
-  }
-  for (size_t i = 0; i < src->n_records; i++) {
-    const mp_record *r = &src->records[i];
-    mp_record_get(dst, r->guid);
-    for (size_t j = 0; j < r->n_allocs; j++) {
-      const mp_alloc_site *a = mp_alloc_of(r, j);
-      uint32_t rec, idx;
-      mp_add_alloc_site_at(dst, r->guid, smap[a->stack], &a->mib, a->hist, &rec, &idx);
-      mp_alloc_of(&dst->records[rec], idx)->in_library |= a->in_library;
-    }
-    for (size_t j = 0; j < r->n_calls; j++)
-      mp_add_call_site(dst, r->guid, smap[r->calls[j].stack],
-                       r->calls[j].callees, r->calls[j].n_callees);
-  }
-  free(buf);
-  free(fmap);
-  free(smap);
-}
+/* ---- whole-profile operations ------------------------------------------- */
 
 void mp_profile_reindex(mp_profile *p) {
   mp_map_free(&p->record_index);

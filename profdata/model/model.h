@@ -243,9 +243,6 @@ void mp_merge_alloc_at(mp_profile *p, uint32_t rec, uint32_t idx,
 void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
                       const uint64_t *callees, uint32_t n_callees);
 
-/* Copy everything of `src` into `dst` (a merge, as one more input). */
-void mp_profile_merge(mp_profile *dst, const mp_profile *src);
-
 /* Merging inputs.  Within one input, MIBs of the same context merge by
  * LLVM's rules in the input's order (so a single raw input gives exactly
  * llvm-profdata's file); across inputs they merge by rules that do not
