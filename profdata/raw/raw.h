@@ -80,10 +80,12 @@ int mp_raw_mostly_new(const mp_raw_file *f);
 void mp_raw_stack_ids(const mp_raw_reader *r, const mp_raw_file *f,
                       uint64_t **ids, uint32_t **stacks, size_t *n);
 
-/* For `report`: add to sym the shared libraries of the processes the raw
- * inputs profiled, found by build id in the system's library directories
- * (raw_libs.c); inputs that are not raw profiles are skipped. */
-void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
-                           size_t n_inputs);
+/* Add to sym the modules of the processes the preloaded raw inputs
+ * profiled (the program and its shared libraries), found by the paths in
+ * their notes or by build id in the system's library directories, or as
+ * placeholders (raw_libs.c).  Inputs that are not raw profiles of preloaded
+ * processes are skipped.  Returns how many inputs were such profiles. */
+size_t mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
+                             size_t n_inputs);
 
 #endif

@@ -1,4 +1,4 @@
-/* raw_libs.c - the modules of a profiled process, for `report`.
+/* raw_libs.c - the modules of a preloaded process, found from its profile.
  *
  * A raw profile's segment table (docs/raw-format.md, section 3) lists
  * every module the process had loaded by its GNU build id; the runtime's
@@ -13,11 +13,11 @@
  * merge for lack of one.
  *
  * Only for the profiles of programs libmemprof.so was preloaded into
- * (heaptrack's use): the report of an instrumented program stays the
- * report of the profile `merge` writes, with the frames of the binaries
- * given, as clang will see them (a raw input and its merged indexed file
- * give the same report).   `merge` and `show` do not do this: they
- * read only the binaries given, as llvm-profdata.
+ * (heaptrack's use), in every command: the report of an instrumented
+ * program stays the report of the profile `merge` writes, with the frames
+ * of the binaries given, as clang will see them (a raw input and its
+ * merged indexed file give the same report), and `merge` and `show` of
+ * instrumented profiles read only the binaries given, as llvm-profdata.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -108,17 +108,18 @@ static char *note_path(const mp_file *f, uint64_t note_at, uint64_t size,
 /* The build ids of the first dump's segments (the dumps of a file list the
  * same modules) that no module of sym has, for a preloaded program's
  * profile, each with its module's path.  A file too short for what its
- * header says is left alone: reading it will say what is wrong. */
-static void collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
+ * header says is left alone: reading it will say what is wrong.  Returns
+ * whether f is a preloaded program's profile. */
+static int collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
   uint64_t note_at = 0, note_size = 0;
   if (!mp_is_raw(f->data, f->size) || f->size < sizeof(mpf_raw_header))
-    return;
+    return 0;
   note_at = first_note(f, &note_size);
-  if (!uninstrumented(f, note_at)) return;
+  if (!uninstrumented(f, note_at)) return 0;
   uint64_t seg_off = mp_rd64(f->data + 24);
-  if (seg_off > f->size - 8) return;
+  if (seg_off > f->size - 8) return 1;
   uint64_t n = mp_rd64(f->data + seg_off);
-  if (n > (f->size - seg_off - 8) / sizeof(mpf_raw_segment)) return;
+  if (n > (f->size - seg_off - 8) / sizeof(mpf_raw_segment)) return 1;
   for (uint64_t i = 0; i < n; i++) {
     mpf_raw_segment s;
     memcpy(&s, f->data + seg_off + 8 + i * sizeof s, sizeof s);
@@ -129,6 +130,7 @@ static void collect(const mp_file *f, const msym_ctx *sym, wanted *w) {
     MP_VEC_RESERVE(w->segs, w->cap, w->n + 1);
     w->segs[w->n++] = (want){s, note_path(f, note_at, note_size, i)};
   }
+  return 1;
 }
 
 /* Drops w's entry for the build id of the module just added. */
@@ -218,14 +220,15 @@ static void add_placeholders(msym_ctx *sym, wanted *w) {
   w->n = 0;
 }
 
-void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
-                           size_t n_inputs) {
+size_t mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
+                             size_t n_inputs) {
   wanted w = {0};
+  size_t preloaded = 0;
   for (size_t i = 0; i < n_inputs; i++) {
     mp_file f;
     mp_err err;
     if (mp_file_open(&f, inputs[i], &err) != 0) continue;
-    collect(&f, sym, &w);
+    preloaded += collect(&f, sym, &w);
     mp_file_close(&f);
   }
   try_note_paths(sym, &w);
@@ -244,4 +247,5 @@ void mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
     search_dir(sym, LIB_DIRS[i], &w);
   add_placeholders(sym, &w);
   free(w.segs);
+  return preloaded;
 }

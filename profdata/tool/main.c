@@ -408,13 +408,14 @@ static int run_inputs(const cli_opts *o) {
                                        : o->num_threads > 1);
   msym_ctx *sym = open_binaries(o);
   if (!sym) return 1;
-  /* report names code without debug information from symbol tables, in
-   * the process's libraries too; merge and show keep llvm-profdata's
-   * frames (docs/memprof-profdata.md, "report") */
-  if (o->cmd == CLI_REPORT) {
-    msym_set_symtab_fallback(sym, 1);
-    mp_raw_find_libraries(sym, (const char *const *)o->inputs, o->n_inputs);
-  }
+  /* The modules of preloaded processes are found from their profiles;
+   * report names code without debug information from symbol tables, and
+   * so do merge and show on preloaded profiles, which clang never reads.
+   * On instrumented profiles merge and show keep llvm-profdata's frames
+   * (docs/memprof-profdata.md, "Programs without debug information"). */
+  size_t preloaded =
+      mp_raw_find_libraries(sym, (const char *const *)o->inputs, o->n_inputs);
+  if (o->cmd == CLI_REPORT || preloaded) msym_set_symtab_fallback(sym, 1);
   /* only inputs that may have a timeline keep their stack ids: a merge
    * of many raw files would otherwise hold every file's for nothing */
   mp_input_ids *ids = o->cmd == CLI_MERGE || o->cmd == CLI_CHECK || o->no_timeline
