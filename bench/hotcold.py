@@ -151,17 +151,23 @@ def hint_stats(exe, argv, cwd):
 def profile_summary(show):
     """Contexts of the profile and LLVM's decision for each (cold when the
     average lifetime reaches the threshold and the access density is below
-    0.05 per byte per second)."""
-    mibs = []
-    cur = None
+    0.05 per byte per second).  `show` lists a context under every function
+    of its inlined allocation frames: each is counted once, by its stack."""
+    by_stack = {}
+    cur = stack = None
     for line in show.splitlines():
         s = line.strip()
         if s == "- Callstack:":
-            cur = {}
-            mibs.append(cur)
+            cur, stack = {}, []
+        elif stack is not None and s.startswith("- { Function:"):
+            stack.append(s.split("}")[0])
+        elif s == "MemInfoBlock:" and stack is not None:
+            by_stack[tuple(stack)] = cur
+            stack = None
         m = re.match(r"(AllocCount|TotalLifetime|TotalLifetimeAccessDensity|TotalSize):\s+(\d+)$", s)
         if m and cur is not None:
             cur[m.group(1)] = int(m.group(2))
+    mibs = list(by_stack.values())
     mibs = [m for m in mibs if m.get("AllocCount")]
     life = [m["TotalLifetime"] / m["AllocCount"] for m in mibs]
     dens = [m["TotalLifetimeAccessDensity"] / m["AllocCount"] / 100 for m in mibs]
