@@ -3,26 +3,33 @@
 
 Not part of the tests nor of bench/run.sh.  Each program is profiled with
 our runtime (a representative run), the profile merged with our tool, and
-the optimized program built from the same sources four ways:
+the optimized program built from the same sources five ways:
 
   plain        -O2 without the profile, glibc malloc
+  lib          the same objects linked with libmemprof-hotcold
   hints+ours   -fmemory-profile-use -optimize-hot-cold-new, libmemprof-hotcold
   hints, jemalloc ignores   the same binary, MEMPROF_HOTCOLD_OPTIONS=cold_arena=0
   hints, glibc ignores      the hinted objects, hotcold_ignore.c (libstdc++'s
                             operator new on glibc malloc, hint dropped)
 
+The hinted build uses a cold lifetime threshold for a short run; a build
+with clang's default thresholds is made too, and `memprof-profdata check`
+summarizes what landed in each.
+
 Programs: hotcold_effect.cc (written to show the effect: hot nodes
 interleaved with long-lived records written once and never read again,
-pointer-chasing passes over the hot nodes, then an idle period), and
-jsoncpp's jsontestrunner from Debian's sources on bench/gen_json.py's
-input.  Variants run interleaved, figures are medians.
+pointer-chasing passes over the hot nodes, then an idle period), and from
+Debian's sources (hotcold_programs.py) jsoncpp's jsontestrunner on
+bench/gen_json.py's input and `ninja -n` in bench/gen_ninja.py's tree.
+Variants run interleaved, figures are medians.
 
-Usage: bench/hotcold.py [--quick] [--reps N]
+Usage: bench/hotcold.py [--quick] [--reps N] [--programs effect,jsoncpp,ninja]
 Environment: BENCH_DIR (default build-bench/ at the top of the tree),
 MEMPROF_BUILD_DIR (an existing build of this tree; else built in
 BENCH_DIR/tree).
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -33,14 +40,17 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_lib as B  # noqa: E402
 from bench_lib import log, median  # noqa: E402
+import hotcold_programs as P  # noqa: E402
 
 # A 1-2 s profiling run is never cold under LLVM's default of 200 s.
 COLD_LIFETIME_S = 1
-USE_FLAGS = ["-O2", "-gmlt", "-fdebug-info-for-profiling",
-             "-mllvm", f"-memprof-ave-lifetime-cold-threshold={COLD_LIFETIME_S}",
-             "-mllvm", "-optimize-hot-cold-new"]
+LOWERED = [f"-memprof-ave-lifetime-cold-threshold={COLD_LIFETIME_S}"]
+DEFAULT_USE_FLAGS = ["-O2", "-gmlt", "-fdebug-info-for-profiling",
+                     "-mllvm", "-optimize-hot-cold-new"]
+USE_FLAGS = DEFAULT_USE_FLAGS + [a for t in LOWERED for a in ("-mllvm", t)]
 VARIANTS = [
     ("plain", "plain (glibc)"),
+    ("lib", "no profile, libmemprof-hotcold"),
     ("ours", "hints + libmemprof-hotcold"),
     ("ours_off", "hints, jemalloc ignores (cold_arena=0)"),
     ("glibc_ign", "hints, glibc ignores"),
@@ -52,6 +62,7 @@ class Config:
     def __init__(self, args):
         self.quick = args.quick
         self.reps = args.reps or (3 if args.quick else 5)
+        self.programs = args.programs.split(",")
         self.bench_dir = os.path.abspath(os.environ.get(
             "BENCH_DIR", os.path.join(B.ROOT, "build-bench")))
         self.obj = os.path.join(self.bench_dir, "obj", "hotcold")
@@ -89,7 +100,8 @@ def profile(cfg, name, objs, argv, inputs, pieces):
     for f in inputs:
         os.symlink(f, os.path.join(cwd, os.path.basename(f)))
     log(f"{name}: profiling run")
-    B.run([exe, *argv], cwd=cwd)
+    # log_path: a program may chdir (ninja -C) before its profile is written.
+    B.run(["env", f"MEMPROF_OPTIONS=log_path={cwd}/memprof.profraw", exe, *argv], cwd=cwd)
     raws = [os.path.join(cwd, f) for f in os.listdir(cwd) if f.startswith("memprof.profraw")]
     out = os.path.join(cfg.obj, name + ".memprofdata")
     B.run([tool, "merge", *raws, f"--profiled-binary={exe}", "-o", out])
@@ -102,10 +114,12 @@ def link_variants(cfg, name, plain_objs, use_objs, pieces):
     ign = B.compile_obj(os.path.join(B.BENCH_SRC, "hotcold_ignore.c"),
                         os.path.join(cfg.obj, "hotcold_ignore.o"), B.CC, ["-O2"])
     base = os.path.join(cfg.obj, name)
+    with_lib = ["-Wl,--whole-archive", hotcold, "-Wl,--no-whole-archive",
+                "-lpthread", "-ldl", "-lm"]
     plans = {
         "plain": [*plain_objs],
-        "ours": [*use_objs, "-Wl,--whole-archive", hotcold, "-Wl,--no-whole-archive",
-                 "-lpthread", "-ldl", "-lm"],
+        "lib": [*plain_objs, *with_lib],
+        "ours": [*use_objs, *with_lib],
         "glibc_ign": [*use_objs, ign],
     }
     exes = {}
@@ -113,13 +127,15 @@ def link_variants(cfg, name, plain_objs, use_objs, pieces):
         exe = f"{base}.{v}"
         B.run([B.CXX, *args, "-o", exe])
         exes[v] = exe
-    return {"plain": (exes["plain"], {}), "ours": (exes["ours"], {}),
+    return {"plain": (exes["plain"], {}), "lib": (exes["lib"], {}),
+            "ours": (exes["ours"], {}),
             "ours_off": (exes["ours"], {"MEMPROF_HOTCOLD_OPTIONS": "cold_arena=0"}),
             "glibc_ign": (exes["glibc_ign"], {})}
 
 
 def hint_stats(exe, argv, cwd):
-    """The library's statistics of one run (hinted allocations per class)."""
+    """The library's statistics of one run: {class: (allocations, bytes)}
+    and (allocations, bytes) the cold arena served."""
     env = dict(os.environ, MEMPROF_HOTCOLD_OPTIONS="stats=1")
     r = subprocess.run([exe, *argv], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True)
@@ -127,24 +143,31 @@ def hint_stats(exe, argv, cwd):
     for m in re.finditer(r"^memprof-hotcold: class=(\w+) allocs=(\d+) bytes=(\d+)",
                          r.stderr, re.M):
         classes[m.group(1)] = (int(m.group(2)), int(m.group(3)))
-    arena = re.search(r"^memprof-hotcold: cold_arena .*allocs=(\d+)", r.stderr, re.M)
-    return classes, int(arena.group(1)) if arena else 0
+    served = re.findall(r"^memprof-hotcold: hint=.* cold_arena_allocs=(\d+) "
+                        r"cold_arena_bytes=(\d+)", r.stderr, re.M)
+    return classes, (sum(int(a) for a, _ in served), sum(int(b) for _, b in served))
 
 
 def profile_summary(show):
     """Contexts of the profile and LLVM's decision for each (cold when the
     average lifetime reaches the threshold and the access density is below
-    0.05 per byte per second)."""
-    mibs = []
-    cur = None
+    0.05 per byte per second).  `show` lists a context under every function
+    of its inlined allocation frames: each is counted once, by its stack."""
+    by_stack = {}
+    cur = stack = None
     for line in show.splitlines():
         s = line.strip()
         if s == "- Callstack:":
-            cur = {}
-            mibs.append(cur)
+            cur, stack = {}, []
+        elif stack is not None and s.startswith("- { Function:"):
+            stack.append(s.split("}")[0])
+        elif s == "MemInfoBlock:" and stack is not None:
+            by_stack[tuple(stack)] = cur
+            stack = None
         m = re.match(r"(AllocCount|TotalLifetime|TotalLifetimeAccessDensity|TotalSize):\s+(\d+)$", s)
         if m and cur is not None:
             cur[m.group(1)] = int(m.group(2))
+    mibs = list(by_stack.values())
     mibs = [m for m in mibs if m.get("AllocCount")]
     life = [m["TotalLifetime"] / m["AllocCount"] for m in mibs]
     dens = [m["TotalLifetimeAccessDensity"] / m["AllocCount"] / 100 for m in mibs]
@@ -228,19 +251,23 @@ def effect_section(cfg, pieces):
     plain_o = B.compile_obj(src, os.path.join(cfg.obj, "effect.plain.o"), B.CXX, ["-O2"])
     use_o = os.path.join(cfg.obj, "effect.use.o")
     B.run([B.CXX, "-c", *USE_FLAGS, f"-fmemory-profile-use={prof}", src, "-o", use_o])
+    default_o = os.path.join(cfg.obj, "effect.use-default.o")
+    B.run([B.CXX, "-c", *DEFAULT_USE_FLAGS, f"-fmemory-profile-use={prof}", src, "-o",
+           default_o])
     variants = link_variants(cfg, "effect", [plain_o], [use_o], pieces)
+    checks = checks_of(cfg, "effect", prof, pieces, [default_o], variants["ours"][0])
     argv = [str(n), str(per), str(passes), str(IDLE_MS)]
     rows, cwds = measure_all(cfg, "effect", variants, argv, [], effect_out)
-    classes, arena_allocs = hint_stats(variants["ours"][0], argv, cwds["ours"])
-    mib = 1 / 1024
+    classes, arena = hint_stats(variants["ours"][0], argv, cwds["ours"])
+    per_kib = 1 / 1024
     spec = [
         ("hot passes, CPU s", "prog:hot_s", 1, "{:.3f}"),
         ("whole run, CPU s", "cpu", 1, "{:.3f}"),
         (f"whole run minus the {IDLE_MS} ms idle, wall s", "prog:wall_busy", 1, "{:.3f}"),
-        ("peak RSS, MiB", "rss_kb", mib, "{:.1f}"),
-        ("touched by the hot passes, MiB", "prog:touched_kb", mib, "{:.1f}"),
-        (f"resident after {IDLE_MS} ms idle, MiB", "prog:idle_rss_kb", mib, "{:.1f}"),
-        ("of which untouched by the hot passes, MiB", "prog:idle_untouched_kb", mib,
+        ("peak RSS, MiB", "rss_kb", per_kib, "{:.1f}"),
+        ("touched by the hot passes, MiB", "prog:touched_kb", per_kib, "{:.1f}"),
+        (f"resident after {IDLE_MS} ms idle, MiB", "prog:idle_rss_kb", per_kib, "{:.1f}"),
+        ("of which untouched by the hot passes, MiB", "prog:idle_untouched_kb", per_kib,
          "{:.1f}"),
     ]
     summary = profile_summary(show)
@@ -248,53 +275,98 @@ def effect_section(cfg, pieces):
             "", table(spec, rows), "",
             f"Profile: {summary['contexts']} contexts, {summary['cold']} cold "
             f"({summary['cold_allocs']} of {summary['allocs']} allocations). "
-            f"Run of hints+ours with stats=1: "
-            + ", ".join(f"{k} {a}" for k, (a, _) in classes.items() if a)
-            + f"; cold arena served {arena_allocs}."]
+            + stats_line(classes, arena), "",
+            "`memprof-profdata check` of the hinted builds:", "", check_table(checks)]
     return "\n".join(text)
 
 
-def build_jsoncpp(cfg, srcdir, flags, tag):
-    inc = ["-I" + os.path.join(srcdir, "include"), "-I" + os.path.join(srcdir, "src", "lib_json")]
-    srcs = [os.path.join(srcdir, "src", "lib_json", f)
-            for f in ["json_reader.cpp", "json_value.cpp", "json_writer.cpp"]]
-    srcs.append(os.path.join(srcdir, "src", "jsontestrunner", "main.cpp"))
-    d = os.path.join(cfg.obj, "jsoncpp-" + tag)
-    objs = []
-    for s in srcs:
-        o = os.path.join(d, os.path.basename(s)[:-4] + ".o")
-        if B.stale(o, [s]) or tag == "use":
-            os.makedirs(d, exist_ok=True)
-            B.run([B.CXX, *flags, *inc, "-c", s, "-o", o])
-        objs.append(o)
-    return objs
+def check_summary(tool, prof, exe, thresholds):
+    """`memprof-profdata check`'s JSON summary of exe against the profile
+    under clang's default thresholds or the given ones (`--memprof-...`)."""
+    out = json.loads(B.run([tool, "check", "--format=json",
+                            *[f"--{t[1:]}" for t in thresholds], prof, exe]))
+    s = out["summary"]
+    # Contexts short of cold by their lifetime alone (their access density
+    # is under clang's threshold) and the largest threshold that makes one
+    # of them cold.
+    short = [c for c in out["contexts"] if c.get("reason") == "lifetime_threshold"]
+    would = [int(m.group(1)) for c in short
+             for m in [re.search(r"; =(\d+) would make it cold", c.get("why", ""))] if m]
+    s["short_lived"] = (len(short), sum(c["bytes"] for c in short), max(would, default=None))
+    return s
 
 
-def jsoncpp_section(cfg, pieces):
-    dirs = B.fetch_sources(os.path.join(cfg.bench_dir, "src"), [("libjsoncpp", "libjsoncpp")])
-    srcdir = dirs["libjsoncpp"]
-    js_in = os.path.join(cfg.bench_dir, "in.json")
-    gen = os.path.join(B.BENCH_SRC, "gen_json.py")
-    if B.stale(js_in, [gen]):
-        B.run([sys.executable, gen, js_in])
-    prof_objs = build_jsoncpp(cfg, srcdir, ["-O2", *B.PROFILE_FLAGS], "prof")
-    prof, show = profile(cfg, "jsoncpp", prof_objs, ["in.json"], [js_in], pieces)
-    plain_objs = build_jsoncpp(cfg, srcdir, ["-O2"], "plain")
-    use_objs = build_jsoncpp(cfg, srcdir, [*USE_FLAGS, f"-fmemory-profile-use={prof}"], "use")
-    variants = link_variants(cfg, "jsoncpp", plain_objs, use_objs, pieces)
-    rows, cwds = measure_all(cfg, "jsoncpp", variants, ["in.json"], [js_in], None)
-    classes, arena_allocs = hint_stats(variants["ours"][0], ["in.json"], cwds["ours"])
+def mib(b):
+    return f"{b / 1048576:.2f} MiB"
+
+
+def short_text(short):
+    n, b, t = short
+    return f"{n} ({mib(b)})" + (f", ={t} s" if t is not None else "")
+
+
+def check_table(checks):
+    """One row per (thresholds, summary) of check_summary."""
+    header = ["check under", "hinted calls: cold / notcold / ambiguous / hot",
+              "cold contexts (bytes)", "reached a cold hint", "missed: why",
+              "hinted calls no context reaches",
+              "not cold by lifetime alone (largest threshold making one cold)"]
+    lines = []
+    for label, s in checks:
+        missed = "; ".join(f"{r} {m['contexts']} ({mib(m['bytes'])})"
+                           for r, m in sorted(s.get("cold_missed", {}).items())) or "none"
+        lines.append([label, f"{s['hinted_calls']}: {s['hinted_cold']} / "
+                      f"{s['hinted_notcold']} / {s['hinted_ambiguous']} / {s['hinted_hot']}",
+                      f"{s['cold_contexts']} ({mib(s['cold_bytes'])})",
+                      f"{s['cold_hinted_contexts']} ({mib(s['cold_hinted_bytes'])})",
+                      missed, s["unexplained_calls"], short_text(s["short_lived"])])
+    return B.table(header, lines)
+
+
+def checks_of(cfg, name, prof, pieces, default_objs, lowered_exe):
+    """check of the build with clang's default thresholds (linked here) and
+    of the measured build with the lowered ones."""
+    default_exe = os.path.join(cfg.obj, name + ".default")
+    B.run([B.CXX, *default_objs, "-o", default_exe, "-Wl,--whole-archive", pieces[2],
+           "-Wl,--no-whole-archive", "-lpthread", "-ldl", "-lm"])
+    tool = pieces[1]
+    return [("clang's defaults (build and check)", check_summary(tool, prof, default_exe, [])),
+            (" ".join(LOWERED) + " (build and check)",
+             check_summary(tool, prof, lowered_exe, LOWERED))]
+
+
+def stats_line(classes, arena):
+    """The hinted build's stats=1 counts, one sentence."""
+    used = ", ".join(f"{k} {a} ({mib(b)})" for k, (a, b) in classes.items() if a)
+    return (f"Run of hints+ours with stats=1 (allocations, bytes asked): {used}; the cold "
+            f"arena served {arena[0]} ({mib(arena[1])}).")
+
+
+def program_section(cfg, pieces, prog):
+    """The whole loop on one Debian program: profile, merge, the builds,
+    check, the interleaved runs."""
+    prof_objs = prog.build(["-O2", *B.PROFILE_FLAGS], "prof")
+    prof, show = profile(cfg, prog.name, prof_objs, prog.argv, prog.inputs, pieces)
+    plain_objs = prog.build(["-O2"], "plain")
+    use_objs = prog.build([*USE_FLAGS, f"-fmemory-profile-use={prof}"], "use", fresh=True)
+    default_objs = prog.build([*DEFAULT_USE_FLAGS, f"-fmemory-profile-use={prof}"],
+                              "use-default", fresh=True)
+    variants = link_variants(cfg, prog.name, plain_objs, use_objs, pieces)
+    checks = checks_of(cfg, prog.name, prof, pieces, default_objs, variants["ours"][0])
+    rows, cwds = measure_all(cfg, prog.name, variants, prog.argv, prog.inputs, None)
+    with open(os.path.join(cwds["plain"], "stdout.txt")) as f:
+        prog.validate(f.read())
+    classes, arena = hint_stats(variants["ours"][0], prog.argv, cwds["ours"])
     s = profile_summary(show)
     spec = [("wall s", "wall", 1, "{:.3f}"), ("CPU s", "cpu", 1, "{:.3f}"),
             ("peak RSS, MiB", "rss_kb", 1 / 1024, "{:.1f}")]
-    why = (f"Profile of the representative run: {s['contexts']} contexts, {s['cold']} cold; "
-           f"{s['long_lived']} live {COLD_LIFETIME_S} s or more on average (the longest "
-           f"{s['max_life_ms']:.0f} ms), {s['sparse']} have an access density under 0.05. "
-           f"Run of hints+ours with stats=1: "
-           + ", ".join(f"{k} {a}" for k, (a, _) in classes.items() if a)
-           + f"; cold arena served {arena_allocs}.")
-    return "\n".join([f"### jsoncpp jsontestrunner ({os.path.basename(srcdir)}, 3.6 MB JSON)",
-                      "", table(spec, rows), "", why])
+    why = (f"Profile of the representative run: {s['contexts']} contexts, {s['cold']} cold "
+           f"under a {COLD_LIFETIME_S} s lifetime threshold; {s['long_lived']} live "
+           f"{COLD_LIFETIME_S} s or more on average (the longest {s['max_life_ms']:.0f} ms), "
+           f"{s['sparse']} have an access density under 0.05. " + stats_line(classes, arena))
+    return "\n".join([f"### {prog.title}", "", table(spec, rows), "", why, "",
+                      "`memprof-profdata check` of the hinted builds:", "",
+                      check_table(checks)])
 
 
 def context():
@@ -310,13 +382,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="3 repetitions, smaller effect program")
     ap.add_argument("--reps", type=int, help="override repetitions")
+    ap.add_argument("--programs", default="effect,jsoncpp,ninja",
+                    help="comma-separated subset of effect,jsoncpp,ninja")
     cfg = Config(ap.parse_args())
     os.makedirs(cfg.obj, exist_ok=True)
     B.init_wrapper(cfg.obj)
     pieces = build_tree(cfg)
     if not shutil.which(B.CXX):
         sys.exit("bench: clang++-22 is required")
-    parts = [context(), effect_section(cfg, pieces), jsoncpp_section(cfg, pieces)]
+    parts = [context()]
+    if "effect" in cfg.programs:
+        parts.append(effect_section(cfg, pieces))
+    if "jsoncpp" in cfg.programs:
+        parts.append(program_section(cfg, pieces, P.Jsoncpp(cfg.obj, cfg.bench_dir)))
+    if "ninja" in cfg.programs:
+        parts.append(program_section(cfg, pieces,
+                                     P.Ninja(cfg.obj, cfg.bench_dir, cfg.quick)))
     text = "\n\n".join(parts) + "\n"
     print(text)
     with open(os.path.join(cfg.bench_dir, "hotcold-results.md"), "w") as f:
