@@ -207,6 +207,7 @@ def exact(cfg, so):
     for name in cfg.programs:
         argv, env, inputs = progs[name]
         row, names = exact_one(cfg, name, argv, env, inputs, so)
+        log(" | ".join(row))  # a row as soon as it is known: a python3 rep takes minutes
         rows.append(row)
     ours = [v for v in names if v.startswith("ours")]
     header = (["program"] + [f"{v} CPU s" for v in names]
