@@ -137,7 +137,10 @@ void rt_set_epoch(void) {
   if (!__atomic_compare_exchange_n(&epoch_sec, &zero, (int64_t)ts.tv_sec, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
     return;
-  if (!kernel_uses_tsc() && !(rt_flags.invariant_tsc && cpu_tsc_invariant()))
+  /* Not with the ticker (background_thread=1): it publishes the clock's
+   * own millisecond, and the threads' checks of it read the clock too. */
+  int invariant = rt_flags.invariant_tsc && !rt_flags.background_thread && cpu_tsc_invariant();
+  if (!kernel_uses_tsc() && !invariant)
     return;
   for (int i = 0; i < 8; i++) {
     int64_t ns;
