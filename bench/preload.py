@@ -2,7 +2,7 @@
 """bench/preload.py: libmemprof.so preloaded into Debian's own programs
 (built without -fmemory-profile), against the same programs run plain.
 
-Not part of the tests nor of bench/run.sh.  Two parts:
+Not part of the tests nor of bench/run.sh.  Three parts:
 
   rss    peak RSS of `sort` of a generated 20 MB file: plain, with
          libmemprof.so preloaded (recording every allocation; again with
@@ -18,7 +18,17 @@ Not part of the tests nor of bench/run.sh.  Two parts:
          plain run: both run at once, one per CPU, CPUs swapped between
          repetitions, median of the ratios (bench_lib.measure_pair)
 
-Usage: bench/preload.py [--only rss|speed] [--reps N] [--programs python3,sqlite3,perl,jq]
+  exact  recording every allocation (default options) against heaptrack:
+         plain, `heaptrack prog` (its recorder preloaded plus its
+         interpreter, the command as its users run it; wait4 counts
+         both) and ours preloaded (and each --variant's options), one
+         after the other, interleaved, --reps times; medians of CPU time
+         (user + sys) and peak RSS (heaptrack: its largest process), and
+         the ratio "ours added / heaptrack added" = (ours - plain) /
+         (heaptrack - plain), of the medians and the median of each
+         repetition's own ratio
+
+Usage: bench/preload.py [--only rss|speed|exact] [--reps N] [--programs python3,sqlite3,perl,jq]
                         [--variant OPTS]...
 Environment: BENCH_DIR (default build-bench/), MEMPROF_BUILD_DIR (a build
 of this tree holding libmemprof.so; default build/).
@@ -141,13 +151,79 @@ def speed(cfg, so):
     return B.table(["program"] + [f"CPU ratio to plain, {v}" for v in variants], rows)
 
 
+def exact_variants(cfg, argv, env, so, cwd):
+    """(name, argv, env) of exact's variants for one program."""
+    ht = ["heaptrack", "-o", os.path.join(cwd, "ht")] + argv
+    out = [("plain", argv, env), ("heaptrack", ht, env),
+           ("ours", argv, dict(env, LD_PRELOAD=so))]
+    for v in cfg.variants:
+        out.append((f"ours {v}", argv, dict(env, LD_PRELOAD=so, MEMPROF_OPTIONS=v)))
+    return out
+
+
+def clean_run_dir(cwd):
+    B.clean_profiles(cwd)
+    for name in os.listdir(cwd):
+        if name.startswith("ht."):
+            os.unlink(os.path.join(cwd, name))
+
+
+def exact_one(cfg, name, argv, env, inputs, so):
+    """One program's row: medians and ratios of the exact part."""
+    cwd = B.fresh_dir(os.path.join(cfg.work, "exact"))
+    for f in inputs:
+        os.symlink(f, os.path.join(cwd, os.path.basename(f)))
+    variants = exact_variants(cfg, argv, env, so, cwd)
+    got = {v: [] for v, _, _ in variants}
+    log(f"exact: {name}, {cfg.reps} reps")
+    for _ in range(cfg.reps):
+        for v, a, e in variants:
+            s = B.measure(a, cwd=cwd, env=e)
+            clean_run_dir(cwd)
+            got[v].append(s if s.rc == 0 else None)
+    med = {v: median([s.cpu for s in got[v] if s]) if any(got[v]) else None for v in got}
+    rss = {v: median([s.rss_kb for s in got[v] if s]) if any(got[v]) else None for v in got}
+
+    def added_ratio(v):
+        if None in (med["plain"], med["heaptrack"], med[v]):
+            return "failed"
+        per_rep = [(o.cpu - p.cpu) / (h.cpu - p.cpu)
+                   for p, h, o in zip(got["plain"], got["heaptrack"], got[v])
+                   if p and h and o and h.cpu > p.cpu]
+        return (f"{fmt((med[v] - med['plain']) / (med['heaptrack'] - med['plain']))}"
+                f" ({fmt(median(per_rep)) if per_rep else '-'})")
+
+    row = [name] + [fmt(med[v]) if med[v] is not None else "failed" for v in got]
+    row += [added_ratio(v) for v in got if v.startswith("ours")]
+    row += [fmt(B.ratio(rss[v], rss["heaptrack"])) for v in got if v.startswith("ours")]
+    return row, list(got)
+
+
+def exact(cfg, so):
+    if not shutil.which("heaptrack"):
+        sys.exit("exact needs heaptrack (apt-get install heaptrack)")
+    progs = programs(cfg)
+    rows, names = [], []
+    for name in cfg.programs:
+        argv, env, inputs = progs[name]
+        row, names = exact_one(cfg, name, argv, env, inputs, so)
+        log(" | ".join(row))  # a row as soon as it is known: a python3 rep takes minutes
+        rows.append(row)
+    ours = [v for v in names if v.startswith("ours")]
+    header = (["program"] + [f"{v} CPU s" for v in names]
+              + [f"{v} added / heaptrack added (per-rep median)" for v in ours]
+              + [f"{v} peak RSS / heaptrack's" for v in ours])
+    return B.table(header, rows)
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["rss", "speed"])
+    ap.add_argument("--only", choices=["rss", "speed", "exact"])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--programs", default="python3,sqlite3,perl,jq")
     ap.add_argument("--variant", action="append", default=[], dest="variants",
-                    help="more options after sample_interval (a column each)")
+                    help="more options (a column each): after sample_interval in speed, "
+                         "alone in exact")
     args = ap.parse_args()
     args.programs = args.programs.split(",")
     bench_dir = os.environ.get("BENCH_DIR") or os.path.join(B.ROOT, "build-bench")
@@ -164,7 +240,9 @@ def main():
     if cfg.only in (None, "rss"):
         print(rss(cfg, so) + "\n")
     if cfg.only in (None, "speed"):
-        print(speed(cfg, so))
+        print(speed(cfg, so) + "\n")
+    if cfg.only in (None, "exact"):
+        print(exact(cfg, so))
 
 
 if __name__ == "__main__":

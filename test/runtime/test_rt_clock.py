@@ -1,7 +1,9 @@
 """test_rt_clock.py - lifetimes in ms stay honest with the runtime's cheap
 clocks (rt_clock.c): TSC extrapolation between real clock reads (default),
 the ticker thread's published millisecond (background_thread=1) and the
-real clock at every stamp (exact_clock=1).
+real clock at every stamp (exact_clock=1); the TSC is extrapolated under
+another clocksource (kvm-clock) too when the CPU's TSC is invariant
+(invariant_tsc=1, the default), checked against invariant_tsc=0.
 
 The program (progs/clock_bounds.c) brackets every block with CLOCK_REALTIME reads: t0 before
 malloc, t1 after it returns, t2 before free, t3 after it returns (all floored
@@ -81,6 +83,18 @@ class ClockTest(harness.ProfTest):
         bounds, mibs = self.run_clock({})
         self.check_lifetimes(bounds, mibs, 1)
         self.assertEqual(bounds["tasks"], [1, 0])
+
+    def test_invariant_tsc_both_settings_within_real_clock_bounds(self):
+        # invariant_tsc=1 extrapolates from the TSC under kvm-clock too;
+        # 0 reads the clock at every stamp there.  Either way the same
+        # blocks, counts and real-clock bounds.
+        for v in (0, 1):
+            with self.subTest(invariant_tsc=v):
+                bounds, mibs = self.run_clock({"MEMPROF_OPTIONS": f"invariant_tsc={v}"})
+                self.check_lifetimes(bounds, mibs, 1)
+                self.assertEqual(bounds["tasks"], [1, 0])
+                self.assertEqual({s: mibs[s]["AllocCount"] for s in (48, 1000, 4000)},
+                                 {48: 400, 1000: 1, 4000: 1})
 
     def test_ticker_within_real_clock_bounds(self):
         bounds, mibs = self.run_clock(TICKER)
