@@ -17,6 +17,7 @@ MULTI = os.path.join(HERE, "progs", "multi.cc")
 INLINE_SPLIT = os.path.join(HERE, "progs", "inline_split.cc")
 DEEP_TRIE = os.path.join(HERE, "progs", "deep_trie.cc")
 MERGED = os.path.join(HERE, "progs", "merged.cc")
+CONTAINERS = os.path.join(HERE, "progs", "containers.cc")
 HOTCOLD = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
 
 # The programs' printf allocates its stdout buffer inside libc; unwound by
