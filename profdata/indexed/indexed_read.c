@@ -2,8 +2,10 @@
  * (index versions 8-13), dispatch to the memprof section reader
  * (memprof_read.c) and to the instrumentation part's (instrprof_index.c),
  * and attaching our symbolized section's symbol info to the frames it
- * names and its facts (how the inputs were recorded) to the profile.
+ * names (and the in_library mark of the contexts whose leaf frame it
+ * flags) and its facts (how the inputs were recorded) to the profile.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/io.h"
@@ -22,6 +24,18 @@ static uint32_t intern_opt(mp_profile *p, const char *s) {
   return s ? mp_intern_string(p, s, strlen(s)) : MP_NO_STRING;
 }
 
+/* The contexts whose leaf frame the section marks as a call into a
+ * library that allocated (MP_SYMSEC_ENTRY_LIBRARY_CALL) get in_library,
+ * as the raw reader gave them. */
+static void mark_library_calls(mp_profile *p, const uint8_t *lib) {
+  for (size_t i = 0; i < p->n_records; i++)
+    for (size_t j = 0; j < p->records[i].n_allocs; j++) {
+      mp_alloc_site *a = mp_alloc_of(&p->records[i], j);
+      if (p->stacks[a->stack].len && lib[mp_stack_frames(p, a->stack)[0]])
+        a->in_library = 1;
+    }
+}
+
 static int attach_syms(mp_profile *p, const mp_symsec *s, unsigned memprof_v,
                        const mp_frame_keys *keys, mp_err *err) {
   unsigned want = memprof_v == 2 ? MP_SYMSEC_KEY_FRAME_ID : MP_SYMSEC_KEY_LINEAR;
@@ -31,6 +45,7 @@ static int attach_syms(mp_profile *p, const mp_symsec *s, unsigned memprof_v,
                    s->key_kind == MP_SYMSEC_KEY_LINEAR ? "linear id"
                                                        : "frame id",
                    memprof_v);
+  uint8_t *lib = mp_xcalloc(p->n_frames + 1, 1);
   for (size_t i = 0; i < s->n_entries; i++) {
     const mp_symsec_entry *e = &s->entries[i];
     uint32_t f = mp_frame_keys_find(keys, e->key);
@@ -38,7 +53,10 @@ static int attach_syms(mp_profile *p, const mp_symsec *s, unsigned memprof_v,
     mp_frame_sym sym = {intern_opt(p, e->name), intern_opt(p, e->file),
                         e->line, e->column, e->discriminator};
     mp_set_frame_sym(p, f, &sym);
+    lib[f] = (e->flags & MP_SYMSEC_ENTRY_LIBRARY_CALL) != 0;
   }
+  mark_library_calls(p, lib);
+  free(lib);
   return 0;
 }
 

@@ -2,7 +2,7 @@
  *
  * Section (all offsets relative to its first byte, every table 8-aligned):
  *   header (64 bytes; 80 from version 1.1 when the profile has facts),
- *   entries (32 bytes each), path nodes (8 bytes each: component string
+ *   entries (32 bytes each; the last word the entry's flags), path nodes (8 bytes each: component string
  *   id, parent node id), string table (8 bytes each: offset and length in
  *   the blob), blob, and from 1.1 the sampling intervals (u64 each).
  * Trailer (last 40 bytes of the file): "MPSYMSEC", u32 major, u32 minor,
@@ -113,6 +113,19 @@ static void write_trailer(mp_buf *out, size_t base, uint32_t minor) {
   mp_buf_u32(out, 0);
 }
 
+/* Per model frame, its entry flags: the leaf frames of the contexts a
+ * library allocated (mp_alloc_site.in_library). */
+static uint8_t *entry_flags(const mp_profile *p) {
+  uint8_t *fl = mp_xcalloc(p->n_frames + 1, 1);
+  for (size_t i = 0; i < p->n_records; i++)
+    for (size_t j = 0; j < p->records[i].n_allocs; j++) {
+      const mp_alloc_site *a = mp_alloc_of(&p->records[i], j);
+      if (a->in_library && p->stacks[a->stack].len)
+        fl[mp_stack_frames(p, a->stack)[0]] |= MP_SYMSEC_ENTRY_LIBRARY_CALL;
+    }
+  return fl;
+}
+
 void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
                      const uint64_t *keys, size_t n, unsigned key_kind) {
   writer w = {mp_profile_new(), {0}, NULL, NULL, 0, 0};
@@ -125,6 +138,7 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
   int facts = mp_symsec_has_facts(p);
   uint32_t header_size = facts ? HEADER_SIZE_FACTS : HEADER_SIZE;
   for (unsigned i = 0; i < header_size; i++) mp_buf_u8(out, 0);
+  uint8_t *flags = entry_flags(p);
   uint32_t n_entries = 0;
   for (size_t i = 0; i < n; i++) {
     const mp_frame_sym *s = &p->syms[frames[i]];
@@ -141,7 +155,7 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
     mp_buf_u32(out, s->line);
     mp_buf_u32(out, s->column);
     mp_buf_u32(out, s->discriminator);
-    mp_buf_u32(out, 0);
+    mp_buf_u32(out, flags[frames[i]]);
     n_entries++;
   }
   uint64_t nodes_off = out->len - base;
@@ -162,6 +176,7 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
   memcpy(out->data + base + 24, h64, sizeof h64);
   write_trailer(out, base, facts ? MP_SYMSEC_MINOR : 0);
 
+  free(flags);
   free(file_node);
   free(w.node_comp);
   free(w.node_parent);
@@ -373,6 +388,7 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
     e[i].line = mp_rd32(p + 16);
     e[i].column = mp_rd32(p + 20);
     e[i].discriminator = mp_rd32(p + 24);
+    e[i].flags = mp_rd32(p + 28);
     name_at[i] = file_at[i] = 0;
     if ((name != NONE && add_name(&s, name, &b, &name_at[i], err)) ||
         (file != NONE && add_path(&s, file, &b, &file_at[i], err))) {

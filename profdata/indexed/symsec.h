@@ -1,6 +1,8 @@
 /* symsec.h - our symbolized section (docs/symbolized-section.md): per
  * written frame its function name, source file, line, column and
- * discriminator, and how the inputs were recorded (sampling intervals, not
+ * discriminator, whether it is a call into a library that allocated
+ * (the model's in_library, on the context's leaf frame), and how the
+ * inputs were recorded (sampling intervals, not
  * instrumented).  Stored after LLVM's sections and found through a 40-byte
  * trailer at the very end of the file, so LLVM's readers never see it.
  */
@@ -28,6 +30,11 @@ enum {
 /* Facts flags (header offset 64, version 1.1). */
 #define MP_SYMSEC_FACT_UNINSTRUMENTED 1u /* an input was not instrumented */
 
+/* Entry flags (entry offset 28). */
+#define MP_SYMSEC_ENTRY_LIBRARY_CALL 1u /* the leaf frame of a context whose
+                                           block a library allocated: the
+                                           call there is not an allocation */
+
 /* 1 if the profile has facts to record (sampled or not instrumented). */
 int mp_symsec_has_facts(const mp_profile *p);
 
@@ -42,6 +49,7 @@ typedef struct mp_symsec_entry {
   const char *name; /* NULL if unknown; point into mp_symsec storage */
   const char *file;
   uint32_t line, column, discriminator;
+  uint32_t flags; /* MP_SYMSEC_ENTRY_* */
 } mp_symsec_entry;
 
 typedef struct mp_symsec {

@@ -70,9 +70,10 @@ typedef struct mp_alloc_site {
                      size is known (indexed input) */
   mpf_mib_rep rep;
   uint8_t has_rep;
-  /* Allocated inside a library without debug information (raw inputs
-   * only: the leaf PC fell in no given binary), so the leaf frame is a
-   * call of that library, not an allocation call (report_verdict.c). */
+  /* Allocated inside a library without debug information (raw inputs:
+   * the leaf PC fell in no given binary; indexed ones: the symbolized
+   * section flags the leaf frame), so the leaf frame is a call of that
+   * library, not an allocation call (report_verdict.c). */
   uint8_t in_library;
 } mp_alloc_site;
 #define MP_ALLOC_SITE_ALIGN 64

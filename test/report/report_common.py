@@ -17,14 +17,15 @@ MULTI = os.path.join(HERE, "progs", "multi.cc")
 INLINE_SPLIT = os.path.join(HERE, "progs", "inline_split.cc")
 DEEP_TRIE = os.path.join(HERE, "progs", "deep_trie.cc")
 MERGED = os.path.join(HERE, "progs", "merged.cc")
+CONTAINERS = os.path.join(HERE, "progs", "containers.cc")
 HOTCOLD = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
 
 # The programs' printf allocates its stdout buffer inside libc; unwound by
 # the tables, that context's leaf frame is the printf call, which clang
-# does not mark, and which the report can tell apart only when it reads
-# the raw profile (docs/memprof-profdata.md, "report"; install/test_demo
-# checks it).  These tests report on indexed files, so their programs are
-# walked by frame pointers.
+# does not mark, and which the report tells apart from the raw profile
+# and from our merged file (docs/memprof-profdata.md, "report";
+# install/test_demo and test_report_verdicts check it).  These tests'
+# programs are walked by frame pointers, so that context does not arise.
 FP_ONLY = {"MEMPROF_OPTIONS": "unwind_tables=0"}
 
 

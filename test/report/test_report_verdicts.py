@@ -7,7 +7,9 @@ disagreeing contexts, trimmed and pruned two callers up) and
 progs/deep_trie.cc (one call, 27 contexts four callers deep),
 progs/inline_split.cc (one allocation inlined into a cold and a busy
 caller: two calls) and progs/merged.cc (allocations an optimized build
-merged: no call clang can match), under clang's defaults and under the same
+merged: no call clang can match), and progs/containers.cc (libstdc++'s
+string growth, allocated in libstdc++.so: the same prediction from the raw
+profile and from the merged file), under clang's defaults and under the same
 -memprof-* options given to both."""
 import collections
 import re
@@ -124,6 +126,32 @@ class Verdicts(rc.MultiTest):
                          (collections.Counter(), collections.Counter()))
         self.assertIn("1 allocation call (320 B) clang cannot match",
                       rc.report(prog.indexed).stdout)
+
+    def test_same_prediction_from_raw_and_merged(self):
+        # the blocks libstdc++.so allocates when the program grows a string
+        # are allocated at a call of the library: clang cannot match them,
+        # which the raw profile shows (the leaf PC is in no given binary)
+        # and the merged file keeps (its symbolized section flags the
+        # frame), so both predict the same calls, as does a merge of the
+        # merged file
+        exe = harness.compile_program(self.scratch, rc.CONTAINERS, out="cont", opt="-O2")
+        _, raws = harness.run_program(self.scratch, exe)
+        merged, again = self.scratch.path("cont.memprofdata"), self.scratch.path("again.memprofdata")
+        harness.memprof_profdata("merge", *raws, f"--profiled-binary={exe}", "-o", merged)
+        harness.memprof_profdata("merge", merged, "-o", again)
+        options = ["--memprof-ave-lifetime-cold-threshold=1"]
+
+        def prediction(*inputs):
+            text = rc.report(*inputs, *options, "--top=0").stdout
+            unmatched = re.search(r"(\d+) allocation calls? \(([^)]*)\) clang cannot match", text)
+            verdicts = re.findall(r"  (cold|notcold|hot)( \(call not matched\))?$", text, re.M)
+            return report_counts(text), unmatched and unmatched.groups(), sorted(verdicts)
+
+        from_raw = prediction(*raws, f"--profiled-binary={exe}")
+        self.assertIsNotNone(from_raw[1])
+        self.assertGreaterEqual(int(from_raw[1][0]), 2)
+        self.assertEqual(prediction(merged), from_raw)
+        self.assertEqual(prediction(again), from_raw)
 
     def test_demo_example(self):
         demo = rc.Profiled(self.scratch, rc.HOTCOLD, full_schema=False)
