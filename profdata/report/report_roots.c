@@ -173,7 +173,10 @@ static void roots_table(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_p
 }
 
 static const char *kind_name(uint64_t k) {
-  return k == MP_ROOTS_AT_EXIT ? "at exit" : k == MP_ROOTS_AT_DUMP ? "at a dump" : "on demand";
+  return k == MP_ROOTS_AT_EXIT   ? "at exit"
+         : k == MP_ROOTS_AT_DUMP ? "at a dump"
+         : k == MP_ROOTS_AT_HIGH ? "at a new high"
+                                 : "on demand";
 }
 
 static void census_text(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_proc *p,
