@@ -172,6 +172,12 @@ class RootsReport(harness.ProfTest):
         self.assertNotIn("make_cache", leaked)
         self.assertIn("Still reachable at exit: 4042 bytes in 11 blocks (128 bytes shared",
                       at_exit)
+        # per context: the bytes one root retains and those several share
+        reachable = at_exit[at_exit.index("Still reachable"):]
+        self.assertIn("192 bytes in 3 blocks (64 retained by one root, 128 shared)\n"
+                      "      make_list", reachable)
+        self.assertIn("2000 bytes in 4 blocks (2000 retained by one root, 0 shared)\n"
+                      "      make_cache", reachable)
         cache_part = at_exit[at_exit.index("cache (app)"):at_exit.index("list_a (app)")]
         self.assertIn("2000 bytes in 4 blocks\n      make_cache", cache_part)
         # a glob of the run's files takes the .roots along: merge leaves it out
