@@ -53,7 +53,7 @@ mp_profile *mp_merge_read(const mp_merge_inputs *in, msym_ctx *sym,
 const char **mp_merge_drop_timelines(const mp_merge_inputs *in, size_t *n_kept,
                                      const char ***orphans, size_t *n_orphans);
 
-/* Which inputs may have a timeline: all when `given` (--timeline files
+/* Which inputs may have a timeline: all when `given` (--timeline or --roots files
  * name them), else those with "<input>.timeline" or "<input>.roots"
  * beside them.  Returns a
  * new array of n + 1 entries, or NULL when no input may have one. */

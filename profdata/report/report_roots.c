@@ -81,6 +81,7 @@ void rpt_roots_free(rpt_roots *t) {
 typedef struct val {
   uint32_t ctx; /* n_ctx: no symbolizable frame */
   uint64_t bytes, blocks, direct_bytes, direct_blocks;
+  uint64_t shared_bytes; /* of bytes, those several roots reach */
 } val;
 
 static int by_bytes(const void *a, const void *b) {
@@ -90,15 +91,22 @@ static int by_bytes(const void *a, const void *b) {
 }
 
 /* Adds lists of the census into per-context sums (`acc`, n_ctx + 1), and
- * returns them as a list, largest first; acc is left zero. */
-static void add_list(const rpt_roots_proc *p, val *acc, const mp_roots_ctx *v, size_t n) {
+ * returns them as a list, largest first; acc is left zero.  `shared`:
+ * the list of blocks several roots reach. */
+static void add_list_of(const rpt_roots_proc *p, val *acc, const mp_roots_ctx *v, size_t n,
+                        int shared) {
   for (size_t i = 0; i < n; i++) {
     val *a = &acc[mp_map_get(&p->ids, v[i].stack_id)];
     a->bytes += v[i].bytes;
+    if (shared) a->shared_bytes += v[i].bytes;
     a->blocks += v[i].blocks;
     a->direct_bytes += v[i].direct_bytes;
     a->direct_blocks += v[i].direct_blocks;
   }
+}
+
+static void add_list(const rpt_roots_proc *p, val *acc, const mp_roots_ctx *v, size_t n) {
+  add_list_of(p, acc, v, n, 0);
 }
 
 static val *take(val *acc, size_t n_slots, size_t *n) {
@@ -121,15 +129,23 @@ static void print_ctx(rpt *r, mp_buf *o, const char *prefix, uint32_t ctx) {
     rpt_print_stack(r, o, r->ctx[ctx].stack, prefix);
 }
 
-/* Rows of contexts (at most `max`, 0: all): bytes, blocks, [direct]. */
+/* What a context row says besides its bytes and blocks. */
+enum { ROW_PLAIN, ROW_DIRECT, ROW_SHARED };
+
+/* Rows of contexts (at most `max`, 0: all): bytes, blocks, and with
+ * ROW_DIRECT the direct bytes, with ROW_SHARED the bytes retained by one
+ * root and those shared. */
 static void ctx_rows(rpt *r, mp_buf *o, const char *prefix, const val *v, size_t n_v,
-                     size_t max, int direct) {
+                     size_t max, int extra) {
   size_t n = max && max < n_v ? max : n_v;
   for (size_t i = 0; i < n; i++) {
     mp_buf_printf(o, "%s    %" PRIu64 " byte%s in %" PRIu64 " block%s", prefix, v[i].bytes,
                   v[i].bytes == 1 ? "" : "s", v[i].blocks, v[i].blocks == 1 ? "" : "s");
-    if (direct)
+    if (extra == ROW_DIRECT)
       mp_buf_printf(o, " (%" PRIu64 " direct)", v[i].direct_bytes);
+    if (extra == ROW_SHARED)
+      mp_buf_printf(o, " (%" PRIu64 " retained by one root, %" PRIu64 " shared)",
+                    v[i].bytes - v[i].shared_bytes, v[i].shared_bytes);
     mp_buf_u8(o, '\n');
     print_ctx(r, o, prefix, v[i].ctx);
   }
@@ -165,7 +181,7 @@ static void roots_table(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_p
     add_list(p, acc, x->ctx, x->n_ctx);
     size_t nv;
     val *v = take(acc, r->n_ctx + 1, &nv);
-    ctx_rows(r, o, prefix, v, nv, ROOT_CONTEXTS, 0);
+    ctx_rows(r, o, prefix, v, nv, ROOT_CONTEXTS, ROW_PLAIN);
     free(v);
   }
   if (top < n) mp_buf_printf(o, "%s  ... %zu more roots\n", prefix, n - top);
@@ -173,7 +189,10 @@ static void roots_table(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_p
 }
 
 static const char *kind_name(uint64_t k) {
-  return k == MP_ROOTS_AT_EXIT ? "at exit" : k == MP_ROOTS_AT_DUMP ? "at a dump" : "on demand";
+  return k == MP_ROOTS_AT_EXIT   ? "at exit"
+         : k == MP_ROOTS_AT_DUMP ? "at a dump"
+         : k == MP_ROOTS_AT_HIGH ? "at a new high"
+                                 : "on demand";
 }
 
 static void census_text(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_proc *p,
@@ -200,7 +219,7 @@ static void census_text(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_p
   add_list(p, acc, c->unreached, c->n_unreached);
   val *v = take(acc, r->n_ctx + 1, &nv);
   if (!nv) mp_buf_printf(o, "%s    nothing\n", prefix);
-  ctx_rows(r, o, prefix, v, nv, r->opts.top, 1);
+  ctx_rows(r, o, prefix, v, nv, r->opts.top, ROW_DIRECT);
   free(v);
   mp_buf_printf(o, "%s\n%s%s: %" PRIu64 " bytes in %" PRIu64 " blocks (%" PRIu64
                    " bytes shared by several roots)\n",
@@ -208,10 +227,10 @@ static void census_text(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_p
                 c->heap_bytes - c->unreached_bytes, c->heap_blocks - c->unreached_blocks,
                 c->shared_bytes);
   for (size_t k = 0; k < c->n_roots; k++) add_list(p, acc, c->roots[k].ctx, c->roots[k].n_ctx);
-  add_list(p, acc, c->shared, c->n_shared);
+  add_list_of(p, acc, c->shared, c->n_shared, 1);
   v = take(acc, r->n_ctx + 1, &nv);
   if (!nv) mp_buf_printf(o, "%s    nothing\n", prefix);
-  ctx_rows(r, o, prefix, v, nv, r->opts.top, 0);
+  ctx_rows(r, o, prefix, v, nv, r->opts.top, ROW_SHARED);
   free(v);
 }
 

@@ -109,14 +109,16 @@ static int rf_root(mp_varfile *r, const mp_roots_census *c, mp_roots_root *x, si
   return rf_list(r, sec, 0, want, &x->ctx, &x->n_ctx);
 }
 
-static int rf_census(mp_varfile *r, mp_roots_census *c, size_t i) {
+static int rf_census(mp_varfile *r, mp_roots_census *c, size_t i, uint64_t version) {
   char sec[64];
   snprintf(sec, sizeof sec, "census %zu", i);
   size_t at = r->at;
   if (mp_varfile_uv(r, sec, &c->kind))
     return -1;
-  if (c->kind < MP_ROOTS_ON_DEMAND || c->kind > MP_ROOTS_AT_EXIT)
-    return mp_varfile_fail(r, at, "%s: kind %" PRIu64 " unknown", sec, c->kind);
+  uint64_t last = version >= 2 ? MP_ROOTS_AT_HIGH : MP_ROOTS_AT_EXIT;
+  if (c->kind < MP_ROOTS_ON_DEMAND || c->kind > last)
+    return mp_varfile_fail(r, at, "%s: kind %" PRIu64 " unknown in version %" PRIu64, sec,
+                           c->kind, version);
   uint64_t n;
   if (mp_varfile_uv(r, sec, &c->t_ms) || mp_varfile_uv(r, sec, &c->heap_bytes) ||
       mp_varfile_uv(r, sec, &c->heap_blocks) || mp_varfile_uv(r, sec, &c->scanned_bytes) ||
@@ -170,12 +172,13 @@ static int rf_header(mp_varfile *r, mp_roots *t, uint64_t *n) {
   if (memcmp(r->p, rf_magic, sizeof rf_magic))
     return mp_varfile_fail(r, 0, "not a memprof roots file (bad magic)");
   r->at = sizeof rf_magic;
-  uint64_t version, flags;
+  uint64_t flags;
   size_t at = r->at;
-  if (mp_varfile_uv(r, "Version", &version))
+  if (mp_varfile_uv(r, "Version", &t->version))
     return -1;
-  if (version != 1)
-    return mp_varfile_fail(r, at, "version %" PRIu64 " (supported: 1)", version);
+  if (t->version < MP_ROOTS_VERSION_MIN || t->version > MP_ROOTS_VERSION_MAX)
+    return mp_varfile_fail(r, at, "version %" PRIu64 " (supported: %d to %d)", t->version,
+                           MP_ROOTS_VERSION_MIN, MP_ROOTS_VERSION_MAX);
   at = r->at;
   if (mp_varfile_uv(r, "Flags", &flags))
     return -1;
@@ -198,7 +201,7 @@ int mp_roots_parse(const char *name, const uint8_t *data, size_t len, mp_roots *
   out->census = n ? mp_xcalloc((size_t)n, sizeof *out->census) : NULL;
   for (uint64_t i = 0; i < n; i++) {
     out->n_census = (size_t)i + 1;
-    if (rf_census(&r, &out->census[i], (size_t)i))
+    if (rf_census(&r, &out->census[i], (size_t)i, out->version))
       goto fail;
   }
   if (r.at != len) {

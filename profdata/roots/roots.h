@@ -17,7 +17,10 @@
 /* A root's kind (docs/roots-format.md, section 5). */
 enum { MP_ROOT_GLOBAL = 1, MP_ROOT_DATA = 2, MP_ROOT_THREAD = 3, MP_ROOT_NAMED = 4 };
 /* A census's kind (section 4). */
-enum { MP_ROOTS_ON_DEMAND = 1, MP_ROOTS_AT_DUMP = 2, MP_ROOTS_AT_EXIT = 3 };
+enum { MP_ROOTS_ON_DEMAND = 1, MP_ROOTS_AT_DUMP = 2, MP_ROOTS_AT_EXIT = 3, MP_ROOTS_AT_HIGH = 4 };
+/* The versions read; a census of kind MP_ROOTS_AT_HIGH needs version 2. */
+#define MP_ROOTS_VERSION_MIN 1
+#define MP_ROOTS_VERSION_MAX 2
 /* mp_roots_root.flags: reached figures not computed (they are the retained). */
 #define MP_ROOT_REACHED_PARTIAL 1u
 
@@ -58,6 +61,7 @@ typedef struct mp_roots_census {
 } mp_roots_census;
 
 typedef struct mp_roots {
+  uint64_t version;
   uint64_t pid;
   uint64_t raw_bytes; /* size of the raw profile it was written with; 0 unknown */
   size_t raw_bytes_at;

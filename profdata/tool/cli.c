@@ -44,6 +44,7 @@ typedef enum opt_id {
   OPT_NUM_THREADS,
   OPT_TIMELINE,
   OPT_NO_TIMELINE,
+  OPT_ROOTS,
 } opt_id;
 
 typedef struct opt_def {
@@ -98,6 +99,7 @@ static const opt_def OPTS[] = {
     {"num-threads", OPT_NUM_THREADS, 1, IN_MERGE}, /* llvm-profdata's too */
     {"timeline", OPT_TIMELINE, 1, IN_SHOW | IN_REPORT},
     {"no-timeline", OPT_NO_TIMELINE, 0, IN_SHOW | IN_REPORT},
+    {"roots", OPT_ROOTS, 1, IN_REPORT},
 };
 
 const char *cli_cmd_name(cli_cmd cmd) {
@@ -204,6 +206,10 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             goes with the k-th raw input; default:\n"
         "                             <raw input>.timeline where it exists\n"
         "  --no-timeline              read no timeline\n"
+        "  --roots=FILE               the roots file of a raw input (who holds\n"
+        "                             the memory, roots=1); the k-th goes with\n"
+        "                             the k-th raw input; default: <raw\n"
+        "                             input>.roots where it exists\n"
         "  --profiled-binary=BIN      needed for raw inputs; repeatable\n"
         "  --debug-dir=DIR            where to look for separate debug files\n"
         "clang-22's -mllvm options of the same names (defaults as clang's):\n",
@@ -456,6 +462,10 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
     push(&o->timelines, &o->n_timelines, v);
     return 0;
   case OPT_NO_TIMELINE: o->no_timeline = 1; return 0;
+  case OPT_ROOTS:
+    if (!*v) return mp_fail(err, "empty file name for --roots");
+    push(&o->roots_files, &o->n_roots_files, v);
+    return 0;
   default: return apply_report(o, d, v, err);
   }
   return 0;
@@ -556,6 +566,7 @@ void cli_free(cli_opts *o) {
   free((void *)o->inputs);
   free((void *)o->w_inputs);
   free((void *)o->timelines);
+  free((void *)o->roots_files);
   free(o->w_weights);
   free(o->weights);
   memset(o, 0, sizeof *o);

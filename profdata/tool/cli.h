@@ -45,6 +45,10 @@ typedef struct cli_opts {
   const char **timelines;
   size_t n_timelines;
   int no_timeline;
+  /* report: --roots files, the k-th for the k-th raw input (none given:
+   * "<raw input>.roots" where one exists) */
+  const char **roots_files;
+  size_t n_roots_files;
   int no_prefill;      /* --no-prefill: no mp_heap_prefill */
   int libdw_only;      /* --libdw-only: msym_set_raw_dwarf(0) */
   unsigned num_threads; /* --num-threads: 1 none, more: helpers, 0: by size */

@@ -157,6 +157,18 @@ static void warn(const char *what, const char *msg) {
   fprintf(stderr, "%s: warning: %s: %s\n", tool, what, msg);
 }
 
+/* 1 (reported) when `given` files of kind `what` were named but not one
+ * per raw input. */
+static int count_given(const char *what, size_t given, size_t n_raw) {
+  if (!given || given == n_raw) return 0;
+  char m[200];
+  snprintf(m, sizeof m,
+           "%zu --%s file%s for %zu raw input%s (the k-th %s file goes with the k-th raw "
+           "input; indexed and YAML inputs have none)",
+           given, what, given == 1 ? "" : "s", n_raw, n_raw == 1 ? "" : "s", what);
+  return report(NULL, m);
+}
+
 /* The timelines of the raw inputs joined to r (report_timeline.c): the
  * k-th --timeline for the k-th raw input, or "<raw input>.timeline" where
  * one exists.  One given explicitly that cannot be read, was written for
@@ -166,16 +178,7 @@ static void warn(const char *what, const char *msg) {
 static int attach_timelines(const cli_opts *o, rpt *r, const mp_input_ids *ids) {
   size_t n_raw = 0, k = 0;
   for (size_t i = 0; i < o->n_inputs; i++) n_raw += ids[i].raw;
-  if (o->n_timelines && o->n_timelines != n_raw) {
-    char m[200];
-    snprintf(m, sizeof m,
-             "%zu --timeline file%s for %zu raw input%s (the k-th timeline "
-             "goes with the k-th raw input; indexed and YAML inputs have "
-             "none)",
-             o->n_timelines, o->n_timelines == 1 ? "" : "s", n_raw,
-             n_raw == 1 ? "" : "s");
-    return report(NULL, m);
-  }
+  if (count_given("timeline", o->n_timelines, n_raw)) return 1;
   for (size_t i = 0; i < o->n_inputs; i++) {
     if (!ids[i].raw) continue;
     int given = o->n_timelines > 0;
@@ -211,17 +214,24 @@ static int attach_timelines(const cli_opts *o, rpt *r, const mp_input_ids *ids) 
   return 0;
 }
 
-/* The roots files beside the raw inputs ("<raw input>.roots", written with
- * roots=1) joined to r (report_roots.c); one that cannot be read or was
- * written for another raw profile is left out with a warning. */
-static void attach_roots(const cli_opts *o, rpt *r, const mp_input_ids *ids) {
+/* The roots files of the raw inputs joined to r (report_roots.c): the
+ * k-th --roots for the k-th raw input, or "<raw input>.roots" (written
+ * with roots=1) where one exists.  One given explicitly that cannot be
+ * read or was written for another raw profile is an error (returns 1);
+ * one found beside its input is left out with a warning. */
+static int attach_roots(const cli_opts *o, rpt *r, const mp_input_ids *ids) {
+  size_t n_raw = 0, k = 0;
+  for (size_t i = 0; i < o->n_inputs; i++) n_raw += ids[i].raw;
+  if (count_given("roots", o->n_roots_files, n_raw)) return 1;
   for (size_t i = 0; i < o->n_inputs; i++) {
     if (!ids[i].raw) continue;
-    char *path = mp_roots_path_for(o->inputs[i]);
-    if (access(path, F_OK) != 0) {
-      free(path);
+    int given = o->n_roots_files > 0;
+    char *found = given ? NULL : mp_roots_path_for(o->inputs[i]);
+    if (found && access(found, F_OK) != 0) {
+      free(found);
       continue;
     }
+    const char *path = given ? o->roots_files[k++] : found;
     rpt_roots_input in = {path, o->inputs[i], {0}, ids[i].ids, ids[i].stacks, ids[i].n};
     mp_err e;
     struct stat st;
@@ -232,12 +242,18 @@ static void attach_roots(const cli_opts *o, rpt *r, const mp_input_ids *ids) {
       mp_err_prefix(&e, path);
       rc = -1;
     }
+    if (rc != 0 && given) {
+      report(NULL, e.msg);
+      mp_roots_free(&in.rs);
+      return 1;
+    }
     if (rc != 0) {
       warn(e.msg, "the report leaves the roots file out");
       mp_roots_free(&in.rs);
     }
-    free(path);
+    free(found);
   }
+  return 0;
 }
 
 static void note(const char *msg);
@@ -287,7 +303,10 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
     rpt_free(r);
     return 1;
   }
-  if (ids) attach_roots(o, r, ids);
+  if (ids && attach_roots(o, r, ids) != 0) {
+    rpt_free(r);
+    return 1;
+  }
   mp_profile *bp = NULL;
   rpt *base = NULL;
   if (ro->base) {
@@ -420,7 +439,7 @@ static int run_inputs(const cli_opts *o) {
    * of many raw files would otherwise hold every file's for nothing */
   mp_input_ids *ids = o->cmd == CLI_MERGE || o->cmd == CLI_CHECK || o->no_timeline
                           ? NULL
-                          : mp_merge_timeline_inputs(&in, o->n_timelines > 0);
+                          : mp_merge_timeline_inputs(&in, o->n_timelines > 0 || o->n_roots_files > 0);
   mp_profile *p = read_inputs(o, sym, ids);
   if (p) warn_missing_split(sym);
   int rc = 1;

@@ -8,6 +8,7 @@
  * exactly once: either live (walked here) or recorded. */
 #include "rt_alloc.h"
 #include "rt_heap.h"
+#include "rt_live_high.h"
 #include "rt_heap_priv.h"
 #include "rt_size_class.h"
 #include "runtime/base/rt_clock.h"
@@ -145,6 +146,7 @@ __attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int
   last_alloc = (last_block){~p, ref};
   count_event(0, size);
   rt_timeline_count(0, size, ref, stamp, ts);
+  rt_heap_high_count(0, size, (void *)p);
   rt_malloc_hooks((void *)p, size);
   return (void *)p;
 }
@@ -182,6 +184,7 @@ void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
       return NULL;
   }
   count_event(0, size);
+  rt_heap_high_count(0, size, (void *)p);
   rt_malloc_hooks((void *)p, size);
   return (void *)p;
 }
@@ -263,6 +266,7 @@ void rt_free_own(void *ptr) {
        * blocks exist only with the timeline off (rt_alloc). */
       __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
       count_event(1, size);
+      rt_heap_high_count(1, size, ptr);
       slot_give(c, s);
       return;
     }
@@ -272,6 +276,7 @@ void rt_free_own(void *ptr) {
       return;
     count_event(1, size);
     rt_timeline_count(1, size, ref, stamp, 0);
+    rt_heap_high_count(1, size, ptr);
     slot_give(c, s);
     return;
   }
@@ -289,6 +294,7 @@ void rt_free_own(void *ptr) {
     return;
   count_event(1, b.size);
   rt_timeline_count(1, b.size, b.stack, stamp, 0);
+  rt_heap_high_count(1, b.size, ptr);
   rt_large_release(p);
 }
 

@@ -23,6 +23,7 @@
 #include "runtime/base/rt_lock.h"
 #include "runtime/base/rt_state.h"
 #include "runtime/base/rt_sys.h"
+#include "runtime/heap/rt_live_high.h"
 #include "runtime/record/rt_mibtable.h"
 #include "runtime/record/rt_sample.h"
 #include "runtime/record/rt_stack.h"
@@ -33,6 +34,8 @@
 
 int rt_roots_at_exit;
 static rt_mutex census_mu = RT_MUTEX_INIT;
+
+static uint64_t at_high(void *just_allocated, uint64_t live);
 
 void rt_roots_init(void) {
   if (!rt_flags.roots)
@@ -47,6 +50,7 @@ void rt_roots_init(void) {
   uintptr_t bottom = 0, top = rt_thread_stack_bounds(&bottom);
   if (top && rt_gettid() == rt_getpid())
     rt_threads_enter(bottom, top);
+  rt_heap_watch_high((uint64_t)rt_flags.roots_peak_step_kb << 10, at_high);
 }
 
 /* ---- named roots ----------------------------------------------------------- */
@@ -109,18 +113,20 @@ static void named_scan(rr_census *c) {
 
 /* ---- the census ---------------------------------------------------------- */
 
-static void take(int kind, const rt_roots_from *from) {
+/* Returns the census's live bytes, 0 when it is left out. */
+static uint64_t take(int kind, const rt_roots_from *from) {
   rr_threads_prepare();
   rr_modules *ms = rr_modules_list();
   rr_census c = {0};
+  uint64_t seen = 0;
   rr_str(&c, "", 0); /* offset 0: no name */
   rt_mib_lock_all();
   if (rr_blocks_collect(&c) == 0) {
     named_scan(&c);
     rr_modules_scan(&c, ms);
-    rr_threads_scan(&c, from->regs, 6, from->frame);
+    rr_threads_scan(&c, from->regs, 7, from->frame);
     if (!c.failed && !c.roots.failed && !c.targets.failed && rr_mark(&c) == 0)
-      rt_roots_keep(&c, kind);
+      seen = rt_roots_keep(&c, kind) ? 0 : c.heap_bytes;
     else
       rt_report("ERROR: the roots census ran out of memory: it is left out");
   }
@@ -131,6 +137,7 @@ static void take(int kind, const rt_roots_from *from) {
   rr_vec_free(&c.strs, 1);
   rr_vec_free(&c.modules, sizeof(uint64_t));
   rr_modules_free(ms);
+  return seen;
 }
 
 __thread rt_roots_from rt_roots_entry;
@@ -145,4 +152,22 @@ void rt_roots_census(int kind) {
   rt_mutex_lock(&census_mu);
   take(kind, &from);
   rt_mutex_unlock(&census_mu);
+}
+
+/* The heap's watcher (roots_peak_step_kb): a census from the allocation
+ * that took the live heap past its last high by the step.  Its stack is
+ * scanned from here up (the allocation path's frames hold what the
+ * program kept in callee-saved registers), the new block counts as held
+ * by the thread (the return value), and nothing is done when this thread
+ * holds a runtime lock (a signal handler's allocation) or another census
+ * runs: the next allocation asks again. */
+static uint64_t at_high(void *just_allocated, uint64_t live) {
+  if (!rt_inited || rt_locks_held || !rt_mutex_trylock(&census_mu))
+    return 0;
+  rt_roots_from from;
+  RT_ROOTS_SAVE(&from);
+  from.regs[6] = (uintptr_t)just_allocated;
+  uint64_t seen = take(RT_ROOTS_AT_HIGH, &from);
+  rt_mutex_unlock(&census_mu);
+  return seen ? seen : live; /* out of memory: not again at once */
 }

@@ -119,12 +119,12 @@ static void encode(rt_buf *b, const rr_census *c, int kind, pair *p) {
   list(b, p, c->n, &at, unreached, 1);
 }
 
-void rt_roots_keep(const rr_census *c, int kind) {
+int rt_roots_keep(const rr_census *c, int kind) {
   size_t cap = (c->n ? c->n : 1) * sizeof(pair);
   pair *p = rt_ialloc(cap);
   if (!p) {
     rt_report("ERROR: the roots census ran out of memory: it is left out");
-    return;
+    return -1;
   }
   rt_buf one = {0};
   encode(&one, c, kind, p);
@@ -135,9 +135,11 @@ void rt_roots_keep(const rr_census *c, int kind) {
     n_kept += !kept.failed;
   }
   rt_mutex_unlock(&kept_mu);
-  if (one.failed || kept.failed)
+  int failed = one.failed || kept.failed;
+  if (failed)
     rt_report("ERROR: the roots census ran out of memory: it is left out");
   rt_buf_free(&one);
+  return failed ? -1 : 0;
 }
 
 void rt_roots_write(const char *raw_path, uint64_t raw_bytes) {
@@ -149,7 +151,7 @@ void rt_roots_write(const char *raw_path, uint64_t raw_bytes) {
   rt_buf head = {0};
   rt_mutex_lock(&kept_mu);
   rt_buf_append(&head, magic, sizeof magic);
-  uv(&head, 1), uv(&head, 0), uv(&head, (uint64_t)rt_getpid()), uv(&head, raw_bytes);
+  uv(&head, 2), uv(&head, 0), uv(&head, (uint64_t)rt_getpid()), uv(&head, raw_bytes);
   uv(&head, n_kept);
   int r = head.failed ? -12 /* ENOMEM */
                        : rt_replace_file(path, head.p, head.len, kept.p, kept.len);

@@ -1,9 +1,9 @@
 """roots_file.py - read memprof roots files (docs/roots-format.md,
-version 1) in tests, and write them (for the C reader's tests).
+versions 1 and 2) in tests, and write them (for the C reader's tests).
 
 A roots file is a dict:
 
-    {"pid": 1, "raw_bytes": 0,
+    {"version": 2, "pid": 1, "raw_bytes": 0,
      "census": [{"kind": 3, "t_ms": 5, "heap_bytes": 100, "heap_blocks": 2,
                  "scanned": 4096, "modules": ["/bin/app", ...],
                  "roots": [{"kind": 1, "flags": 0, "module": 1, "offset": 0x40,
@@ -50,7 +50,8 @@ def _list(ctx):
 
 
 def encode(f):
-    out = bytearray(MAGIC + uv(1) + uv(0) + uv(f["pid"]) + uv(f["raw_bytes"]))
+    out = bytearray(MAGIC + uv(f.get("version", 2)) + uv(0) + uv(f["pid"]) +
+                    uv(f["raw_bytes"]))
     out += uv(len(f["census"]))
     for c in f["census"]:
         out += b"".join(uv(c[k]) for k in ("kind", "t_ms", "heap_bytes",
@@ -122,15 +123,19 @@ def decode(data):
         raise RootsError(0, "not a roots file (magic)")
     r = _Reader(data)
     r.i = 8
-    if r.uv() != 1:
-        raise RootsError(8, "version is not 1")
+    version = r.uv()
+    if version not in (1, 2):
+        raise RootsError(8, "version is not 1 or 2")
     if r.uv() != 0:
         raise RootsError(r.i - 1, "flags not 0")
-    f = {"pid": r.uv(), "raw_bytes": r.uv(), "census": []}
+    f = {"version": version, "pid": r.uv(), "raw_bytes": r.uv(), "census": []}
     n = r.count(12)
     for _ in range(n):
+        at = r.i
         c = {k: r.uv() for k in ("kind", "t_ms", "heap_bytes", "heap_blocks",
                                  "scanned")}
+        if not 1 <= c["kind"] <= (4 if version >= 2 else 3):
+            raise RootsError(at, f"census kind {c['kind']} unknown in version {version}")
         c["modules"] = [r.string() for _ in range(r.count(1))]
         c["roots"] = []
         tot_b, tot_n = 0, 0

@@ -140,7 +140,8 @@ class RootsCensus(harness.ProfTest):
 class RootsReport(harness.ProfTest):
     """memprof-profdata report joins the .roots beside a raw profile:
     retained by root with each root's contexts, leaked apart from still
-    reachable, at exit and on demand; merge leaves .roots inputs out."""
+    reachable, at exit and on demand; merge leaves .roots inputs out; and
+    --roots=FILE names one kept elsewhere."""
 
     def test_report(self):
         exe = harness.compile_program(self.scratch, SRC, out="app", cflags=CFLAGS[2:],
@@ -171,6 +172,12 @@ class RootsReport(harness.ProfTest):
         self.assertNotIn("make_cache", leaked)
         self.assertIn("Still reachable at exit: 4042 bytes in 11 blocks (128 bytes shared",
                       at_exit)
+        # per context: the bytes one root retains and those several share
+        reachable = at_exit[at_exit.index("Still reachable"):]
+        self.assertIn("192 bytes in 3 blocks (64 retained by one root, 128 shared)\n"
+                      "      make_list", reachable)
+        self.assertIn("2000 bytes in 4 blocks (2000 retained by one root, 0 shared)\n"
+                      "      make_cache", reachable)
         cache_part = at_exit[at_exit.index("cache (app)"):at_exit.index("list_a (app)")]
         self.assertIn("2000 bytes in 4 blocks\n      make_cache", cache_part)
         # a glob of the run's files takes the .roots along: merge leaves it out
@@ -178,6 +185,36 @@ class RootsReport(harness.ProfTest):
         r = harness.memprof_profdata("merge", *sorted(glob.glob(raw + "*")),
                                      f"--profiled-binary={exe}", "-o", merged)
         self.assertTrue(os.path.getsize(merged) > 0, r.stderr)
+
+    def test_roots_option(self):
+        exe = harness.compile_program(self.scratch, SRC, out="app", cflags=CFLAGS[2:],
+                                      ldflags=["-lpthread"])
+        raws = []
+        for args in (["census"], ["mt"]):
+            _, got = harness.run_program(self.scratch, exe, args,
+                                         env={"MEMPROF_OPTIONS": "roots=1"})
+            raws += [r for r in got if re.search(r"\.profraw\.\d+$", r)]
+        moved = [self.scratch.path(f"elsewhere{i}.roots") for i in range(2)]
+        for raw, m in zip(raws, moved):
+            os.rename(raw + ".roots", m)
+        binary = f"--profiled-binary={exe}"
+        out = harness.memprof_profdata("report", raws[0], binary).stdout
+        self.assertNotIn("Who holds the memory", out)
+        out = harness.memprof_profdata("report", raws[0], binary, f"--roots={moved[0]}").stdout
+        self.assertIn("Who holds the memory on demand", out)
+        self.assertIn("Leaked at exit (unreachable): 492 bytes in 3 blocks", out)
+        # the other run's file: written for a raw profile of another size
+        # (the thread's block makes the raw profiles differ)
+        self.assertNotEqual(os.path.getsize(raws[0]), os.path.getsize(raws[1]))
+        r = harness.memprof_profdata("report", raws[0], binary, f"--roots={moved[1]}",
+                                     check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f"{moved[1]}: roots file at offset", r.stderr)
+        self.assertIn("written for a raw profile of", r.stderr)
+        r = harness.memprof_profdata("report", raws[0], binary, f"--roots={moved[0]}",
+                                     f"--roots={moved[1]}", check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("2 --roots files for 1 raw input", r.stderr)
 
 
 class AgainstLeakSanitizer(harness.ProfTest):

@@ -48,7 +48,7 @@ def random_census(rng):
     unreached = random_list(rng, True)
     tot = [sum(r["retained"][k] for r in roots) + sums(shared, 2)[k] +
            sums(unreached, 2)[k] for k in range(2)]
-    return {"kind": rng.randint(1, 3), "t_ms": rng.randint(0, 9999),
+    return {"kind": rng.randint(1, 4), "t_ms": rng.randint(0, 9999),
             "heap_bytes": tot[0], "heap_blocks": tot[1],
             "scanned": rng.randint(0, 1 << 30), "modules": mods, "roots": roots,
             "shared": sums(shared, 2), "shared_ctx": shared,
@@ -56,7 +56,7 @@ def random_census(rng):
 
 
 def random_file(rng):
-    return {"pid": rng.randint(1, 1 << 22), "raw_bytes": rng.randint(0, 1 << 30),
+    return {"version": 2, "pid": rng.randint(1, 1 << 22), "raw_bytes": rng.randint(0, 1 << 30),
             "census": [random_census(rng) for _ in range(rng.randint(0, 3))]}
 
 
@@ -108,6 +108,24 @@ class RootsFormat(unittest.TestCase):
             got, err = self.c_read(data[:n])
             self.assertIsNone(got, f"truncated to {n} accepted")
             self.assertIn(f"x.roots: roots file at offset 0x{py.exception.offset:x}:", err)
+
+    def test_versions(self):
+        """Version 1 files are read, but for a census at a new high (kind
+        4, version 2); other versions are refused."""
+        f = random_file(random.Random(7))
+        f["census"] = [random_census(random.Random(8))]
+        for version, kind, ok in ((1, 3, True), (1, 4, False), (2, 4, True), (3, 1, False)):
+            f["version"], f["census"][0]["kind"] = version, kind
+            data = rf.encode(f)
+            got, err = self.c_read(data)
+            with self.subTest(version=version, kind=kind):
+                if ok:
+                    self.assertEqual(got, rf.decode(data))
+                    continue
+                self.assertIsNone(got)
+                with self.assertRaises(rf.RootsError) as py:
+                    rf.decode(data)
+                self.assertIn(f"x.roots: roots file at offset 0x{py.exception.offset:x}:", err)
 
     def test_sums_checked(self):
         f = random_file(random.Random(5))

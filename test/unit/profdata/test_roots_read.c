@@ -57,8 +57,9 @@ static int dump_json(const char *path) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }
-  printf("{\"pid\": %" PRIu64 ", \"raw_bytes\": %" PRIu64 ", \"census\": [", t.pid,
-         t.raw_bytes);
+  printf("{\"version\": %" PRIu64 ", \"pid\": %" PRIu64 ", \"raw_bytes\": %" PRIu64
+         ", \"census\": [",
+         t.version, t.pid, t.raw_bytes);
   for (size_t i = 0; i < t.n_census; i++) {
     const mp_roots_census *c = &t.census[i];
     printf("%s{\"kind\": %" PRIu64 ", \"t_ms\": %" PRIu64 ", \"heap_bytes\": %" PRIu64
@@ -144,7 +145,7 @@ int main(int argc, char **argv) {
     return dump_json(argv[2]);
   test_good();
   refused(0, 'X', "offset 0x0: not a memprof roots file");
-  refused(8, 2, "offset 0x8: version 2");
+  refused(8, 3, "offset 0x8: version 3 (supported: 1 to 2)");
   refused(12, 200, "offset 0xc: CensusCount");
   refused(13, 4, "offset 0xd: census 0: kind 4");
   refused(24, 5, "offset 0x18: root 0: kind 5");
