@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def parse_args(argv):
@@ -202,7 +203,20 @@ def tree_merge(args):
             result = path
         os.replace(result, out)
     finally:
+        remove_work(work)
+
+
+def remove_work(work):
+    """Remove the work folder.  After a failure, merges already running on
+    a cluster's workers may still create files in it while it is being
+    removed; once it is gone they cannot (the tool does not create the
+    folder of its -o), so remove it until it stays gone."""
+    for _ in range(50):
         shutil.rmtree(work, ignore_errors=True)
+        if not os.path.exists(work):
+            return
+        time.sleep(0.2)
+    print(f"dask-tree-merge: warning: could not remove {work}", file=sys.stderr)
 
 
 def main(argv):
