@@ -25,6 +25,8 @@ cd "$(dirname "$0")/.."
 # The report's consumers, for its tests: golang-go (go tool pprof),
 # chromium (renders the HTML report headless), valgrind (dh_view.js for
 # DHAT's JSON), python3-jsonschema (speedscope's schema, from npm below).
+# python3-distributed: Dask, which scripts/dask-tree-merge.py runs the
+# merge tree on (docs/merge-at-scale.md; test/profdata/test_merge_dask.py).
 PACKAGES=(
   cmake make gcc pkg-config python3 binutils
   llvm-22-tools
@@ -36,6 +38,7 @@ PACKAGES=(
   libgmock-dev
   libjemalloc-dev libcapstone-dev
   golang-go chromium valgrind python3-jsonschema
+  python3-distributed
 )
 
 missing=()
