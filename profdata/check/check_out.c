@@ -1,7 +1,8 @@
 /* check_out.c - `check`'s result as text (people) or JSON
- * (docs/check-format.md): a summary, every context with its verdict, the
- * hints that reached it and why none cold did, and every hinted call with
- * its frames and the contexts it serves.
+ * (docs/memprof-profdata.md, "check"): a summary, every context with its
+ * verdict, the hints that reached it and why none cold did, and every
+ * hinted call with its frames and the contexts it serves (and, with
+ * --hotcold-sites, what a run served there: check_sites.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@ static int value_class(int v) {
 
 static const char *const CLASS[5] = {"cold", "notcold", "ambiguous", "hot",
                                      "unknown"};
+
+const char *chk_hint_class(int value) { return CLASS[value_class(value)]; }
 
 static void summarize(const chk *c, chk_sum *s) {
   memset(s, 0, sizeof *s);
@@ -73,6 +76,7 @@ static void text_summary(const chk *c, const chk_sum *s, mp_buf *o) {
   mp_buf_printf(o, "  unexplained      %" PRIu64
                 " hinted call%s no context of the profile reaches\n",
                 s->unexplained, s->unexplained == 1 ? "" : "s");
+  if (c->run) chk_text_run_summary(c, o);
   if (c->no_frames)
     mp_buf_printf(o, "  no debug info    %zu allocation call%s without "
                   "frames (build with -gmlt -fdebug-info-for-profiling)\n",
@@ -100,7 +104,7 @@ static void text_context(chk *c, size_t i, mp_buf *o) {
                   chk_reason_text(c, i, why, sizeof why));
 }
 
-static void text_call(const chk_site *s, mp_buf *o) {
+static void text_call(const chk *c, const chk_site *s, mp_buf *o) {
   mp_buf_printf(o, "\n0x%" PRIx64 " %s %d (%s), %u context%s\n", s->call->addr,
                 s->call->callee, s->call->value,
                 CLASS[value_class(s->call->value)], s->n_ctx,
@@ -112,6 +116,7 @@ static void text_call(const chk_site *s, mp_buf *o) {
                   s->frames[k].line, s->frames[k].column);
     free(name);
   }
+  if (c->run) chk_text_run(c, s, o);
 }
 
 void chk_write_text(chk *c, mp_buf *o) {
@@ -124,7 +129,7 @@ void chk_write_text(chk *c, mp_buf *o) {
   free(order);
   mp_buf_printf(o, "\nHinted calls:\n");
   for (size_t i = 0; i < c->n_sites; i++)
-    if (c->sites[i].call->kind == CHK_HINTED) text_call(&c->sites[i], o);
+    if (c->sites[i].call->kind == CHK_HINTED) text_call(c, &c->sites[i], o);
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -135,7 +140,7 @@ static void json_key_str(mp_buf *o, const char *key, const char *v) {
   mp_buf_put(o, "\"", 1);
 }
 
-static void json_summary(const chk_sum *s, mp_buf *o) {
+static void json_summary(const chk *c, const chk_sum *s, mp_buf *o) {
   mp_buf_printf(o, "\"summary\":{\"hinted_calls\":%" PRIu64, s->hinted);
   for (int k = 0; k < 5; k++)
     mp_buf_printf(o, ",\"hinted_%s\":%" PRIu64, CLASS[k], s->by_class[k]);
@@ -152,7 +157,9 @@ static void json_summary(const chk_sum *s, mp_buf *o) {
                   s->missed_bytes[r]);
     first = 0;
   }
-  mp_buf_printf(o, "}}");
+  mp_buf_put(o, "}", 1);
+  if (c->run) chk_json_run_summary(c, o);
+  mp_buf_put(o, "}", 1);
 }
 
 static void json_context(chk *c, size_t i, mp_buf *o) {
@@ -216,7 +223,9 @@ static void json_call(const chk *c, size_t i, mp_buf *o) {
         mp_buf_printf(o, "%s%zu", first ? "" : ",", k);
         first = 0;
       }
-  mp_buf_printf(o, "]}");
+  mp_buf_put(o, "]", 1);
+  if (c->run) chk_json_run(c, s, o);
+  mp_buf_put(o, "}", 1);
 }
 
 void chk_write_json(chk *c, mp_buf *o) {
@@ -225,7 +234,7 @@ void chk_write_json(chk *c, mp_buf *o) {
   mp_buf_printf(o, "{\"binary\":\"");
   rpt_json_str(o, c->binary);
   mp_buf_printf(o, "\",");
-  json_summary(&s, o);
+  json_summary(c, &s, o);
   mp_buf_printf(o, ",\n\"contexts\":[");
   for (size_t i = 0; i < c->r->n_ctx; i++) {
     mp_buf_printf(o, "%s\n", i ? "," : "");
