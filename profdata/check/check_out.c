@@ -14,6 +14,8 @@
 typedef struct chk_sum {
   uint64_t hinted, by_class[5]; /* cold, notcold, ambiguous, hot, unknown */
   uint64_t unexplained;         /* hinted calls no context matches */
+  uint64_t off_path;            /* of those, the ones on a helper's
+                                   path no context reached */
   uint64_t cold_ctx, cold_bytes, cold_hinted_ctx, cold_hinted_bytes;
   uint64_t missed_ctx[CHK_R_NUM], missed_bytes[CHK_R_NUM];
 } chk_sum;
@@ -34,7 +36,8 @@ static void summarize(const chk *c, chk_sum *s) {
     if (x->call->kind != CHK_HINTED) continue;
     s->hinted++;
     s->by_class[value_class(x->call->value)]++;
-    if (!x->n_ctx) s->unexplained++;
+    if (x->helper_frames) s->off_path++;
+    else if (!x->n_ctx) s->unexplained++;
   }
   for (size_t i = 0; i < c->r->n_ctx; i++) {
     const rpt_ctx *rc = &c->r->ctx[i];
@@ -76,6 +79,10 @@ static void text_summary(const chk *c, const chk_sum *s, mp_buf *o) {
   mp_buf_printf(o, "  unexplained      %" PRIu64
                 " hinted call%s no context of the profile reaches\n",
                 s->unexplained, s->unexplained == 1 ? "" : "s");
+  if (s->off_path)
+    mp_buf_printf(o, "  off the paths    %" PRIu64 " hinted call%s on paths no "
+                  "context reached, with a helper's hint (listed apart)\n",
+                  s->off_path, s->off_path == 1 ? "" : "s");
   if (c->run) chk_text_run_summary(c, o);
   if (c->no_frames)
     mp_buf_printf(o, "  no debug info    %zu allocation call%s without "
@@ -105,10 +112,16 @@ static void text_context(chk *c, size_t i, mp_buf *o) {
 }
 
 static void text_call(const chk *c, const chk_site *s, mp_buf *o) {
-  mp_buf_printf(o, "\n0x%" PRIx64 " %s %d (%s), %u context%s\n", s->call->addr,
-                s->call->callee, s->call->value,
-                CLASS[value_class(s->call->value)], s->n_ctx,
-                s->n_ctx == 1 ? "" : "s");
+  mp_buf_printf(o, "\n0x%" PRIx64 " %s %d (%s), ", s->call->addr,
+                s->call->callee, s->call->value, CLASS[value_class(s->call->value)]);
+  if (s->helper_frames) {
+    char *helper = rpt_demangle(s->frames[s->helper_frames - 1].name);
+    mp_buf_printf(o, "inherited from %s: its %s context #%u\n", helper,
+                  rpt_verdict_name(c->r->ctx[s->helper_ctx].verdict), s->helper_ctx);
+    free(helper);
+  } else {
+    mp_buf_printf(o, "%u context%s\n", s->n_ctx, s->n_ctx == 1 ? "" : "s");
+  }
   for (size_t k = 0; k < s->n; k++) {
     char *name = rpt_demangle(s->frames[k].name);
     mp_buf_printf(o, "    %s %s:%u:%u\n", name,
@@ -129,7 +142,13 @@ void chk_write_text(chk *c, mp_buf *o) {
   free(order);
   mp_buf_printf(o, "\nHinted calls:\n");
   for (size_t i = 0; i < c->n_sites; i++)
-    if (c->sites[i].call->kind == CHK_HINTED) text_call(c, &c->sites[i], o);
+    if (c->sites[i].call->kind == CHK_HINTED && !c->sites[i].helper_frames)
+      text_call(c, &c->sites[i], o);
+  if (!s.off_path) return;
+  mp_buf_printf(o, "\nHinted calls on paths no context reached (a helper's "
+                "hint, inlined or cloned into them):\n");
+  for (size_t i = 0; i < c->n_sites; i++)
+    if (c->sites[i].helper_frames) text_call(c, &c->sites[i], o);
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -144,10 +163,12 @@ static void json_summary(const chk *c, const chk_sum *s, mp_buf *o) {
   mp_buf_printf(o, "\"summary\":{\"hinted_calls\":%" PRIu64, s->hinted);
   for (int k = 0; k < 5; k++)
     mp_buf_printf(o, ",\"hinted_%s\":%" PRIu64, CLASS[k], s->by_class[k]);
-  mp_buf_printf(o, ",\"unexplained_calls\":%" PRIu64 ",\"cold_contexts\":%" PRIu64
+  mp_buf_printf(o, ",\"unexplained_calls\":%" PRIu64 ",\"off_path_calls\":%" PRIu64
+                ",\"cold_contexts\":%" PRIu64
                 ",\"cold_bytes\":%" PRIu64 ",\"cold_hinted_contexts\":%" PRIu64
                 ",\"cold_hinted_bytes\":%" PRIu64 ",\"cold_missed\":{",
-                s->unexplained, s->cold_ctx, s->cold_bytes, s->cold_hinted_ctx,
+                s->unexplained, s->off_path, s->cold_ctx, s->cold_bytes,
+                s->cold_hinted_ctx,
                 s->cold_hinted_bytes);
   int first = 1;
   for (unsigned r = 1; r < CHK_R_NUM; r++) {
@@ -224,6 +245,14 @@ static void json_call(const chk *c, size_t i, mp_buf *o) {
         first = 0;
       }
   mp_buf_put(o, "]", 1);
+  if (s->helper_frames) {
+    mp_buf_printf(o, ",\"off_path\":{");
+    json_key_str(o, "helper", s->frames[s->helper_frames - 1].name);
+    mp_buf_printf(o, ",\"helper_frames\":%u,\"context\":%u,", s->helper_frames,
+                  s->helper_ctx);
+    json_key_str(o, "verdict", rpt_verdict_name(c->r->ctx[s->helper_ctx].verdict));
+    mp_buf_put(o, "}", 1);
+  }
   if (c->run) chk_json_run(c, s, o);
   mp_buf_put(o, "}", 1);
 }

@@ -118,6 +118,11 @@ typedef struct chk_site {
   chk_loc *locs;
   size_t n;
   uint32_t n_ctx; /* contexts it serves */
+  /* Off the profile's paths: a hinted call no context serves whose
+   * innermost `helper_frames` frames (a helper's, inlined or cloned
+   * there after clang hinted it) are those of context helper_ctx: it
+   * inherits that helper's hint.  0 frames: not such a call. */
+  uint32_t helper_frames, helper_ctx;
   mp_hcs_site run; /* --hotcold-sites: the records of this call, summed */
   uint8_t died_young; /* served cold, lived under the cold lifetime threshold */
 } chk_site;

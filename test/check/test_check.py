@@ -32,6 +32,8 @@ import hc_common as hc  # noqa: E402  (libmemprof-hotcold's link flags)
 DEMO = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
 CONTEXTS = os.path.join(harness.ROOT, "test", "hotcold", "progs", "contexts.cc")
 C_MALLOC = os.path.join(HERE, "progs", "c_malloc.c")
+POOL = os.path.join(HERE, "progs", "pool.cc")
+APP = os.path.join(HERE, "progs", "app.cc")
 THRESHOLD = "-memprof-ave-lifetime-cold-threshold=1"
 USE = ["-O2", "-gmlt", "-fdebug-info-for-profiling"]
 MIB = 1 << 20  # the demo's cold buffer
@@ -548,6 +550,78 @@ class CheckForms(unittest.TestCase):
         self.assertEqual(seen, 20)
         self.assertEqual(r["summary"]["cold_hinted_contexts"], 10)
         self.assertEqual(r["summary"]["unexplained_calls"], 0)
+
+
+@needs_check
+class CheckOffPath(unittest.TestCase):
+    """progs/pool.cc's grow, hinted cold when clang compiles pool.cc,
+    inlined by LTO into progs/app.cc's profiled and unprofiled: the copy
+    in unprofiled lies on a path no context reached and is counted and
+    listed apart, with the helper it inherits the hint from."""
+
+    def test_inlined_helper_hint_is_counted_apart(self):
+        work = harness.Scratch("check-offpath")
+        try:
+            objs = []
+            for src in (POOL, APP):
+                obj = work.path(os.path.basename(src) + ".o")
+                harness.run(["clang++-22", "-c", "-O1", *harness.PROFILE_FLAGS, src,
+                             "-o", obj])
+                objs.append(obj)
+            exe = work.path("prof")
+            harness.run(["clang++-22", *objs, "-o", exe, "-Wl,--whole-archive",
+                         harness.find_built("libmemprof.a"), "-Wl,--no-whole-archive",
+                         "-lpthread", "-ldl", "-lm"])
+            _, raws = harness.run_program(work, exe)
+            prof = work.path("app.memprofdata")
+            harness.run([harness.profdata_tool(), "merge", *raws,
+                         f"--profiled-binary={exe}", "-o", prof])
+            lto = []
+            for src in (POOL, APP):
+                obj = work.path(os.path.basename(src) + ".lto.o")
+                harness.run(["clang++-22", *USE, "-flto", f"-fmemory-profile-use={prof}",
+                             "-mllvm", THRESHOLD, "-c", src, "-o", obj])
+                lto.append(obj)
+            use = work.path("use")
+            harness.run(["clang++-22", "-O2", "-flto", "-fuse-ld=gold", *lto, "-o", use,
+                         "-Wl,-plugin-opt=-supports-hot-cold-new",
+                         "-Wl,-plugin-opt=-optimize-hot-cold-new", *hc.lib_flags("static")])
+            r = check(prof, use)
+            text = harness.run([harness.profdata_tool(), "check", prof, use,
+                                "--" + THRESHOLD[1:]]).stdout
+            funcs = objdump(use)
+        finally:
+            work.cleanup()
+        hints = objdump_hints(funcs)
+        self.assertEqual(calls_of(r), hints)
+        holder = {a: f for f, ins in funcs.items() for a, _, _ in ins if a in hints}
+        self.assertEqual(sorted(holder.values()), ["_Z10unprofiledm", "_Z8profiledm"])
+        self.assertEqual(set(hints.values()), {1})
+        by_fn = {holder[c["address"]]: c for c in r["calls"]}
+        on, off = by_fn["_Z8profiledm"], by_fn["_Z10unprofiledm"]
+        (ctx,) = r["contexts"]
+        self.assertEqual((ctx["verdict"], ctx["bytes"]), ("cold", 1 << 20))
+        self.assertEqual(on["contexts"], [0])
+        self.assertNotIn("off_path", on)
+        self.assertEqual(off["contexts"], [])
+        self.assertEqual(off["off_path"], {"helper": "_Z4growm", "helper_frames": 1,
+                                           "context": 0, "verdict": "cold"})
+        self.assertEqual([f["function"] for f in off["frames"]], ["_Z4growm", "_Z10unprofiledm"])
+        s = r["summary"]
+        self.assertEqual((s["hinted_calls"], s["off_path_calls"], s["unexplained_calls"]),
+                         (2, 1, 0))
+        self.assertIn("\n  unexplained      0 hinted calls no context of the profile "
+                      "reaches\n  off the paths    1 hinted call on paths no context "
+                      "reached, with a helper's hint (listed apart)\n", text)
+        listed, apart = text.split("\nHinted calls on paths no context reached (a "
+                                   "helper's hint, inlined or cloned into them):\n")
+        self.assertIn("0x%x _Znwm12__hot_cold_t 1 (cold), 1 context\n" % on["address"],
+                      listed)
+        self.assertNotIn("0x%x" % off["address"], listed)
+        self.assertEqual(apart.strip().splitlines()[0],
+                         "0x%x _Znwm12__hot_cold_t 1 (cold), inherited from "
+                         "grow(unsigned long): its cold context #0" % off["address"])
+        self.assertIn("    unprofiled(unsigned long) ", apart)
 
 
 @needs_check
