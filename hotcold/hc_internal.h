@@ -65,7 +65,10 @@ typedef struct hc_options {
   int advise;          /* MADV_COLD the cold arena when idle */
   int stats;           /* statistics at exit */
   int cold_reserve_mb; /* address space reserved for the cold arena */
+  int site_lifetimes;  /* with site_file: lifetimes per call site */
+  int sites;           /* site_file is set: count per call site */
   char stats_path[1024];
+  char site_file[1024];
 } hc_options;
 extern hc_options hc_opt;
 /* Read MEMPROF_HOTCOLD_OPTIONS once; cheap after the first call. */
@@ -117,6 +120,35 @@ static inline void *hc_note_plain(void *p, size_t n) {
     hc_count_plain(n);
   return p;
 }
+
+/* ---- per call site (hc_sites.c, hc_site_file.c) ------------------------- */
+/* One hinted call site: the return address of its operator new call and
+ * the hint it passed; what the cold arena and the other arenas served it;
+ * with site_lifetimes, its blocks' lifetimes (freed, or live at exit). */
+typedef struct hc_site {
+  uintptr_t key; /* ra << 8 | hint; 0: free slot */
+  unsigned long cold_allocs, cold_bytes, other_allocs, other_bytes;
+  unsigned long freed, live, lt_total_ns, lt_max_ns;
+  unsigned long lt_min_inv; /* ~ the shortest lifetime (0: none yet) */
+} hc_site;
+/* Count a hinted allocation of n bytes (block p, from the cold arena or
+ * not) made by the call returning to ra. */
+void hc_site_count(const void *ra, unsigned hint, void *p, size_t n, int cold);
+/* With site_lifetimes, before the block p is freed or realloc'd: take
+ * its record out (NULL when p is no hinted block); then put it back at
+ * the block's new address (it keeps its birth), or at NULL: freed. */
+struct hc_live *hc_site_take(void *p);
+void hc_site_put(struct hc_live *n, void *q);
+static inline void hc_site_forget(void *p) { hc_site_put(hc_site_take(p), NULL); }
+static inline void hc_note_free(void *p) {
+  if (HC_UNLIKELY(hc_opt.site_lifetimes) && p)
+    hc_site_forget(p);
+}
+/* The table for the file at exit: fold the blocks still live in (as
+ * freed now), return the slots (*n of them) and the allocations no slot
+ * was left for. */
+hc_site *hc_sites_final(size_t *n, unsigned long *dropped_allocs,
+                        unsigned long *dropped_bytes);
 
 /* ---- small helpers (hc_options.c) --------------------------------------- */
 /* write(2) of a whole buffer, retrying on EINTR; -1 on failure. */

@@ -16,6 +16,7 @@
 HC_EXPORT void *malloc(size_t n) { return hc_note_plain(mphc_malloc(n), n); }
 
 HC_EXPORT void free(void *p) {
+  hc_note_free(p);
   if (HC_UNLIKELY(hc_is_cold(p)))
     hc_cold_free(p, 0, 0);
   else
@@ -27,12 +28,24 @@ HC_EXPORT void *calloc(size_t k, size_t n) {
   return hc_note_plain(mphc_calloc(k, n), k * n);
 }
 
-HC_EXPORT void *realloc(void *p, size_t n) {
-  if (HC_UNLIKELY(p && hc_is_cold(p)))
+static void *realloc_block(void *p, size_t n) {
+  if (HC_UNLIKELY(hc_is_cold(p)))
     return hc_cold_realloc(p, n);
+  return mphc_realloc(p, n);
+}
+
+/* site_lifetimes: a hinted block keeps its birth when it moves; realloc
+ * to 0 bytes frees it; a failed realloc leaves it where it was.  Its
+ * record is out of the table while the block changes hands. */
+HC_EXPORT void *realloc(void *p, size_t n) {
   if (!p)
     return hc_note_plain(mphc_realloc(p, n), n);
-  return mphc_realloc(p, n);
+  if (HC_LIKELY(!hc_opt.site_lifetimes))
+    return realloc_block(p, n);
+  struct hc_live *rec = hc_site_take(p);
+  void *q = realloc_block(p, n);
+  hc_site_put(rec, q ? q : n ? p : NULL);
+  return q;
 }
 
 HC_EXPORT int posix_memalign(void **out, size_t align, size_t n) {

@@ -53,34 +53,38 @@ static void *plain_alloc(size_t n, size_t align) {
   return mphc_mallocx(n ? n : 1, align_flags(align));
 }
 
-/* What every __hot_cold_t form reaches: NULL on failure. */
-static void *hinted_alloc(size_t n, size_t align, unsigned hint) {
-  hc_options_init();
-  if (hint < HC_COLD_LIMIT && hc_opt.cold_arena) {
-    void *p = hc_cold_alloc(n, align);
-    if (p) {
-      if (hc_opt.stats)
-        hc_count_hint(hint, n, 1);
-      return p;
-    }
-  }
-  void *p = plain_alloc(n, align);
-  if (p && hc_opt.stats)
-    hc_count_hint(hint, n, 0);
+static void *counted(void *p, const void *ra, unsigned hint, size_t n, int cold) {
+  if (hc_opt.stats)
+    hc_count_hint(hint, n, cold);
+  if (hc_opt.sites)
+    hc_site_count(ra, hint, p, n, cold);
   return p;
 }
 
-static void *try_alloc(size_t n, size_t align, unsigned hint) {
+/* What every __hot_cold_t form reaches: NULL on failure.  ra is the
+ * form's return address: the call site (site_file). */
+static void *hinted_alloc(size_t n, size_t align, unsigned hint, const void *ra) {
+  hc_options_init();
+  if (hint < HC_COLD_LIMIT && hc_opt.cold_arena) {
+    void *p = hc_cold_alloc(n, align);
+    if (p)
+      return counted(p, ra, hint, n, 1);
+  }
+  void *p = plain_alloc(n, align);
+  return p ? counted(p, ra, hint, n, 0) : NULL;
+}
+
+static void *try_alloc(size_t n, size_t align, unsigned hint, const void *ra) {
   if (hint != NO_HINT)
-    return hinted_alloc(n, align, hint);
+    return hinted_alloc(n, align, hint, ra);
   return hc_note_plain(plain_alloc(n, align), n);
 }
 
-static void *new_throwing(size_t n, size_t align, unsigned hint) {
+static void *new_throwing(size_t n, size_t align, unsigned hint, const void *ra) {
   if (!is_pow2(align))
     fail_bad_alloc();
   for (;;) {
-    void *p = try_alloc(n, align, hint);
+    void *p = try_alloc(n, align, hint, ra);
     if (HC_LIKELY(p != NULL))
       return p;
     hc_new_handler h = _ZSt15get_new_handlerv ? _ZSt15get_new_handlerv() : NULL;
@@ -90,26 +94,28 @@ static void *new_throwing(size_t n, size_t align, unsigned hint) {
   }
 }
 
-static void *new_nothrow(size_t n, size_t align, unsigned hint) {
+static void *new_nothrow(size_t n, size_t align, unsigned hint, const void *ra) {
   if (!is_pow2(align))
     return NULL;
-  return try_alloc(n, align, hint);
+  return try_alloc(n, align, hint, ra);
 }
+
+#define RA __builtin_return_address(0)
 
 /* ---- the standard forms (new[] is the same function as new) ------------- */
 
-HC_EXPORT void *_Znwm(size_t n) { return new_throwing(n, HC_MIN_ALIGN, NO_HINT); }
+HC_EXPORT void *_Znwm(size_t n) { return new_throwing(n, HC_MIN_ALIGN, NO_HINT, NULL); }
 HC_EXPORT void *_Znam(size_t n) HC_ALIAS(_Znwm);
 
 HC_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *tag) {
   (void)tag;
-  return new_nothrow(n, HC_MIN_ALIGN, NO_HINT);
+  return new_nothrow(n, HC_MIN_ALIGN, NO_HINT, NULL);
 }
 HC_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *tag)
     HC_ALIAS(_ZnwmRKSt9nothrow_t);
 
 HC_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t align) {
-  return new_throwing(n, align, NO_HINT);
+  return new_throwing(n, align, NO_HINT, NULL);
 }
 HC_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t align)
     HC_ALIAS(_ZnwmSt11align_val_t);
@@ -117,7 +123,7 @@ HC_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t align)
 HC_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
                                                     const void *tag) {
   (void)tag;
-  return new_nothrow(n, align, NO_HINT);
+  return new_nothrow(n, align, NO_HINT, NULL);
 }
 HC_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
                                                     const void *tag)
@@ -126,7 +132,7 @@ HC_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t align,
 /* ---- the __hot_cold_t forms ------------------------------------------------ */
 
 HC_EXPORT void *_Znwm12__hot_cold_t(size_t n, unsigned hint) {
-  return new_throwing(n, HC_MIN_ALIGN, hint & 0xff);
+  return new_throwing(n, HC_MIN_ALIGN, hint & 0xff, RA);
 }
 HC_EXPORT void *_Znam12__hot_cold_t(size_t n, unsigned hint)
     HC_ALIAS(_Znwm12__hot_cold_t);
@@ -134,7 +140,7 @@ HC_EXPORT void *_Znam12__hot_cold_t(size_t n, unsigned hint)
 HC_EXPORT void *_ZnwmRKSt9nothrow_t12__hot_cold_t(size_t n, const void *tag,
                                                    unsigned hint) {
   (void)tag;
-  return new_nothrow(n, HC_MIN_ALIGN, hint & 0xff);
+  return new_nothrow(n, HC_MIN_ALIGN, hint & 0xff, RA);
 }
 HC_EXPORT void *_ZnamRKSt9nothrow_t12__hot_cold_t(size_t n, const void *tag,
                                                    unsigned hint)
@@ -142,7 +148,7 @@ HC_EXPORT void *_ZnamRKSt9nothrow_t12__hot_cold_t(size_t n, const void *tag,
 
 HC_EXPORT void *_ZnwmSt11align_val_t12__hot_cold_t(size_t n, size_t align,
                                                     unsigned hint) {
-  return new_throwing(n, align, hint & 0xff);
+  return new_throwing(n, align, hint & 0xff, RA);
 }
 HC_EXPORT void *_ZnamSt11align_val_t12__hot_cold_t(size_t n, size_t align,
                                                     unsigned hint)
@@ -151,7 +157,7 @@ HC_EXPORT void *_ZnamSt11align_val_t12__hot_cold_t(size_t n, size_t align,
 HC_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t12__hot_cold_t(
     size_t n, size_t align, const void *tag, unsigned hint) {
   (void)tag;
-  return new_nothrow(n, align, hint & 0xff);
+  return new_nothrow(n, align, hint & 0xff, RA);
 }
 HC_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t12__hot_cold_t(
     size_t n, size_t align, const void *tag, unsigned hint)
@@ -172,17 +178,17 @@ static hc_sized_ptr sized_result(void *p, size_t n, size_t align) {
 }
 
 HC_EXPORT hc_sized_ptr __size_returning_new(size_t n) {
-  return sized_result(new_throwing(n, HC_MIN_ALIGN, NO_HINT), n, HC_MIN_ALIGN);
+  return sized_result(new_throwing(n, HC_MIN_ALIGN, NO_HINT, NULL), n, HC_MIN_ALIGN);
 }
 HC_EXPORT hc_sized_ptr __size_returning_new_aligned(size_t n, size_t align) {
-  return sized_result(new_throwing(n, align, NO_HINT), n, align);
+  return sized_result(new_throwing(n, align, NO_HINT, NULL), n, align);
 }
 HC_EXPORT hc_sized_ptr __size_returning_new_hot_cold(size_t n, unsigned hint) {
-  return sized_result(new_throwing(n, HC_MIN_ALIGN, hint & 0xff), n, HC_MIN_ALIGN);
+  return sized_result(new_throwing(n, HC_MIN_ALIGN, hint & 0xff, RA), n, HC_MIN_ALIGN);
 }
 HC_EXPORT hc_sized_ptr __size_returning_new_aligned_hot_cold(size_t n, size_t align,
                                                              unsigned hint) {
-  return sized_result(new_throwing(n, align, hint & 0xff), n, align);
+  return sized_result(new_throwing(n, align, hint & 0xff, RA), n, align);
 }
 
 /* ---- deletes ------------------------------------------------------------------ */
@@ -190,6 +196,7 @@ HC_EXPORT hc_sized_ptr __size_returning_new_aligned_hot_cold(size_t n, size_t al
 static void release(void *p) {
   if (HC_UNLIKELY(p == NULL))
     return;
+  hc_note_free(p);
   if (HC_UNLIKELY(hc_is_cold(p)))
     hc_cold_free(p, 0, 0);
   else
@@ -201,6 +208,7 @@ static void release(void *p) {
 static void release_sized(void *p, size_t n, size_t align) {
   if (HC_UNLIKELY(p == NULL))
     return;
+  hc_note_free(p);
   if (HC_UNLIKELY(hc_is_cold(p)))
     hc_cold_free(p, n, align);
   else if (n == 0)

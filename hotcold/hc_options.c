@@ -21,7 +21,10 @@ hc_options hc_opt = {
     .advise = 1,
     .stats = 0,
     .cold_reserve_mb = 65536,
+    .site_lifetimes = 0,
+    .sites = 0,
     .stats_path = "",
+    .site_file = "",
 };
 
 typedef struct opt_desc {
@@ -49,6 +52,10 @@ static const opt_desc opts[] = {
      "write the statistics to PATH.<pid> instead of stderr (implies stats=1)"},
     {"cold_reserve_mb", &hc_opt.cold_reserve_mb, 64, 1 << 24, NULL, 0,
      "address space reserved for the cold arena, in MiB"},
+    {"site_file", NULL, 0, 0, hc_opt.site_file, sizeof hc_opt.site_file,
+     "write allocations and bytes per hinted call site to PATH.<pid> at exit"},
+    {"site_lifetimes", &hc_opt.site_lifetimes, 0, 1, NULL, 0,
+     "1: with site_file, also the lifetimes of each site's blocks"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -161,6 +168,9 @@ void hc_options_init(void) {
     parse(env);
   if (hc_opt.stats_path[0])
     hc_opt.stats = 1;
+  hc_opt.sites = hc_opt.site_file[0] != 0;
+  if (!hc_opt.sites)
+    hc_opt.site_lifetimes = 0;
   __atomic_store_n(&options_state, 2, __ATOMIC_RELEASE);
 }
 

@@ -92,6 +92,28 @@ static inline uint64_t mpf_hist_decode_v5(uint16_t v) {
 
 static inline uint64_t mpf_round_up8(uint64_t n) { return (n + 7) & ~7ULL; }
 
+/* The GNU build id among the ELF notes of a loaded PT_NOTE segment,
+ * [p, end): copied to out (at most cap bytes), its length returned; 0
+ * when there is none.  No libc call: the runtime and libmemprof-hotcold
+ * both call it at exit, from inside the allocator. */
+static inline size_t mpf_note_build_id(const uint8_t *p, const uint8_t *end,
+                                       uint8_t *out, size_t cap) {
+  while (end - p >= 12) {
+    const uint32_t *w = (const uint32_t *)(const void *)p; /* 4-aligned */
+    uint32_t namesz = w[0], descsz = w[1], type = w[2];
+    const uint8_t *name = p + 12, *desc = name + ((namesz + 3u) & ~3u);
+    p = desc + ((descsz + 3u) & ~3u);
+    if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && name[0] == 'G' &&
+        name[1] == 'N' && name[2] == 'U' && name[3] == 0 && descsz <= cap &&
+        desc + descsz <= end) {
+      for (uint32_t i = 0; i < descsz; i++)
+        out[i] = desc[i];
+      return descsz;
+    }
+  }
+  return 0;
+}
+
 /* ---- indexed profile (what clang reads) -------------------------------- */
 
 #define MPF_INDEXED_MAGIC 0x8169666f72706cffULL /* "\xfflprofi\x81" */

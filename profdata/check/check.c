@@ -26,18 +26,20 @@ static void chk_free(chk *c) {
   if (c->sym) msym_free(c->sym);
 }
 
-int chk_run(rpt *r, const char *binary, chk_format f, mp_buf *out,
-            mp_err *err) {
+int chk_run(rpt *r, const char *binary, const chk_run_file *run, chk_format f,
+            mp_buf *out, mp_err *err) {
   chk c;
   memset(&c, 0, sizeof c);
   c.r = r;
   c.binary = binary;
+  c.run = run;
   int rc = -1;
   if (chk_elf_open(binary, &c.elf, err) != 0) goto done;
   if (chk_disasm(&c.elf, &c.calls, err) != 0) goto done;
   c.sym = msym_new();
   if (msym_add_binary(c.sym, binary, err) != 0) goto done;
   if (chk_match(&c, err) != 0) goto done;
+  if (run) chk_join_run(&c);
   if (f == CHK_JSON)
     chk_write_json(&c, out);
   else

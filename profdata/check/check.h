@@ -8,7 +8,7 @@
  * profile's frames: GUID, line offset, column) and matches them to the
  * report's contexts (profdata/report/report.h, whose verdicts are clang's);
  * check_reason.c says why a context reached no cold hint; check_out.c
- * writes the result as text or JSON (docs/check-format.md).
+ * writes the result as text or JSON (docs/memprof-profdata.md, "check").
  */
 #ifndef PROFDATA_CHECK_H
 #define PROFDATA_CHECK_H
@@ -19,10 +19,19 @@
 
 typedef enum chk_format { CHK_TEXT, CHK_JSON } chk_format;
 
+/* A run of the optimized binary: libmemprof-hotcold's call-site file
+ * (profdata/hcsites/hcsites.h) and its name. */
+typedef struct chk_run_file {
+  const char *path;
+  const struct mp_hcs *sites;
+} chk_run_file;
+
 /* Check report `r` (built with the thresholds the optimized build used)
- * against the optimized binary at `binary`; the result goes to `out`.
- * Returns 0, or -1 with the reason in err (the binary cannot be read). */
-int chk_run(rpt *r, const char *binary, chk_format f, mp_buf *out,
-            mp_err *err);
+ * against the optimized binary at `binary`, and, when `run` is not NULL,
+ * against what a run of it served per hinted call; the result goes to
+ * `out`.  Returns 0, or -1 with the reason in err (the binary cannot be
+ * read). */
+int chk_run(rpt *r, const char *binary, const chk_run_file *run, chk_format f,
+            mp_buf *out, mp_err *err);
 
 #endif

@@ -162,7 +162,8 @@ static void on_branch(scan *s, const cs_insn *in, uint64_t func) {
   if (addr) name = chk_elf_target_name(s->e, addr);
   int arg = 0;
   chk_kind k = chk_alloc_kind(name, &arg);
-  chk_call c = {in->address, addr, func, NULL, (uint8_t)k, CHK_NO_VALUE};
+  chk_call c = {in->address, addr, func, NULL, (uint8_t)k, CHK_NO_VALUE,
+                in->size, (uint8_t)!is_call};
   if (k != CHK_OTHER) {
     c.callee = name;
     if (k == CHK_HINTED) c.value = hint_value(s, arg);
@@ -264,6 +265,7 @@ int chk_disasm(chk_elf *e, chk_calls *out, mp_err *err) {
   for (size_t i = 0; i < e->n_exec; i++)
     if (!e->exec[i].is_plt) scan_section(&s, &e->exec[i]);
   qsort(out->alloc, out->n_alloc, sizeof *out->alloc, by_call_addr);
+  qsort(out->edge, out->n_edge, sizeof *out->edge, by_call_addr);
   free(details);
   free(s.win);
   cs_close(&s.cs);

@@ -257,6 +257,33 @@ static void collect_guids(chk *c) {
   qsort(c->guids, c->n_guids, sizeof *c->guids, by_u64);
 }
 
+/* How many innermost frames of site s equal the first frames of context
+ * i's stack. */
+static uint32_t frames_shared(const chk *c, const chk_site *s, size_t i) {
+  const mp_profile *p = c->r->p;
+  const uint32_t *f = mp_stack_frames(p, c->r->ctx[i].stack);
+  uint32_t len = p->stacks[c->r->ctx[i].stack].len, k = 0;
+  while (k < s->n && k < len && loc_is(&s->locs[k], &p->frames[f[k]])) k++;
+  return k;
+}
+
+/* The hinted calls no context serves that lie on a path no context
+ * reached: their innermost frames are some context's first ones (the
+ * most of them, the first such context). */
+static void find_off_path(chk *c) {
+  for (size_t j = 0; j < c->n_sites; j++) {
+    chk_site *s = &c->sites[j];
+    if (s->call->kind != CHK_HINTED || s->n_ctx || !s->n) continue;
+    for (size_t i = 0; i < c->r->n_ctx; i++) {
+      uint32_t k = frames_shared(c, s, i);
+      if (k > s->helper_frames) {
+        s->helper_frames = k;
+        s->helper_ctx = (uint32_t)i;
+      }
+    }
+  }
+}
+
 int chk_match(chk *c, mp_err *err) {
   if (symbolize_sites(c, err) != 0) return -1;
   collect_guids(c);
@@ -272,5 +299,6 @@ int chk_match(chk *c, mp_err *err) {
     }
     chk_decide_reason(c, i);
   }
+  find_off_path(c);
   return 0;
 }

@@ -1,7 +1,8 @@
 /* check_out.c - `check`'s result as text (people) or JSON
- * (docs/check-format.md): a summary, every context with its verdict, the
- * hints that reached it and why none cold did, and every hinted call with
- * its frames and the contexts it serves.
+ * (docs/memprof-profdata.md, "check"): a summary, every context with its
+ * verdict, the hints that reached it and why none cold did, and every
+ * hinted call with its frames and the contexts it serves (and, with
+ * --hotcold-sites, what a run served there: check_sites.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 typedef struct chk_sum {
   uint64_t hinted, by_class[5]; /* cold, notcold, ambiguous, hot, unknown */
   uint64_t unexplained;         /* hinted calls no context matches */
+  uint64_t off_path;            /* of those, the ones on a helper's
+                                   path no context reached */
   uint64_t cold_ctx, cold_bytes, cold_hinted_ctx, cold_hinted_bytes;
   uint64_t missed_ctx[CHK_R_NUM], missed_bytes[CHK_R_NUM];
 } chk_sum;
@@ -24,6 +27,8 @@ static int value_class(int v) {
 static const char *const CLASS[5] = {"cold", "notcold", "ambiguous", "hot",
                                      "unknown"};
 
+const char *chk_hint_class(int value) { return CLASS[value_class(value)]; }
+
 static void summarize(const chk *c, chk_sum *s) {
   memset(s, 0, sizeof *s);
   for (size_t i = 0; i < c->n_sites; i++) {
@@ -31,7 +36,8 @@ static void summarize(const chk *c, chk_sum *s) {
     if (x->call->kind != CHK_HINTED) continue;
     s->hinted++;
     s->by_class[value_class(x->call->value)]++;
-    if (!x->n_ctx) s->unexplained++;
+    if (x->helper_frames) s->off_path++;
+    else if (!x->n_ctx) s->unexplained++;
   }
   for (size_t i = 0; i < c->r->n_ctx; i++) {
     const rpt_ctx *rc = &c->r->ctx[i];
@@ -73,6 +79,11 @@ static void text_summary(const chk *c, const chk_sum *s, mp_buf *o) {
   mp_buf_printf(o, "  unexplained      %" PRIu64
                 " hinted call%s no context of the profile reaches\n",
                 s->unexplained, s->unexplained == 1 ? "" : "s");
+  if (s->off_path)
+    mp_buf_printf(o, "  off the paths    %" PRIu64 " hinted call%s on paths no "
+                  "context reached, with a helper's hint (listed apart)\n",
+                  s->off_path, s->off_path == 1 ? "" : "s");
+  if (c->run) chk_text_run_summary(c, o);
   if (c->no_frames)
     mp_buf_printf(o, "  no debug info    %zu allocation call%s without "
                   "frames (build with -gmlt -fdebug-info-for-profiling)\n",
@@ -100,11 +111,17 @@ static void text_context(chk *c, size_t i, mp_buf *o) {
                   chk_reason_text(c, i, why, sizeof why));
 }
 
-static void text_call(const chk_site *s, mp_buf *o) {
-  mp_buf_printf(o, "\n0x%" PRIx64 " %s %d (%s), %u context%s\n", s->call->addr,
-                s->call->callee, s->call->value,
-                CLASS[value_class(s->call->value)], s->n_ctx,
-                s->n_ctx == 1 ? "" : "s");
+static void text_call(const chk *c, const chk_site *s, mp_buf *o) {
+  mp_buf_printf(o, "\n0x%" PRIx64 " %s %d (%s), ", s->call->addr,
+                s->call->callee, s->call->value, CLASS[value_class(s->call->value)]);
+  if (s->helper_frames) {
+    char *helper = rpt_demangle(s->frames[s->helper_frames - 1].name);
+    mp_buf_printf(o, "inherited from %s: its %s context #%u\n", helper,
+                  rpt_verdict_name(c->r->ctx[s->helper_ctx].verdict), s->helper_ctx);
+    free(helper);
+  } else {
+    mp_buf_printf(o, "%u context%s\n", s->n_ctx, s->n_ctx == 1 ? "" : "s");
+  }
   for (size_t k = 0; k < s->n; k++) {
     char *name = rpt_demangle(s->frames[k].name);
     mp_buf_printf(o, "    %s %s:%u:%u\n", name,
@@ -112,6 +129,7 @@ static void text_call(const chk_site *s, mp_buf *o) {
                   s->frames[k].line, s->frames[k].column);
     free(name);
   }
+  if (c->run) chk_text_run(c, s, o);
 }
 
 void chk_write_text(chk *c, mp_buf *o) {
@@ -124,7 +142,13 @@ void chk_write_text(chk *c, mp_buf *o) {
   free(order);
   mp_buf_printf(o, "\nHinted calls:\n");
   for (size_t i = 0; i < c->n_sites; i++)
-    if (c->sites[i].call->kind == CHK_HINTED) text_call(&c->sites[i], o);
+    if (c->sites[i].call->kind == CHK_HINTED && !c->sites[i].helper_frames)
+      text_call(c, &c->sites[i], o);
+  if (!s.off_path) return;
+  mp_buf_printf(o, "\nHinted calls on paths no context reached (a helper's "
+                "hint, inlined or cloned into them):\n");
+  for (size_t i = 0; i < c->n_sites; i++)
+    if (c->sites[i].helper_frames) text_call(c, &c->sites[i], o);
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -135,14 +159,16 @@ static void json_key_str(mp_buf *o, const char *key, const char *v) {
   mp_buf_put(o, "\"", 1);
 }
 
-static void json_summary(const chk_sum *s, mp_buf *o) {
+static void json_summary(const chk *c, const chk_sum *s, mp_buf *o) {
   mp_buf_printf(o, "\"summary\":{\"hinted_calls\":%" PRIu64, s->hinted);
   for (int k = 0; k < 5; k++)
     mp_buf_printf(o, ",\"hinted_%s\":%" PRIu64, CLASS[k], s->by_class[k]);
-  mp_buf_printf(o, ",\"unexplained_calls\":%" PRIu64 ",\"cold_contexts\":%" PRIu64
+  mp_buf_printf(o, ",\"unexplained_calls\":%" PRIu64 ",\"off_path_calls\":%" PRIu64
+                ",\"cold_contexts\":%" PRIu64
                 ",\"cold_bytes\":%" PRIu64 ",\"cold_hinted_contexts\":%" PRIu64
                 ",\"cold_hinted_bytes\":%" PRIu64 ",\"cold_missed\":{",
-                s->unexplained, s->cold_ctx, s->cold_bytes, s->cold_hinted_ctx,
+                s->unexplained, s->off_path, s->cold_ctx, s->cold_bytes,
+                s->cold_hinted_ctx,
                 s->cold_hinted_bytes);
   int first = 1;
   for (unsigned r = 1; r < CHK_R_NUM; r++) {
@@ -152,7 +178,9 @@ static void json_summary(const chk_sum *s, mp_buf *o) {
                   s->missed_bytes[r]);
     first = 0;
   }
-  mp_buf_printf(o, "}}");
+  mp_buf_put(o, "}", 1);
+  if (c->run) chk_json_run_summary(c, o);
+  mp_buf_put(o, "}", 1);
 }
 
 static void json_context(chk *c, size_t i, mp_buf *o) {
@@ -216,7 +244,17 @@ static void json_call(const chk *c, size_t i, mp_buf *o) {
         mp_buf_printf(o, "%s%zu", first ? "" : ",", k);
         first = 0;
       }
-  mp_buf_printf(o, "]}");
+  mp_buf_put(o, "]", 1);
+  if (s->helper_frames) {
+    mp_buf_printf(o, ",\"off_path\":{");
+    json_key_str(o, "helper", s->frames[s->helper_frames - 1].name);
+    mp_buf_printf(o, ",\"helper_frames\":%u,\"context\":%u,", s->helper_frames,
+                  s->helper_ctx);
+    json_key_str(o, "verdict", rpt_verdict_name(c->r->ctx[s->helper_ctx].verdict));
+    mp_buf_put(o, "}", 1);
+  }
+  if (c->run) chk_json_run(c, s, o);
+  mp_buf_put(o, "}", 1);
 }
 
 void chk_write_json(chk *c, mp_buf *o) {
@@ -225,7 +263,7 @@ void chk_write_json(chk *c, mp_buf *o) {
   mp_buf_printf(o, "{\"binary\":\"");
   rpt_json_str(o, c->binary);
   mp_buf_printf(o, "\",");
-  json_summary(&s, o);
+  json_summary(c, &s, o);
   mp_buf_printf(o, ",\n\"contexts\":[");
   for (size_t i = 0; i < c->r->n_ctx; i++) {
     mp_buf_printf(o, "%s\n", i ? "," : "");

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "profdata/hcsites/hcsites.h"
 #include "symbolizer/symbolizer.h"
 
 /* ---- allocation functions (check_binary.c) ------------------------------ */
@@ -77,12 +78,15 @@ typedef struct chk_call {
   const char *callee; /* the allocation function, NULL for other calls */
   uint8_t kind;       /* chk_kind */
   int value;          /* CHK_HINTED: the hint's low 8 bits, or CHK_NO_VALUE */
+  uint8_t len;        /* the instruction's bytes: a call returns to addr + len */
+  uint8_t jump;       /* a (tail) jump, not a call */
 } chk_call;
 
 typedef struct chk_calls {
   chk_call *alloc; /* calls of allocation functions, by address */
   size_t n_alloc, cap_alloc;
-  chk_call *edge;  /* direct calls and tail jumps to other functions */
+  chk_call *edge;  /* direct calls and tail jumps to other functions, by
+                      address */
   size_t n_edge, cap_edge;
 } chk_calls;
 
@@ -114,6 +118,13 @@ typedef struct chk_site {
   chk_loc *locs;
   size_t n;
   uint32_t n_ctx; /* contexts it serves */
+  /* Off the profile's paths: a hinted call no context serves whose
+   * innermost `helper_frames` frames (a helper's, inlined or cloned
+   * there after clang hinted it) are those of context helper_ctx: it
+   * inherits that helper's hint.  0 frames: not such a call. */
+  uint32_t helper_frames, helper_ctx;
+  mp_hcs_site run; /* --hotcold-sites: the records of this call, summed */
+  uint8_t died_young; /* served cold, lived under the cold lifetime threshold */
 } chk_site;
 
 enum {
@@ -142,6 +153,16 @@ typedef struct chk_ctx {
   const chk_call *via;  /* CHK_R_LIBRARY: the call of a library there */
 } chk_ctx;
 
+/* What the run's file says beyond the joined calls (check_sites.c). */
+typedef struct chk_run_sum {
+  uint64_t joined;        /* hinted calls with records */
+  uint64_t cold_allocs, cold_bytes, other_allocs, other_bytes;
+  uint64_t died_young;    /* joined calls flagged */
+  uint64_t unjoined, unjoined_allocs, unjoined_bytes; /* records of this
+                             binary at no hinted call */
+  uint64_t other_modules; /* records of other modules */
+} chk_run_sum;
+
 typedef struct chk {
   rpt *r;
   const char *binary;
@@ -161,9 +182,18 @@ typedef struct chk {
   uint64_t *guids; /* of the binary's function symbols, sorted */
   size_t n_guids;
   size_t no_frames; /* allocation calls without debug information */
+  const chk_run_file *run; /* --hotcold-sites, or NULL */
+  chk_run_sum run_sum;
 } chk;
 
 int chk_match(chk *c, mp_err *err);
+/* Join the run's records to the hinted calls (check_sites.c). */
+void chk_join_run(chk *c);
+/* The run's lines of hinted call s, and the summary's, as text or JSON. */
+void chk_text_run(const chk *c, const chk_site *s, mp_buf *o);
+void chk_text_run_summary(const chk *c, mp_buf *o);
+void chk_json_run(const chk *c, const chk_site *s, mp_buf *o);
+void chk_json_run_summary(const chk *c, mp_buf *o);
 /* The keys in [*begin, *end) of `k` at the location of frame f. */
 void chk_keys_at(const chk_key *k, size_t n, const mp_frame *f, size_t *begin,
                  size_t *end);
@@ -180,6 +210,9 @@ void chk_decide_reason(chk *c, size_t i);
 const char *chk_reason_text(chk *c, size_t i, char *buf, size_t n);
 const char *chk_reason_code(unsigned reason);
 
+/* "cold", "notcold", "ambiguous", "hot" or "unknown": a hint value's
+ * class (clang's defaults: cold 1, notcold 128, ambiguous 222, hot 254). */
+const char *chk_hint_class(int value);
 void chk_write_text(chk *c, mp_buf *out);
 void chk_write_json(chk *c, mp_buf *out);
 

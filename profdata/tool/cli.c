@@ -45,6 +45,7 @@ typedef enum opt_id {
   OPT_TIMELINE,
   OPT_NO_TIMELINE,
   OPT_ROOTS,
+  OPT_HOTCOLD_SITES,
 } opt_id;
 
 typedef struct opt_def {
@@ -98,6 +99,7 @@ static const opt_def OPTS[] = {
     {"sparse", OPT_SPARSE, 0, IN_MERGE},
     {"num-threads", OPT_NUM_THREADS, 1, IN_MERGE}, /* llvm-profdata's too */
     {"timeline", OPT_TIMELINE, 1, IN_SHOW | IN_REPORT},
+    {"hotcold-sites", OPT_HOTCOLD_SITES, 1, IN_CHECK},
     {"no-timeline", OPT_NO_TIMELINE, 0, IN_SHOW | IN_REPORT},
     {"roots", OPT_ROOTS, 1, IN_REPORT},
 };
@@ -230,6 +232,8 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "  -o, --output=FILE          output file (default - = stdout)\n"
         "  --profiled-binary=BIN      needed for raw profiles; repeatable\n"
         "  --debug-dir=DIR            where to look for separate debug files\n"
+        "  --hotcold-sites=FILE       what a run of BINARY served per hinted\n"
+        "                             call (libmemprof-hotcold's site_file)\n"
         "clang-22's -mllvm options of the same names, as the build had them:\n",
         out);
     fputs(CLANG_OPTIONS_HELP, out);
@@ -465,6 +469,10 @@ static int apply(cli_opts *o, const opt_def *d, const char *v, mp_err *err) {
   case OPT_ROOTS:
     if (!*v) return mp_fail(err, "empty file name for --roots");
     push(&o->roots_files, &o->n_roots_files, v);
+    return 0;
+  case OPT_HOTCOLD_SITES:
+    if (!*v) return mp_fail(err, "empty file name for --hotcold-sites");
+    o->check_sites = v;
     return 0;
   default: return apply_report(o, d, v, err);
   }

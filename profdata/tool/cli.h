@@ -55,6 +55,7 @@ typedef struct cli_opts {
   rpt_opts report;     /* report; check: its thresholds */
   int check_json;      /* check --format=json */
   const char *check_binary; /* check: the optimized binary (not an input) */
+  const char *check_sites;  /* check --hotcold-sites: a run's call-site file */
 } cli_opts;
 
 /* Parse argv.  Returns 0, or -1 with the reason in err (the caller prints it

@@ -31,6 +31,7 @@
 #include "profdata/yaml/yaml_io.h"
 #ifdef MEMPROF_HAVE_CAPSTONE
 #include "profdata/check/check.h"
+#include "profdata/hcsites/hcsites.h"
 #endif
 #include "symbolizer/symbolizer.h"
 
@@ -368,15 +369,20 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
  * given) against the optimized binary (profdata/check/). */
 static int run_check(const cli_opts *o, const mp_profile *p) {
 #ifdef MEMPROF_HAVE_CAPSTONE
+  mp_err err;
+  mp_hcs sites;
+  chk_run_file run = {o->check_sites, &sites};
+  if (o->check_sites && mp_hcs_read(o->check_sites, &sites, &err) != 0)
+    return report(NULL, err.msg);
   rpt *r = rpt_build(p, &o->report);
   mp_buf b = {0};
-  mp_err err;
-  int rc = chk_run(r, o->check_binary, o->check_json ? CHK_JSON : CHK_TEXT,
-                   &b, &err) != 0
+  int rc = chk_run(r, o->check_binary, o->check_sites ? &run : NULL,
+                   o->check_json ? CHK_JSON : CHK_TEXT, &b, &err) != 0
                ? report(o->check_binary, err.msg)
                : write_output(o->out ? o->out : "-", &b);
   mp_buf_free(&b);
   rpt_free(r);
+  if (o->check_sites) mp_hcs_free(&sites);
   return rc;
 #else
   (void)o;

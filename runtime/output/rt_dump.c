@@ -88,19 +88,10 @@ static uint64_t build_id(const struct dl_phdr_info *info, uint8_t *out) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_NOTE)
       continue;
-    const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-    const char *end = p + ph->p_memsz;
-    while (p + sizeof(ElfW(Nhdr)) <= end) {
-      const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-      const char *name = p + sizeof(*nh);
-      const uint8_t *desc = (const uint8_t *)(name + rt_round_up(nh->n_namesz, 4));
-      p = (const char *)desc + rt_round_up(nh->n_descsz, 4);
-      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-          !rt_memcmp(name, "GNU", 4) && nh->n_descsz <= MPF_BUILD_ID_MAX) {
-        rt_memcpy(out, desc, nh->n_descsz);
-        return nh->n_descsz;
-      }
-    }
+    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+    size_t n = mpf_note_build_id(p, p + ph->p_memsz, out, MPF_BUILD_ID_MAX);
+    if (n)
+      return n;
   }
   return 0;
 }

@@ -32,6 +32,8 @@ import hc_common as hc  # noqa: E402  (libmemprof-hotcold's link flags)
 DEMO = os.path.join(harness.ROOT, "examples", "hotcold", "hotcold.cc")
 CONTEXTS = os.path.join(harness.ROOT, "test", "hotcold", "progs", "contexts.cc")
 C_MALLOC = os.path.join(HERE, "progs", "c_malloc.c")
+POOL = os.path.join(HERE, "progs", "pool.cc")
+APP = os.path.join(HERE, "progs", "app.cc")
 THRESHOLD = "-memprof-ave-lifetime-cold-threshold=1"
 USE = ["-O2", "-gmlt", "-fdebug-info-for-profiling"]
 MIB = 1 << 20  # the demo's cold buffer
@@ -190,6 +192,27 @@ def use_ir(scratch, src, prof, out):
         return f.read()
 
 
+def run_sites(scratch, exe, name):
+    """Run exe with libmemprof-hotcold's call-site file (site_file,
+    site_lifetimes); returns (path, parsed file)."""
+    base = scratch.path(name)
+    env = {"MEMPROF_HOTCOLD_OPTIONS": f"site_file={base}:site_lifetimes=1:idle_ms=0"}
+    harness.run_program(scratch, exe, env=env)
+    (path,) = [f for f in os.listdir(scratch.dir) if f.startswith(name + ".")]
+    path = scratch.path(path)
+    with open(path) as f:
+        return path, hc.parse_site_file(f.read())
+
+
+def check_run(prof, exe, sites, fmt="json", threshold=True):
+    args = [harness.profdata_tool(), "check", prof, exe, f"--hotcold-sites={sites}",
+            f"--format={fmt}"]
+    if threshold:
+        args.append("--" + THRESHOLD[1:])
+    out = harness.run(args).stdout
+    return json.loads(out) if fmt == "json" else out
+
+
 def leaf(ctx):
     return ctx["frames"][0]["function"]
 
@@ -330,6 +353,110 @@ class CheckDemo(unittest.TestCase):
         for c in self.contexts(r):
             self.assertEqual([h["value"] for h in c["hints"]], [222])
 
+    def test_run_joined_to_each_clones_hint(self):
+        # the LTO build: the cold clone's tail jump served the 1 MiB buffer
+        # cold, the other 1000 blocks of 256 bytes not cold
+        path, f = run_sites(self.work, self.lto, "lto-sites")
+        self.assertEqual(f["total"], {"cold_allocs": 1, "cold_bytes": MIB,
+                                      "other_allocs": 1000, "other_bytes": 256000})
+        r = check_run(self.prof, self.lto, path)
+        hints = objdump_hints(objdump(self.lto))
+        (cold_addr,) = [a for a, v in hints.items() if v == 1]
+        (hot_addr,) = [a for a, v in hints.items() if v == 128]
+        runs = {c["address"]: c["run"] for c in r["calls"]}
+        (cold_site,) = [s for s in f["sites"] if s["hint"] == 1]
+        n = cold_site["freed"] + cold_site["live"]
+        self.assertEqual(runs[cold_addr], {
+            "cold_allocs": 1, "cold_bytes": MIB, "other_allocs": 0, "other_bytes": 0,
+            "freed": 1, "live": 0, "lifetime_avg_ns": cold_site["lifetime_total_ns"] // n,
+            "lifetime_min_ns": cold_site["lifetime_min_ns"],
+            "lifetime_max_ns": cold_site["lifetime_max_ns"], "died_young": False})
+        # cold_path keeps its buffer 1.5 s
+        self.assertGreaterEqual(runs[cold_addr]["lifetime_min_ns"], 1_500_000_000)
+        self.assertEqual({k: runs[hot_addr][k] for k in
+                          ("cold_allocs", "other_allocs", "other_bytes", "freed", "live")},
+                         {"cold_allocs": 0, "other_allocs": 1000, "other_bytes": 256000,
+                          "freed": 1000, "live": 0})
+        self.assertEqual(r["summary"]["run"], {
+            "file": path, "lifetimes": True, "joined_calls": 2, "cold_allocs": 1,
+            "cold_bytes": MIB, "other_allocs": 1000, "other_bytes": 256000,
+            "died_young_calls": 0, "unjoined_sites": 0, "unjoined_allocs": 0,
+            "unjoined_bytes": 0, "other_module_sites": 0})
+        text = check_run(self.prof, self.lto, path, fmt="text")
+        self.assertRegex(text, r"\n    run: cold hint at hotcold\.cc:10: 1 allocation, "
+                         r"1\.00 MiB served cold, average lifetime 1\.5\d* s \(min ")
+        self.assertIn("\n    run: notcold hint at hotcold.cc:10: 1,000 allocations, "
+                      "250.00 KiB not cold, average lifetime ", text)
+        self.assertIn(f"  optimized run    {path}: 2 hinted calls served 1 allocation "
+                      "cold (1.00 MiB), 1,000 not cold (250.00 KiB); 0 died young\n", text)
+        self.assertNotIn("died young:", text)
+
+    def test_run_without_lto_is_all_ambiguous(self):
+        path, _ = run_sites(self.work, self.plain, "plain-sites")
+        r = check_run(self.prof, self.plain, path)
+        (call,) = r["calls"]
+        self.assertEqual(call["value"], 222)
+        self.assertEqual({k: call["run"][k] for k in
+                          ("cold_allocs", "cold_bytes", "other_allocs", "other_bytes")},
+                         {"cold_allocs": 0, "cold_bytes": 0, "other_allocs": 1001,
+                          "other_bytes": MIB + 256000})
+        self.assertEqual(r["summary"]["run"]["joined_calls"], 1)
+
+    def test_cold_blocks_that_died_young_are_flagged(self):
+        path, f = run_sites(self.work, self.lto, "young-sites")
+        with open(path) as fh:
+            text = fh.read()
+        (cold,) = [s for s in f["sites"] if s["hint"] == 1]
+        old = (f"lifetime_total_ns={cold['lifetime_total_ns']} "
+               f"lifetime_min_ns={cold['lifetime_min_ns']} "
+               f"lifetime_max_ns={cold['lifetime_max_ns']}")
+        self.assertIn(old, text)
+        young = self.work.write("young", text.replace(old, "lifetime_total_ns=200000000 "
+                                "lifetime_min_ns=200000000 lifetime_max_ns=200000000"))
+        r = check_run(self.prof, self.lto, young)
+        (call,) = [c for c in r["calls"] if c["value"] == 1]
+        self.assertEqual((call["run"]["lifetime_avg_ns"], call["run"]["died_young"]),
+                         (200_000_000, True))
+        self.assertEqual(r["summary"]["run"]["died_young_calls"], 1)
+        out = check_run(self.prof, self.lto, young, fmt="text")
+        self.assertIn("\n    died young: served cold, yet its blocks lived 200 ms on "
+                      "average, under the cold lifetime threshold of 1 s "
+                      "(--memprof-ave-lifetime-cold-threshold)\n", out)
+        # the rule is the threshold given: at clang's default 200 s the
+        # real run's 1.5 s is young too
+        r = check_run(self.prof, self.lto, path, threshold=False)
+        (call,) = [c for c in r["calls"] if c["value"] == 1]
+        self.assertTrue(call["run"]["died_young"])
+
+    def test_damaged_site_files_are_refused(self):
+        path, _ = run_sites(self.work, self.lto, "bad-sites")
+        with open(path) as fh:
+            good = fh.read()
+        lines = good.splitlines(keepends=True)
+        cases = {
+            "truncated": ("".join(lines[:-1]), "line %d: end of file where the end line "
+                          "was expected (truncated file?)" % len(lines)),
+            "magic": (good.replace("memprof-hotcold-sites", "memprof-hotcold-sitez", 1),
+                      "not a libmemprof-hotcold call-site file"),
+            "version": (good.replace("version=1", "version=7", 1),
+                        "call-site file version 7 is not supported (this tool reads "
+                        "version 1)"),
+            "total": (good.replace("total cold_allocs=1 ", "total cold_allocs=2 "),
+                      "line %d: counts do not add up: the sites' cold_allocs sum to 1, "
+                      "the total line says 2" % (len(lines) - 1)),
+        }
+        for name, (text, want) in cases.items():
+            with self.subTest(damage=name):
+                bad = self.work.write("damaged-" + name, text)
+                r = harness.run([harness.profdata_tool(), "check", self.prof, self.lto,
+                                 f"--hotcold-sites={bad}"], check=False)
+                self.assertEqual(r.returncode, 1)
+                self.assertEqual(r.stdout, "")
+                self.assertEqual(r.stderr, f"memprof-profdata: error: {bad}: {want}\n"
+                                 if name != "magic" else
+                                 f"memprof-profdata: error: {bad}: {want} (it does not "
+                                 "begin with \"memprof-hotcold-sites\")\n")
+
     def test_text_summary(self):
         out = harness.run([harness.profdata_tool(), "check", self.prof, self.plain,
                            "--" + THRESHOLD[1:]]).stdout
@@ -423,6 +550,78 @@ class CheckForms(unittest.TestCase):
         self.assertEqual(seen, 20)
         self.assertEqual(r["summary"]["cold_hinted_contexts"], 10)
         self.assertEqual(r["summary"]["unexplained_calls"], 0)
+
+
+@needs_check
+class CheckOffPath(unittest.TestCase):
+    """progs/pool.cc's grow, hinted cold when clang compiles pool.cc,
+    inlined by LTO into progs/app.cc's profiled and unprofiled: the copy
+    in unprofiled lies on a path no context reached and is counted and
+    listed apart, with the helper it inherits the hint from."""
+
+    def test_inlined_helper_hint_is_counted_apart(self):
+        work = harness.Scratch("check-offpath")
+        try:
+            objs = []
+            for src in (POOL, APP):
+                obj = work.path(os.path.basename(src) + ".o")
+                harness.run(["clang++-22", "-c", "-O1", *harness.PROFILE_FLAGS, src,
+                             "-o", obj])
+                objs.append(obj)
+            exe = work.path("prof")
+            harness.run(["clang++-22", *objs, "-o", exe, "-Wl,--whole-archive",
+                         harness.find_built("libmemprof.a"), "-Wl,--no-whole-archive",
+                         "-lpthread", "-ldl", "-lm"])
+            _, raws = harness.run_program(work, exe)
+            prof = work.path("app.memprofdata")
+            harness.run([harness.profdata_tool(), "merge", *raws,
+                         f"--profiled-binary={exe}", "-o", prof])
+            lto = []
+            for src in (POOL, APP):
+                obj = work.path(os.path.basename(src) + ".lto.o")
+                harness.run(["clang++-22", *USE, "-flto", f"-fmemory-profile-use={prof}",
+                             "-mllvm", THRESHOLD, "-c", src, "-o", obj])
+                lto.append(obj)
+            use = work.path("use")
+            harness.run(["clang++-22", "-O2", "-flto", "-fuse-ld=gold", *lto, "-o", use,
+                         "-Wl,-plugin-opt=-supports-hot-cold-new",
+                         "-Wl,-plugin-opt=-optimize-hot-cold-new", *hc.lib_flags("static")])
+            r = check(prof, use)
+            text = harness.run([harness.profdata_tool(), "check", prof, use,
+                                "--" + THRESHOLD[1:]]).stdout
+            funcs = objdump(use)
+        finally:
+            work.cleanup()
+        hints = objdump_hints(funcs)
+        self.assertEqual(calls_of(r), hints)
+        holder = {a: f for f, ins in funcs.items() for a, _, _ in ins if a in hints}
+        self.assertEqual(sorted(holder.values()), ["_Z10unprofiledm", "_Z8profiledm"])
+        self.assertEqual(set(hints.values()), {1})
+        by_fn = {holder[c["address"]]: c for c in r["calls"]}
+        on, off = by_fn["_Z8profiledm"], by_fn["_Z10unprofiledm"]
+        (ctx,) = r["contexts"]
+        self.assertEqual((ctx["verdict"], ctx["bytes"]), ("cold", 1 << 20))
+        self.assertEqual(on["contexts"], [0])
+        self.assertNotIn("off_path", on)
+        self.assertEqual(off["contexts"], [])
+        self.assertEqual(off["off_path"], {"helper": "_Z4growm", "helper_frames": 1,
+                                           "context": 0, "verdict": "cold"})
+        self.assertEqual([f["function"] for f in off["frames"]], ["_Z4growm", "_Z10unprofiledm"])
+        s = r["summary"]
+        self.assertEqual((s["hinted_calls"], s["off_path_calls"], s["unexplained_calls"]),
+                         (2, 1, 0))
+        self.assertIn("\n  unexplained      0 hinted calls no context of the profile "
+                      "reaches\n  off the paths    1 hinted call on paths no context "
+                      "reached, with a helper's hint (listed apart)\n", text)
+        listed, apart = text.split("\nHinted calls on paths no context reached (a "
+                                   "helper's hint, inlined or cloned into them):\n")
+        self.assertIn("0x%x _Znwm12__hot_cold_t 1 (cold), 1 context\n" % on["address"],
+                      listed)
+        self.assertNotIn("0x%x" % off["address"], listed)
+        self.assertEqual(apart.strip().splitlines()[0],
+                         "0x%x _Znwm12__hot_cold_t 1 (cold), inherited from "
+                         "grow(unsigned long): its cold context #0" % off["address"])
+        self.assertIn("    unprofiled(unsigned long) ", apart)
 
 
 @needs_check

@@ -128,3 +128,30 @@ def llvm_is_cold(mib, lifetime_s=COLD_LIFETIME_S):
     n = mib["AllocCount"]
     return (mib["TotalLifetimeAccessDensity"] / n / 100 < 0.05 and
             mib["TotalLifetime"] / n >= lifetime_s * 1000)
+
+
+def parse_site_file(text):
+    """The call-site file (docs/hotcold.md, "The call-site file") ->
+    {'header': {...}, 'modules': [{...}], 'sites': [{...}], 'total': {...}}."""
+    lines = text.splitlines()
+    assert lines[0] == "memprof-hotcold-sites version=1", lines[0]
+    assert lines[-1] == "end", lines[-1]
+    out = {"header": words(lines[1]), "modules": [], "sites": [], "total": None}
+    for line in lines[2:-1]:
+        if line.startswith("module="):
+            head, _, path = line.partition(" path=")
+            m = words(head)
+            m["path"] = path
+            out["modules"].append(m)
+        elif line.startswith("site="):
+            out["sites"].append(words(line))
+        elif line.startswith("total "):
+            out["total"] = words(line)
+    return out
+
+
+def symbolize(exe, address):
+    """The function (plain name) holding the code at a link-time address."""
+    out = harness.run(["llvm-symbolizer-22", f"--obj={exe}", "--no-inlines",
+                       "--no-demangle", hex(address)]).stdout
+    return demangle_plain(out.splitlines()[0].strip())

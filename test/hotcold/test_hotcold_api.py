@@ -115,7 +115,8 @@ class Options(harness.ProfTest):
                                    env={"MEMPROF_HOTCOLD_OPTIONS": "help=1"})
         listed = re.findall(r"^  (\w+): ", r.stderr.decode(), re.M)
         self.assertEqual(listed, ["cold_arena", "cold_decay_ms", "idle_ms", "advise",
-                                  "stats", "stats_path", "cold_reserve_mb"])
+                                  "stats", "stats_path", "cold_reserve_mb", "site_file",
+                                  "site_lifetimes"])
 
     def test_unknown_and_bad_values_are_reported_and_ignored(self):
         r, _ = harness.run_program(
