@@ -23,6 +23,14 @@ void *rt_mmap_anon(size_t len, int noreserve) {
 
 void rt_munmap(void *p, size_t len) { rt_syscall(SYS_munmap, p, len, 0); }
 
+void *rt_mremap(void *p, size_t old_len, size_t new_len) {
+  long r = rt_syscall6(SYS_mremap, (long)p, (long)old_len, (long)new_len,
+                       MREMAP_MAYMOVE, 0, 0);
+  if (r < 0 && r > -4096)
+    return NULL;
+  return (void *)r;
+}
+
 void rt_madvise(void *p, size_t len, int advice) {
   rt_syscall(SYS_madvise, p, len, advice);
 }

@@ -32,6 +32,10 @@ static inline long rt_syscall6(long n, long a, long b, long c, long d, long e,
  * MAP_NORESERVE for big sparse reservations. */
 RT_HIDDEN void *rt_mmap_anon(size_t len, int noreserve);
 RT_HIDDEN void rt_munmap(void *p, size_t len);
+/* The mapping [p, p+old_len) resized to new_len, moved by the kernel if
+ * it must (MREMAP_MAYMOVE: page tables move, no byte is copied); NULL on
+ * failure, the mapping then unchanged. */
+RT_HIDDEN void *rt_mremap(void *p, size_t old_len, size_t new_len);
 RT_HIDDEN void rt_madvise(void *p, size_t len, int advice);
 /* Faults [lo, hi) in, rounded out to pages, in one call (a hint: kernels
  * without MADV_POPULATE_WRITE say EINVAL and nothing changes). */

@@ -17,7 +17,9 @@
  *    new) bytes (not counted as accesses), then the old block is freed and
  *    its MIB recorded.  Only a block the C library serves (sampling with
  *    unsampled_to_libc) whose new block is not sampled either goes to the
- *    C library's realloc, which may grow it in place.
+ *    C library's realloc, which may grow it in place; and a large block
+ *    of ours made large again keeps its mapping, resized (remap_large,
+ *    rt_realloc_large): the profile is the same, no byte is copied.
  *  - memalign rounds a non-power-of-two alignment up, as glibc does;
  *    aligned_alloc and posix_memalign reject it (EINVAL).
  *  - glibc's own names of its entry points (__libc_malloc, __libc_free,
@@ -117,15 +119,23 @@ static void *realloc_impl(void *old, size_t n, rt_caller c) {
     return NULL;
   }
   rt_heap_note_realloc(n); /* a live block to a nonzero size */
-  if (rt_is_libc_block(old)) {
-    void *p = rt_realloc_libc(old, n, c);
+  void *p;
+  if (rt_realloc_large(old, n, c, &p)) {
     if (RT_UNLIKELY(!p)) {
       rt_alloc_failed(n, c);
       errno = ENOMEM;
     }
     return p;
   }
-  void *p = alloc_or_enomem(n, 0, 0, c);
+  if (rt_is_libc_block(old)) {
+    p = rt_realloc_libc(old, n, c);
+    if (RT_UNLIKELY(!p)) {
+      rt_alloc_failed(n, c);
+      errno = ENOMEM;
+    }
+    return p;
+  }
+  p = alloc_or_enomem(n, 0, 0, c);
   if (!p)
     return NULL; /* the old block stays valid, as the standard requires */
   size_t old_n = rt_usable_size(old);

@@ -142,5 +142,11 @@ RT_HIDDEN int rt_is_libc_block(const void *p);
  * block of ours with the bytes copied and the old one freed; NULL leaves
  * the old block valid. */
 RT_HIDDEN void *rt_realloc_libc(void *old, size_t n, rt_caller c);
+/* realloc of a large block of ours to a large size n (remap_large): the
+ * old block's death recorded, the new block (recorded or not, as the draw
+ * says) made of its mapping by rt_large_resize, no byte copied.  Returns
+ * 1 with the new block in *out (NULL: no memory, old still valid), 0 when
+ * it does not apply (the caller moves the block). */
+RT_HIDDEN int rt_realloc_large(void *old, size_t n, rt_caller c, void **out);
 
 #endif

@@ -12,6 +12,7 @@
 #include "rt_heap_priv.h"
 #include "rt_size_class.h"
 #include "runtime/base/rt_clock.h"
+#include "runtime/base/rt_flags.h"
 #include "runtime/base/rt_libc.h"
 #include "runtime/base/rt_lock.h"
 #include "runtime/base/rt_state.h"
@@ -112,9 +113,11 @@ static inline uintptr_t class_block(int c, uint32_t s, size_t size, size_t align
 
 /* A block that is recorded: its stack, time and cpu, its metadata and its
  * shadow cleared.  Out of line, so that the unsampled path keeps a small
- * frame (the captured stack is 3 KiB). */
-__attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int zero,
-                                                  rt_caller caller) {
+ * frame (the captured stack is 3 KiB).  `resize`: 0, or a large block of
+ * ours whose death is recorded, whose mapping becomes the new (large)
+ * block (rt_realloc_large). */
+static __attribute__((noinline)) void *alloc_recorded(size_t size, size_t align, int zero,
+                                                      rt_caller caller, uintptr_t resize) {
   rt_captured cap;
   cap.n = 0;
   uint64_t stamp = rt_stamp(); /* read while the stack is walked */
@@ -139,7 +142,8 @@ __attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int
                      __ATOMIC_RELEASE);
   } else {
     ref = rt_stack_intern(&cap);
-    p = rt_large_alloc(size, align, ref, ts, cpu);
+    p = resize ? rt_large_resize(resize, size, ref, ts, cpu)
+               : rt_large_alloc(size, align, ref, ts, cpu);
     if (!p)
       return NULL;
   }
@@ -149,6 +153,10 @@ __attribute__((noinline)) void *rt_alloc_recorded(size_t size, size_t align, int
   rt_heap_high_count(0, size, (void *)p);
   rt_malloc_hooks((void *)p, size);
   return (void *)p;
+}
+
+void *rt_alloc_recorded(size_t size, size_t align, int zero, rt_caller caller) {
+  return alloc_recorded(size, align, zero, caller, 0);
 }
 
 void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
@@ -298,6 +306,39 @@ void rt_free_own(void *ptr) {
   rt_large_release(p);
 }
 
+/* realloc of a large block into a large one: the old block goes as a free
+ * would (hooks, MIB, statistics), then the new one is made of its mapping
+ * as an allocation would, recorded or not as its draw says.  Should the
+ * mapping not be resized, the old block stays, unrecorded from then on
+ * (its death is in the profile already). */
+int rt_realloc_large(void *ptr, size_t n, rt_caller caller, void **out) {
+  uintptr_t p = (uintptr_t)ptr;
+  rt_block b;
+  uint32_t *live;
+  if (!rt_flags.remap_large || n <= MAX_CLASS_SIZE || n > MAX_USER_SIZE ||
+      (p & (RT_PAGE - 1)) || !heap_may_own(p) || in_heap(p) || !(live = rt_large_find(p, &b)))
+    return 0;
+  int recorded = rt_sample_take(n);
+  uint64_t stamp = RT_LIKELY(!rt_sample_interval) ? rt_stamp() : 0;
+  rt_free_hooks(ptr);
+  *out = NULL;
+  if (!retire(p, b.size, b.stack, b.alloc_ts, b.alloc_cpu, live, stamp))
+    return 1; /* freed by another thread meanwhile */
+  count_event(1, b.size);
+  rt_timeline_count(1, b.size, b.stack, stamp, 0);
+  if (recorded) {
+    *out = alloc_recorded(n, 16, 0, caller, p);
+    return 1;
+  }
+  uintptr_t q = rt_large_resize(p, n, RT_UNSAMPLED, 0, 0xFFFFFFFFu);
+  if (q) {
+    count_event(0, n);
+    rt_malloc_hooks((void *)q, n);
+    *out = (void *)q;
+  }
+  return 1;
+}
+
 /* 1 if p starts a live block of ours; its requested size in *size. */
 static int live_block(uintptr_t p, uint64_t *size) {
   if (!heap_may_own(p))
@@ -383,7 +424,7 @@ void rt_heap_fork_child(void) {
   rt_mutex_reset(&heap_init_mu);
 }
 
-uint64_t rt_heap_realloc_calls, rt_heap_realloc_bytes;
+void rt_heap_note_realloc(uint64_t n) { count_realloc(n); }
 
 void rt_heap_get_stats(rt_heap_stats *s) {
   heap_counters sum;
@@ -393,6 +434,8 @@ void rt_heap_get_stats(rt_heap_stats *s) {
   s->allocated = sum.bytes_alloc;
   s->freed = sum.bytes_freed;
   s->bytes_live = sum.bytes_alloc - sum.bytes_freed;
+  s->reallocs = sum.reallocs;
+  s->realloced = sum.bytes_realloc;
   s->large_mapped = rt_large_mapped();
   uint64_t mapped = 0;
   if (heap_ready)

@@ -24,6 +24,7 @@ RT_HIDDEN void rt_heap_fork_child(void);
 RT_HIDDEN void rt_heap_prefault(void);
 typedef struct rt_heap_stats {
   uint64_t allocated, freed, frees, mallocs, bytes_live, heap_mapped, large_mapped;
+  uint64_t reallocs, realloced; /* calls, bytes */
 } rt_heap_stats;
 RT_HIDDEN void rt_heap_get_stats(rt_heap_stats *s);
 /* 1 if p is the start of a live block of ours (size 0 included). */
@@ -45,24 +46,28 @@ RT_HIDDEN uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
 /* The live large block starting at p: fills *b, returns its state word. */
 RT_HIDDEN uint32_t *rt_large_find(uintptr_t p, rt_block *b);
 RT_HIDDEN void rt_large_release(uintptr_t p); /* after its death is claimed */
+/* The large block at p, its death claimed, as a block of `size` bytes
+ * (stack, ts, cpu: as rt_large_alloc's) with p's contents up to the
+ * smaller size, by resizing its mapping: its new address, or 0 when the
+ * mapping could not be resized (p is then a live unrecorded block, its
+ * contents unchanged). */
+RT_HIDDEN uintptr_t rt_large_resize(uintptr_t p, uint64_t size, uint32_t stack,
+                                    uint32_t ts, uint32_t cpu);
 RT_HIDDEN void rt_large_follow(void); /* on the ticker thread, each tick */
 RT_HIDDEN uintptr_t rt_large_begin(uintptr_t p);
 RT_HIDDEN void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx);
 RT_HIDDEN uint64_t rt_large_mapped(void);
-/* Large blocks mapped and unmapped so far (each is one mapping), and the
- * bytes unmapped. */
-RT_HIDDEN void rt_large_map_counts(uint64_t *maps, uint64_t *unmaps, uint64_t *unmapped);
+/* Large blocks mapped and unmapped so far (each is one mapping), the
+ * bytes unmapped, and the blocks resized (rt_large_resize). */
+RT_HIDDEN void rt_large_map_counts(uint64_t *maps, uint64_t *unmaps, uint64_t *unmapped,
+                                   uint64_t *remaps);
 RT_HIDDEN void rt_large_fork_prepare(void);
 RT_HIDDEN void rt_large_fork_parent(void);
 RT_HIDDEN void rt_large_fork_child(void);
 
-/* realloc calls that moved a block, and their bytes (the statistics'
- * "realloced" line): counted by entry/rt_malloc.c. */
-RT_HIDDEN extern uint64_t rt_heap_realloc_calls, rt_heap_realloc_bytes;
-static inline void rt_heap_note_realloc(uint64_t n) {
-  __atomic_fetch_add(&rt_heap_realloc_calls, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&rt_heap_realloc_bytes, n, __ATOMIC_RELAXED);
-}
+/* Counts a realloc of a live block to n > 0 bytes (the statistics'
+ * "realloced" line), in the calling thread's counters. */
+RT_HIDDEN void rt_heap_note_realloc(uint64_t n);
 /* Sanitizer malloc/free hooks (rt_hooks.c).  rt_hooks_maybe is 1 until init
  * has seen that the program defines no hook, and again once one is
  * installed. */

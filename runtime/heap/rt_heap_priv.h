@@ -130,6 +130,7 @@ typedef struct tc_bin {
 
 typedef struct heap_counters {
   uint64_t mallocs, frees, bytes_alloc, bytes_freed;
+  uint64_t reallocs, bytes_realloc; /* realloc of a live block to n > 0 */
 } heap_counters;
 
 /* A free a signal handler could not make at once (rt_heap_nested.c). */
@@ -236,6 +237,7 @@ RT_HIDDEN void rt_tcache_give_slow(int c, uint32_t s);
 RT_HIDDEN void rt_tcache_thread_start(void);
 RT_HIDDEN void rt_tcache_sum(heap_counters *sum);
 RT_HIDDEN void rt_tcache_count_shared(int is_free, uint64_t size);
+RT_HIDDEN void rt_tcache_count_shared_realloc(uint64_t size);
 RT_HIDDEN void rt_tcache_fork_prepare(void);
 RT_HIDDEN void rt_tcache_fork_parent(void);
 RT_HIDDEN void rt_tcache_fork_child(void);
@@ -281,6 +283,16 @@ static inline void count_event(int is_free, uint64_t size) {
     c->frees++, c->bytes_freed += size;
   else
     c->mallocs++, c->bytes_alloc += size;
+}
+
+/* Counts one realloc of a live block to `size` > 0 bytes. */
+static inline void count_realloc(uint64_t size) {
+  if (RT_UNLIKELY(rt_tc.state != TC_REGISTERED)) {
+    rt_tcache_count_shared_realloc(size);
+    return;
+  }
+  rt_tc.cnt.reallocs++;
+  rt_tc.cnt.bytes_realloc += size;
 }
 
 #endif

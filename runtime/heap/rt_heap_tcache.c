@@ -32,6 +32,8 @@ static void counters_add(heap_counters *to, const heap_counters *from) {
   to->frees += from->frees;
   to->bytes_alloc += from->bytes_alloc;
   to->bytes_freed += from->bytes_freed;
+  to->reallocs += from->reallocs;
+  to->bytes_realloc += from->bytes_realloc;
 }
 
 static void tc_thread_exit(void *arg);
@@ -132,6 +134,11 @@ void rt_tcache_count_shared(int is_free, uint64_t size) {
     __atomic_fetch_add(&retired.mallocs, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&retired.bytes_alloc, size, __ATOMIC_RELAXED);
   }
+}
+
+void rt_tcache_count_shared_realloc(uint64_t size) {
+  __atomic_fetch_add(&retired.reallocs, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&retired.bytes_realloc, size, __ATOMIC_RELAXED);
 }
 
 void rt_tcache_sum(heap_counters *sum) {

@@ -2,7 +2,8 @@
  * a class offers): one mmap each, header in the page in front of the block,
  * kept in a locked hash table (by block address) so that they can be found
  * without touching foreign pointers and enumerated at dump time, and
- * munmap'd at free so peak RSS follows the program.
+ * munmap'd at free so peak RSS follows the program.  realloc to another
+ * large size resizes the mapping (rt_large_resize, "resizing" below).
  *
  * Populating (populate_large, follow_large): in a guest a page fault costs
  * more than ten times a page faulted in by one MADV_POPULATE_WRITE, and
@@ -41,6 +42,7 @@ static large_hdr *tab[LARGE_BUCKETS];
 static uint64_t mapped;
 /* For the statistics: mappings made and undone, bytes unmapped. */
 static uint64_t maps, unmaps, unmapped;
+static uint64_t remaps; /* blocks resized (rt_large_resize) */
 /* Set while this thread holds mu: a signal handler on it then fails (a
  * large malloc returns NULL, a large free leaks) rather than waiting for
  * its own thread (rt_state.h). */
@@ -58,6 +60,22 @@ static large_hdr *find_locked(uintptr_t user) {
     if (h->user == user)
       return h;
   return NULL;
+}
+
+/* Links h into its bucket; mu held. */
+static void link_locked(large_hdr *h) {
+  large_hdr **b = bucket(h->user);
+  h->next = *b;
+  h->pprev = b;
+  if (*b)
+    (*b)->pprev = &h->next;
+  *b = h;
+}
+
+static void unlink_locked(large_hdr *h) {
+  *h->pprev = h->next;
+  if (h->next)
+    h->next->pprev = h->pprev;
 }
 
 /* ---- following the program through a block -----------------------------
@@ -130,6 +148,34 @@ void rt_large_follow(void) {
   }
 }
 
+/* Bytes [from, size) of the block at user are new: their first LARGE_HEAD
+ * and its shadow are populated, the rest followed. */
+static void populate_head(uintptr_t user, uint64_t from, uint64_t size) {
+  uint64_t head = size - from < LARGE_HEAD ? size : from + LARGE_HEAD;
+  if (!rt_flags.populate_large)
+    head = from;
+  rt_populate(user + from, user + head);
+  rt_shadow_populate(user + from, head - from);
+  if (size > head && rt_flags.follow_large)
+    follow_start(user, size, head);
+}
+
+/* The header of the block at user, in the mapping [map, map+len),
+ * written but for its live word and links. */
+static large_hdr *describe(char *map, size_t len, uintptr_t user, uint64_t size,
+                           uint32_t stack, uint32_t ts, uint32_t cpu) {
+  large_hdr *h = (large_hdr *)(user - RT_PAGE);
+  h->magic = LARGE_MAGIC;
+  h->map = (uintptr_t)map;
+  h->map_len = len;
+  h->user = user;
+  h->size = size;
+  h->stack = stack;
+  h->alloc_ts = ts;
+  h->alloc_cpu = cpu;
+  return h;
+}
+
 uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
                          uint32_t ts, uint32_t cpu) {
   if (align < RT_PAGE)
@@ -142,36 +188,67 @@ uintptr_t rt_large_alloc(uint64_t size, size_t align, uint32_t stack,
   uintptr_t user = rt_round_up((uintptr_t)map + RT_PAGE, align);
   if (stack != RT_UNSAMPLED) /* else its shadow is never read */
     rt_shadow_clear_block(user, size); /* fresh pages need no zeroing */
-  uint64_t head = size < LARGE_HEAD ? size : LARGE_HEAD;
-  if (!rt_flags.populate_large)
-    head = 0;
-  rt_populate(user - RT_PAGE, user + head);
-  rt_shadow_populate(user, head);
-  if (size > head && rt_flags.follow_large)
-    follow_start(user, size, head);
-  large_hdr *h = (large_hdr *)(user - RT_PAGE);
-  h->magic = LARGE_MAGIC;
-  h->map = (uintptr_t)map;
-  h->map_len = len;
-  h->user = user;
-  h->size = size;
-  h->stack = stack;
-  h->alloc_ts = ts;
-  h->alloc_cpu = cpu;
+  rt_populate(user - RT_PAGE, user); /* the header */
+  populate_head(user, 0, size);
+  large_hdr *h = describe(map, len, user, size, stack, ts, cpu);
   h->live = RT_LIVE_BIT;
   if (!lock_mu()) {
     rt_munmap(map, len);
     return 0;
   }
-  large_hdr **b = bucket(user);
-  h->next = *b;
-  h->pprev = b;
-  if (*b)
-    (*b)->pprev = &h->next;
-  *b = h;
+  link_locked(h);
   unlock_mu();
   __atomic_fetch_add(&mapped, len, __ATOMIC_RELAXED);
   __atomic_fetch_add(&maps, 1, __ATOMIC_RELAXED);
+  return user;
+}
+
+/* ---- resizing (remap_large) ----------------------------------------------
+ * realloc of a large block to a large size: the block's death is
+ * recorded by the caller, then its mapping is resized by mremap, which
+ * grows or shrinks it in place when the address space allows and else
+ * moves its page tables: no byte is copied, and no fresh page is faulted
+ * for what the block held.  The header moves with the mapping; it is
+ * unlinked while the mapping changes (under mu, so no lookup walks
+ * through it), then describes the new block.  The grown tail gets the
+ * head population and following of a new block. */
+static void revive(large_hdr *h) {
+  h->stack = RT_UNSAMPLED; /* its death is recorded already */
+  __atomic_store_n(&h->live, RT_LIVE_BIT, __ATOMIC_RELEASE);
+}
+
+uintptr_t rt_large_resize(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
+                          uint32_t cpu) {
+  large_hdr *h = (large_hdr *)(p - RT_PAGE);
+  uintptr_t lead = p - h->map; /* the header page and any alignment */
+  size_t len = lead + rt_round_up(size ? size : 1, RT_PAGE);
+  uint64_t old_size = h->size;
+  size_t old_len = h->map_len;
+  follow_stop(p);
+  if (!lock_mu()) {
+    revive(h);
+    return 0;
+  }
+  unlink_locked(h);
+  char *map = rt_mremap((void *)h->map, old_len, len);
+  if (!map) {
+    link_locked(h);
+    unlock_mu();
+    revive(h);
+    return 0;
+  }
+  uintptr_t user = (uintptr_t)map + lead;
+  h = describe(map, len, user, size, stack, ts, cpu);
+  link_locked(h);
+  __atomic_store_n(&h->live, RT_LIVE_BIT, __ATOMIC_RELEASE);
+  unlock_mu();
+  rt_shadow_release_block(p, old_size);
+  if (stack != RT_UNSAMPLED)
+    rt_shadow_clear_block(user, size);
+  __atomic_fetch_add(&mapped, len - old_len, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&remaps, 1, __ATOMIC_RELAXED);
+  if (size > old_size)
+    populate_head(user, old_size, size);
   return user;
 }
 
@@ -192,9 +269,7 @@ void rt_large_release(uintptr_t p) {
   large_hdr *h = (large_hdr *)(p - RT_PAGE);
   if (!lock_mu())
     return; /* leaked (see mu_held) */
-  *h->pprev = h->next;
-  if (h->next)
-    h->next->pprev = h->pprev;
+  unlink_locked(h);
   unlock_mu();
   follow_stop(h->user);
   rt_shadow_release_block(h->user, h->size);
@@ -232,8 +307,10 @@ void rt_large_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
 
 uint64_t rt_large_mapped(void) { return __atomic_load_n(&mapped, __ATOMIC_RELAXED); }
 
-void rt_large_map_counts(uint64_t *n_maps, uint64_t *n_unmaps, uint64_t *bytes_unmapped) {
+void rt_large_map_counts(uint64_t *n_maps, uint64_t *n_unmaps, uint64_t *bytes_unmapped,
+                         uint64_t *n_remaps) {
   *n_maps = __atomic_load_n(&maps, __ATOMIC_RELAXED);
+  *n_remaps = __atomic_load_n(&remaps, __ATOMIC_RELAXED);
   *n_unmaps = __atomic_load_n(&unmaps, __ATOMIC_RELAXED);
   *bytes_unmapped = __atomic_load_n(&unmapped, __ATOMIC_RELAXED);
 }

@@ -114,14 +114,13 @@ void rt_text_free(rt_text *t) {
  * profile file must hold nothing but the profile.  Ours has no block
  * headers ("overhead" 0), frees at once ("really freed" = freed), keeps no
  * per-class counts (an empty "by size class" list) and maps memory as one
- * heap reservation made at start plus one mapping per large block. */
+ * heap reservation made at start plus one mapping per large block; a last
+ * line of ours counts the large blocks realloc resized (remap_large). */
 void rt_print_stats(void) {
   rt_heap_stats s;
   rt_heap_get_stats(&s);
-  uint64_t reallocs, realloced, maps, unmaps, unmapped;
-  reallocs = __atomic_load_n(&rt_heap_realloc_calls, __ATOMIC_RELAXED);
-  realloced = __atomic_load_n(&rt_heap_realloc_bytes, __ATOMIC_RELAXED);
-  rt_large_map_counts(&maps, &unmaps, &unmapped);
+  uint64_t reallocs = s.reallocs, realloced = s.realloced, maps, unmaps, unmapped, remaps;
+  rt_large_map_counts(&maps, &unmaps, &unmapped, &remaps);
   uint64_t now = s.heap_mapped + s.large_mapped;
   rt_buf b = {0};
   rt_buf_printf(&b, "Stats: %lluM malloced (0M for overhead) by %llu calls\n",
@@ -140,6 +139,8 @@ void rt_print_stats(void) {
   rt_buf_printf(&b, "  mallocs by size class: \n");
   rt_buf_printf(&b, "Stats: malloc large: %llu\n", (unsigned long long)maps);
   rt_buf_printf(&b, "Stats: StackDepot: %u ids\n", rt_stack_max_id());
+  rt_buf_printf(&b, "Stats: large blocks resized by realloc (remap_large): %llu\n",
+                (unsigned long long)remaps);
   if (!b.failed)
     rt_write(2, b.p, b.len);
   rt_buf_free(&b);
