@@ -260,6 +260,11 @@ void rpt_write_timeline_summary(rpt *r, mp_buf *out, const char *prefix);
 void rpt_write_timeline_text(rpt *r, mp_buf *out, const char *prefix);
 /* The same data as a JSON member ("tl":{...},) for the HTML page. */
 void rpt_write_timeline_json(rpt *r, mp_buf *out);
+/* Allocations per second over a process's censuses (report_timeline_rate.c):
+ * its text table, and the JSON member "rate":{...} of its process. */
+void rpt_write_timeline_rate_text(const rpt_timeline_proc *p, mp_buf *out,
+                                  const char *prefix);
+void rpt_write_timeline_rate_json(const rpt_timeline_proc *p, mp_buf *out);
 
 /* raw stack id -> report context index (r->n_ctx: the stack has no
  * symbolizable frame) for the ids of one raw profile; a keyed map the

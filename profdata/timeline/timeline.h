@@ -24,6 +24,8 @@ typedef struct mp_timeline_live {
 /* One census: the whole heap and the contexts that mattered at time t. */
 typedef struct mp_timeline_census {
   uint64_t t_ms;        /* the raw profile's clock (docs/timeline-format.md) */
+  uint64_t allocs;      /* allocations since the census before (the first:
+                           since the runtime started counting) */
   uint64_t live_bytes;  /* the whole heap */
   uint64_t live_blocks;
   mp_timeline_live *ctx;      /* the contexts recorded at this census */
@@ -39,6 +41,8 @@ typedef struct mp_timeline {
   uint64_t raw_bytes;   /* size of the raw profile it was written with; 0 unknown */
   size_t raw_bytes_at;  /* file offset of that field, for messages */
   uint64_t top_n;       /* the most contexts a census lists */
+  uint64_t total_allocs; /* allocations counted: the censuses' allocs sum
+                            to it when there are censuses */
 
   /* Live-at-peak (DHAT's t-gmax): the moment the live heap was largest. */
   uint64_t peak_t_ms;

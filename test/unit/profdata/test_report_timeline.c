@@ -47,10 +47,13 @@ static mp_timeline make_timeline(uint64_t pid, uint64_t exit14) {
   t.at_exit = lives(2, (mp_timeline_live[]){{13, 7, 1}, {14, exit14, 1}});
   t.n_at_exit = 2;
   t.census = calloc(2, sizeof *t.census);
-  t.census[0] = (mp_timeline_census){10, 130, 4, lives(2, (mp_timeline_live[]){{10, 100, 1},
-                                                                  {12, 30, 3}}),
-                               2, 0};
-  t.census[1] = (mp_timeline_census){30, 5, 1, lives(1, (mp_timeline_live[]){{14, 5, 1}}), 1, 0};
+  t.census[0] = (mp_timeline_census){
+      .t_ms = 10, .allocs = 6, .live_bytes = 130, .live_blocks = 4,
+      .ctx = lives(2, (mp_timeline_live[]){{10, 100, 1}, {12, 30, 3}}), .n_ctx = 2};
+  t.census[1] = (mp_timeline_census){.t_ms = 30, .allocs = 2, .live_bytes = 5, .live_blocks = 1,
+                                     .ctx = lives(1, (mp_timeline_live[]){{14, 5, 1}}),
+                                     .n_ctx = 1};
+  t.total_allocs = 8;
   t.n_census = 2;
   return t;
 }
