@@ -33,7 +33,7 @@ static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
 /* A time of process p, from its start. */
 static const char *when(const rpt_timeline_proc *p, uint64_t t_ms, char *buf,
                         size_t n) {
-  return rpt_fmt_ms((double)(t_ms - p->start_ms), buf, n);
+  return rpt_fmt_ms((double)rpt_timeline_since(p, t_ms), buf, n);
 }
 
 static void peak_line(mp_buf *o, const char *prefix, const char *label,
@@ -246,7 +246,7 @@ static void series_json(mp_buf *o, const rpt_timeline_proc *p, const uint32_t *g
   mp_buf_printf(o, "\"t\":[");
   for (size_t k = 0; k < n; k++) {
     if (k) mp_buf_u8(o, ',');
-    rpt_put_u64(o, pt[k].t - p->start_ms);
+    rpt_put_u64(o, rpt_timeline_since(p, pt[k].t));
   }
   mp_buf_printf(o, "],\"total\":[");
   for (size_t k = 0; k < n; k++) {
@@ -273,8 +273,8 @@ static void proc_json(rpt *r, mp_buf *o, named *nm, const rpt_timeline_proc *p,
   rpt_json_str(o, p->path);
   mp_buf_printf(o, "\",\"pid\":%" PRIu64 ",\"end\":%" PRIu64 ",\"interval\":%" PRIu64
                    ",\"peak\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],",
-                t->pid, t->end_ms - p->start_ms, t->interval_ms,
-                t->peak_t_ms - p->start_ms, t->peak_bytes, t->peak_blocks);
+                t->pid, rpt_timeline_since(p, t->end_ms), t->interval_ms,
+                rpt_timeline_since(p, t->peak_t_ms), t->peak_bytes, t->peak_blocks);
   series_json(o, p, g, n_g);
   mp_buf_u8(o, ',');
   rpt_write_timeline_rate_json(p, o);

@@ -30,9 +30,7 @@ typedef struct interval {
 
 /* The time of census c (or the start, c < 0) from the process's start. */
 static uint64_t time_of(const rpt_timeline_proc *p, long c) {
-  if (c < 0) return 0;
-  uint64_t t = p->tl.census[c].t_ms;
-  return t > p->start_ms ? t - p->start_ms : 0;
+  return c < 0 ? 0 : rpt_timeline_since(p, p->tl.census[c].t_ms);
 }
 
 /* The censuses joined into at most max intervals; returns how many. */

@@ -86,6 +86,24 @@ static int tl_snapshot(mp_varfile *r, const mp_timeline *t, const char *sec,
   return 0;
 }
 
+/* StartMs (zigzag: 2v for v >= 0, -2v - 1 below) and StartFrom. */
+static int tl_start(mp_varfile *r, mp_timeline *t) {
+  size_t at = r->at;
+  uint64_t z;
+  if (mp_varfile_uv(r, "StartMs", &z))
+    return -1;
+  t->start_ms = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+  if (t->start_ms > 0 && (uint64_t)t->start_ms > t->end_ms)
+    return mp_varfile_fail(r, at, "StartMs %" PRId64 " is after EndMs %" PRIu64, t->start_ms,
+                           t->end_ms);
+  at = r->at;
+  if (mp_varfile_uv(r, "StartFrom", &t->start_from))
+    return -1;
+  if (t->start_from != MP_TIMELINE_START_KERNEL && t->start_from != MP_TIMELINE_START_RUNTIME)
+    return mp_varfile_fail(r, at, "StartFrom %" PRIu64 " (known: 1, 2)", t->start_from);
+  return 0;
+}
+
 static int tl_header(mp_varfile *r, mp_timeline *t) {
   if (r->len < sizeof tl_magic)
     return mp_varfile_fail(r, 0, "file of %zu bytes is shorter than the 8-byte magic", r->len);
@@ -106,11 +124,11 @@ static int tl_header(mp_varfile *r, mp_timeline *t) {
   if (mp_varfile_uv(r, "Pid", &t->pid))
     return -1;
   t->raw_bytes_at = r->at;
-  return mp_varfile_uv(r, "RawBytes", &t->raw_bytes) || mp_varfile_uv(r, "IntervalMs", &t->interval_ms) ||
-                 mp_varfile_uv(r, "EndMs", &t->end_ms) || mp_varfile_uv(r, "TopN", &t->top_n) ||
-                 mp_varfile_uv(r, "TotalAllocs", &t->total_allocs)
-             ? -1
-             : 0;
+  if (mp_varfile_uv(r, "RawBytes", &t->raw_bytes) || mp_varfile_uv(r, "IntervalMs", &t->interval_ms) ||
+      mp_varfile_uv(r, "EndMs", &t->end_ms) || mp_varfile_uv(r, "TopN", &t->top_n) ||
+      mp_varfile_uv(r, "TotalAllocs", &t->total_allocs))
+    return -1;
+  return tl_start(r, t);
 }
 
 static int tl_peak_exit(mp_varfile *r, mp_timeline *t) {

@@ -33,6 +33,9 @@ typedef struct mp_timeline_census {
   uint64_t other_bytes; /* live bytes of the contexts not listed */
 } mp_timeline_census;
 
+/* Where StartMs comes from (docs/timeline-format.md, section 3). */
+enum { MP_TIMELINE_START_KERNEL = 1, MP_TIMELINE_START_RUNTIME = 2 };
+
 typedef struct mp_timeline {
   uint64_t pid;
   uint64_t interval_ms; /* between censuses; 0 when none were taken */
@@ -43,6 +46,9 @@ typedef struct mp_timeline {
   uint64_t top_n;       /* the most contexts a census lists */
   uint64_t total_allocs; /* allocations counted: the censuses' allocs sum
                             to it when there are censuses */
+  int64_t start_ms;     /* the process's start on the same clock (may be
+                           below 0: in the second before the clock's) */
+  uint64_t start_from;  /* MP_TIMELINE_START_* */
 
   /* Live-at-peak (DHAT's t-gmax): the moment the live heap was largest. */
   uint64_t peak_t_ms;

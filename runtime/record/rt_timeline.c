@@ -51,6 +51,7 @@
 #include "rt_timeline.h"
 #include "runtime/base/rt_clock.h"
 #include "runtime/base/rt_flags.h"
+#include "runtime/base/rt_start_time.h"
 #include "runtime/base/rt_state.h"
 #include "runtime/base/rt_sys.h"
 
@@ -355,10 +356,14 @@ static void encode(rt_buf *out, uint64_t raw_bytes, int with_census) {
     peak_ms = end;
   /* every block the lists count was counted here first (rt_timeline_event) */
   uint64_t allocs = with_census ? cs.allocs : __atomic_load_n(&g.allocs, __ATOMIC_ACQUIRE);
+  int from;
+  int64_t start = rt_start_ms(&from); /* signed: zigzag-coded */
   rt_buf_append(out, magic, sizeof magic);
   uint64_t head[] = {2, 0, (uint64_t)rt_getpid(), raw_bytes,
                      with_census ? cs.interval0 : 0, end,
-                     with_census ? cs.top : 0, allocs, peak_ms, pk.bytes, pk.blocks};
+                     with_census ? cs.top : 0, allocs,
+                     (uint64_t)start << 1 ^ (uint64_t)(start >> 63), (uint64_t)from,
+                     peak_ms, pk.bytes, pk.blocks};
   for (size_t i = 0; i < sizeof head / sizeof *head; i++)
     buf_uv(out, head[i]);
   list_emit(out, &pk);

@@ -4,7 +4,7 @@
 A timeline is a dict:
 
     {"pid": 1, "raw_bytes": 0, "interval_ms": 10, "end_ms": 250, "top_n": 16,
-     "total_allocs": 5000,
+     "total_allocs": 5000, "start_ms": 3, "start_from": 1,
      "peak": {"t_ms": 120, "bytes": 3000, "blocks": 3,
               "ctx": [(stack_id, bytes, blocks), ...]},      # any order
      "exit": {"bytes": 100, "blocks": 1, "ctx": [...]},
@@ -51,6 +51,11 @@ def uv(n):
             return bytes(out)
 
 
+def zigzag(v):
+    """A signed value as the unsigned one a varint holds: 2v, or -2v - 1."""
+    return 2 * v if v >= 0 else -2 * v - 1
+
+
 def _ctx_list(ctx):
     ctx = sorted(ctx)
     out = bytearray(uv(len(ctx)))
@@ -87,7 +92,7 @@ def encode(t):
     for k in ("version", "flags", "pid", "raw_bytes", "interval_ms", "end_ms",
               "top_n"):
         out += uv(t.get(k, {"version": 2}.get(k, 0)))
-    out += uv(total)
+    out += uv(total) + uv(zigzag(t.get("start_ms", 0))) + uv(t.get("start_from", 1))
     peak = t.get("peak", {})
     pctx = peak.get("ctx", [])
     pb, pk = _sums(pctx)
@@ -170,6 +175,15 @@ def decode(data):
         raise TimelineError(at, "flags")
     for k in ("pid", "raw_bytes", "interval_ms", "end_ms", "top_n", "total_allocs"):
         t[k] = r.uv()
+    at = r.at
+    z = r.uv()
+    t["start_ms"] = -(z + 1) // 2 if z & 1 else z // 2
+    if t["start_ms"] > t["end_ms"]:
+        raise TimelineError(at, "StartMs after EndMs")
+    at = r.at
+    t["start_from"] = r.uv()
+    if t["start_from"] not in (1, 2):
+        raise TimelineError(at, "StartFrom unknown")
     at = r.at
     peak = {"t_ms": r.uv()}
     if peak["t_ms"] > t["end_ms"]:

@@ -2,8 +2,8 @@
  * counts (test/report/test_report_alloc_rate.py), run with
  * libmemprof.so preloaded and timeline_interval_ms=100:
  *
- *   sleep 150 ms, then PHASE[0] malloc/free pairs; sleep 150 ms, then
- *   PHASE[1] pairs; ... ; exit.
+ *   sleep FIRST ms (argv[1], default 150), then PHASE[0] malloc/free
+ *   pairs; sleep 150 ms, then PHASE[1] pairs; ... ; exit.
  *
  * Each phase takes far less than the interval and each pause more, so
  * the first malloc of a phase takes a census (it counts itself), which
@@ -21,9 +21,10 @@ static void pause_ms(long ms) {
   nanosleep(&t, NULL);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  long first = argc > 1 ? atol(argv[1]) : 150;
   for (size_t k = 0; k < sizeof PHASE / sizeof *PHASE; k++) {
-    pause_ms(150);
+    pause_ms(k ? 150 : first);
     for (int i = 0; i < PHASE[k]; i++) {
       void *volatile p = malloc(16 + (size_t)k * 16);
       free(p);
