@@ -210,11 +210,15 @@ typedef struct rpt_timeline_proc {
   rpt_timeline_census *census; /* parallel to tl.census */
   rpt_timeline_val *at_exit; /* per context, largest first */
   size_t n_at_exit;
-  /* Where its times count from: its first census (the first allocation
-   * or free after the runtime's clock started), else the earliest
-   * allocation of its contexts; the reports give times from it. */
-  uint64_t start_ms;
+  /* Where its times count from: the process's start, as the runtime
+   * recorded it (the timeline's StartMs); the reports give times from it
+   * (rpt_timeline_since). */
+  int64_t start_ms;
 } rpt_timeline_proc;
+
+/* t_ms of p's clock as milliseconds since p's start (0 for an event the
+ * runtime stamped before its clock started, which reads 0). */
+uint64_t rpt_timeline_since(const rpt_timeline_proc *p, uint64_t t_ms);
 
 /* Timelines of the merged processes: each keeps its own peak; live at
  * exit is summed over them (docs/memprof-profdata.md). */
@@ -260,6 +264,11 @@ void rpt_write_timeline_summary(rpt *r, mp_buf *out, const char *prefix);
 void rpt_write_timeline_text(rpt *r, mp_buf *out, const char *prefix);
 /* The same data as a JSON member ("tl":{...},) for the HTML page. */
 void rpt_write_timeline_json(rpt *r, mp_buf *out);
+/* Allocations per second over a process's censuses (report_timeline_rate.c):
+ * its text table, and the JSON member "rate":{...} of its process. */
+void rpt_write_timeline_rate_text(const rpt_timeline_proc *p, mp_buf *out,
+                                  const char *prefix);
+void rpt_write_timeline_rate_json(const rpt_timeline_proc *p, mp_buf *out);
 
 /* raw stack id -> report context index (r->n_ctx: the stack has no
  * symbolizable frame) for the ids of one raw profile; a keyed map the

@@ -15,9 +15,9 @@
  * added), while live-at-exit is summed over the processes.
  *
  * Times: a process's clock (the raw profile's AllocTimestamp's, as LLVM's
- * runtime counts) starts at the whole second the process started in, so
- * the reports give times from the process's first recorded event instead
- * (rpt_timeline_proc.start_ms).
+ * runtime counts) starts at the whole second the runtime started in; the
+ * timeline records the process's start on it (StartMs), and the reports
+ * give times from there (rpt_timeline_since).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -198,25 +198,9 @@ static void add_exit(joiner *j, rpt_timeline *tl, const rpt_timeline_proc *p) {
   tl->at_exit = take_values(j, &tl->n_at_exit);
 }
 
-/* The process's first census (the first allocation or free after the
- * runtime's clock started: the census interval counts from the clock's
- * second, which the process started in), else the earliest allocation
- * timestamp of its contexts (0 is one made before the clock started);
- * never after the peak. */
-static uint64_t start_of(const rpt *r, const rpt_timeline_proc *p) {
-  const mp_timeline *t = &p->tl;
-  uint64_t s = t->peak_t_ms;
-  if (t->n_census) return t->census[0].t_ms < s ? t->census[0].t_ms : s;
-  const rpt_timeline_val *lists[2] = {p->at_peak, p->at_exit};
-  size_t sizes[2] = {p->n_at_peak, p->n_at_exit};
-  for (int l = 0; l < 2; l++)
-    for (size_t i = 0; i < sizes[l]; i++) {
-      uint32_t c = lists[l][i].ctx;
-      if (c >= r->n_ctx) continue;
-      uint64_t ts = r->ctx[c].mib->AllocTimestamp;
-      if (ts && ts < s) s = ts;
-    }
-  return s;
+uint64_t rpt_timeline_since(const rpt_timeline_proc *p, uint64_t t_ms) {
+  if (p->start_ms < 0) return t_ms + (uint64_t)-p->start_ms;
+  return t_ms > (uint64_t)p->start_ms ? t_ms - (uint64_t)p->start_ms : 0;
 }
 
 int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err) {
@@ -235,7 +219,7 @@ int rpt_timeline_add(rpt *r, rpt_timeline_input *in, mp_err *err) {
   rpt_timeline *tl = r->tl;
   add_exit(&j, tl, &p);
   joiner_free(&j);
-  p.start_ms = start_of(r, &p);
+  p.start_ms = p.tl.start_ms;
   tl->exit_bytes += p.tl.exit_bytes;
   tl->exit_blocks += p.tl.exit_blocks;
   for (size_t i = 0; i < p.n_at_exit; i++) {

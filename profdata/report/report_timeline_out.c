@@ -1,7 +1,8 @@
 /* report_timeline_out.c - the timeline part of the text and HTML reports
  * (report_timeline.c joins it): the peak of each process in the summary,
- * the contexts live at each process's peak (DHAT's t-gmax) and those
- * still live at exit, with the stacks the report shows elsewhere; and for
+ * the contexts live at each process's peak (DHAT's t-gmax), its
+ * allocations over time (report_timeline_rate.c) and the contexts still
+ * live at exit, with the stacks the report shows elsewhere; and for
  * the HTML page the same as JSON plus the series its "memory over time"
  * graph stacks.
  *
@@ -32,7 +33,7 @@ static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
 /* A time of process p, from its start. */
 static const char *when(const rpt_timeline_proc *p, uint64_t t_ms, char *buf,
                         size_t n) {
-  return rpt_fmt_ms((double)(t_ms - p->start_ms), buf, n);
+  return rpt_fmt_ms((double)rpt_timeline_since(p, t_ms), buf, n);
 }
 
 static void peak_line(mp_buf *o, const char *prefix, const char *label,
@@ -132,6 +133,7 @@ void rpt_write_timeline_text(rpt *r, mp_buf *o, const char *prefix) {
                   p->tl.pid, p->path);
     live_table(r, o, prefix, p->at_peak, p->n_at_peak, p->tl.peak_bytes,
                "% peak");
+    rpt_write_timeline_rate_text(p, o, prefix);
   }
   uint64_t bytes = tl->exit_bytes - tl->pool_exit_bytes;
   uint64_t blocks = tl->exit_blocks - tl->pool_exit_blocks;
@@ -244,7 +246,7 @@ static void series_json(mp_buf *o, const rpt_timeline_proc *p, const uint32_t *g
   mp_buf_printf(o, "\"t\":[");
   for (size_t k = 0; k < n; k++) {
     if (k) mp_buf_u8(o, ',');
-    rpt_put_u64(o, pt[k].t - p->start_ms);
+    rpt_put_u64(o, rpt_timeline_since(p, pt[k].t));
   }
   mp_buf_printf(o, "],\"total\":[");
   for (size_t k = 0; k < n; k++) {
@@ -271,9 +273,11 @@ static void proc_json(rpt *r, mp_buf *o, named *nm, const rpt_timeline_proc *p,
   rpt_json_str(o, p->path);
   mp_buf_printf(o, "\",\"pid\":%" PRIu64 ",\"end\":%" PRIu64 ",\"interval\":%" PRIu64
                    ",\"peak\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],",
-                t->pid, t->end_ms - p->start_ms, t->interval_ms,
-                t->peak_t_ms - p->start_ms, t->peak_bytes, t->peak_blocks);
+                t->pid, rpt_timeline_since(p, t->end_ms), t->interval_ms,
+                rpt_timeline_since(p, t->peak_t_ms), t->peak_bytes, t->peak_blocks);
   series_json(o, p, g, n_g);
+  mp_buf_u8(o, ',');
+  rpt_write_timeline_rate_json(p, o);
   mp_buf_printf(o, ",\"atpeak\":");
   vals_json(r, o, nm, p->at_peak, p->n_at_peak);
   mp_buf_u8(o, '}');

@@ -65,10 +65,16 @@ static int tl_list(mp_varfile *r, const char *sec, uint64_t max, mp_timeline_liv
   return 0;
 }
 
-/* A complete snapshot's list must sum to its totals. */
-static int tl_snapshot(mp_varfile *r, const char *sec, uint64_t tot_bytes,
-                       uint64_t tot_blocks, mp_timeline_live **out, size_t *n) {
+/* A complete snapshot's list must sum to its totals, and its blocks were
+ * allocations first. */
+static int tl_snapshot(mp_varfile *r, const mp_timeline *t, const char *sec,
+                       uint64_t tot_bytes, uint64_t tot_blocks, mp_timeline_live **out,
+                       size_t *n) {
   size_t at = r->at;
+  if (tot_blocks > t->total_allocs)
+    return mp_varfile_fail(r, at, "%s: %" PRIu64 " blocks, more than the %" PRIu64
+                                  " allocations TotalAllocs counts",
+                           sec, tot_blocks, t->total_allocs);
   uint64_t bytes, blocks;
   if (tl_list(r, sec, UINT64_MAX, out, n, &bytes, &blocks))
     return -1;
@@ -77,6 +83,24 @@ static int tl_snapshot(mp_varfile *r, const char *sec, uint64_t tot_bytes,
                    "%s: contexts sum to %" PRIu64 " bytes in %" PRIu64
                    " blocks, the section says %" PRIu64 " in %" PRIu64,
                    sec, bytes, blocks, tot_bytes, tot_blocks);
+  return 0;
+}
+
+/* StartMs (zigzag: 2v for v >= 0, -2v - 1 below) and StartFrom. */
+static int tl_start(mp_varfile *r, mp_timeline *t) {
+  size_t at = r->at;
+  uint64_t z;
+  if (mp_varfile_uv(r, "StartMs", &z))
+    return -1;
+  t->start_ms = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+  if (t->start_ms > 0 && (uint64_t)t->start_ms > t->end_ms)
+    return mp_varfile_fail(r, at, "StartMs %" PRId64 " is after EndMs %" PRIu64, t->start_ms,
+                           t->end_ms);
+  at = r->at;
+  if (mp_varfile_uv(r, "StartFrom", &t->start_from))
+    return -1;
+  if (t->start_from != MP_TIMELINE_START_KERNEL && t->start_from != MP_TIMELINE_START_RUNTIME)
+    return mp_varfile_fail(r, at, "StartFrom %" PRIu64 " (known: 1, 2)", t->start_from);
   return 0;
 }
 
@@ -90,8 +114,8 @@ static int tl_header(mp_varfile *r, mp_timeline *t) {
   size_t at = r->at;
   if (mp_varfile_uv(r, "Version", &version))
     return -1;
-  if (version != 1)
-    return mp_varfile_fail(r, at, "version %" PRIu64 " (supported: 1)", version);
+  if (version != 2)
+    return mp_varfile_fail(r, at, "version %" PRIu64 " (supported: 2)", version);
   at = r->at;
   if (mp_varfile_uv(r, "Flags", &flags))
     return -1;
@@ -100,10 +124,11 @@ static int tl_header(mp_varfile *r, mp_timeline *t) {
   if (mp_varfile_uv(r, "Pid", &t->pid))
     return -1;
   t->raw_bytes_at = r->at;
-  return mp_varfile_uv(r, "RawBytes", &t->raw_bytes) || mp_varfile_uv(r, "IntervalMs", &t->interval_ms) ||
-                 mp_varfile_uv(r, "EndMs", &t->end_ms) || mp_varfile_uv(r, "TopN", &t->top_n)
-             ? -1
-             : 0;
+  if (mp_varfile_uv(r, "RawBytes", &t->raw_bytes) || mp_varfile_uv(r, "IntervalMs", &t->interval_ms) ||
+      mp_varfile_uv(r, "EndMs", &t->end_ms) || mp_varfile_uv(r, "TopN", &t->top_n) ||
+      mp_varfile_uv(r, "TotalAllocs", &t->total_allocs))
+    return -1;
+  return tl_start(r, t);
 }
 
 static int tl_peak_exit(mp_varfile *r, mp_timeline *t) {
@@ -114,7 +139,7 @@ static int tl_peak_exit(mp_varfile *r, mp_timeline *t) {
     return mp_varfile_fail(r, at, "PeakMs %" PRIu64 " is after EndMs %" PRIu64, t->peak_t_ms,
                    t->end_ms);
   if (mp_varfile_uv(r, "PeakBytes", &t->peak_bytes) || mp_varfile_uv(r, "PeakBlocks", &t->peak_blocks) ||
-      tl_snapshot(r, "peak", t->peak_bytes, t->peak_blocks, &t->at_peak, &t->n_at_peak))
+      tl_snapshot(r, t, "peak", t->peak_bytes, t->peak_blocks, &t->at_peak, &t->n_at_peak))
     return -1;
   at = r->at;
   if (mp_varfile_uv(r, "ExitBytes", &t->exit_bytes))
@@ -123,14 +148,15 @@ static int tl_peak_exit(mp_varfile *r, mp_timeline *t) {
     return mp_varfile_fail(r, at, "ExitBytes %" PRIu64 " exceeds PeakBytes %" PRIu64,
                    t->exit_bytes, t->peak_bytes);
   return mp_varfile_uv(r, "ExitBlocks", &t->exit_blocks) ||
-                 tl_snapshot(r, "exit", t->exit_bytes, t->exit_blocks, &t->at_exit,
+                 tl_snapshot(r, t, "exit", t->exit_bytes, t->exit_blocks, &t->at_exit,
                              &t->n_at_exit)
              ? -1
              : 0;
 }
 
+/* *allocs: the allocations of the censuses so far, this one's added. */
 static int tl_census(mp_varfile *r, const mp_timeline *t, mp_timeline_census *c, uint64_t *time,
-                     uint64_t i) {
+                     uint64_t *allocs, uint64_t i) {
   char sec[48];
   snprintf(sec, sizeof sec, "census %" PRIu64, i);
   size_t at = r->at;
@@ -142,8 +168,24 @@ static int tl_census(mp_varfile *r, const mp_timeline *t, mp_timeline_census *c,
                    sec, *time, d, t->end_ms);
   *time += d;
   c->t_ms = *time;
-  if (mp_varfile_uv(r, sec, &c->live_bytes) || mp_varfile_uv(r, sec, &c->live_blocks) ||
-      mp_varfile_uv(r, sec, &c->other_bytes))
+  at = r->at;
+  if (mp_varfile_uv(r, sec, &c->allocs))
+    return -1;
+  if (*allocs + c->allocs < *allocs || *allocs + c->allocs > t->total_allocs)
+    return mp_varfile_fail(r, at, "%s: %" PRIu64 " + %" PRIu64 " allocations exceed "
+                                  "TotalAllocs %" PRIu64,
+                           sec, *allocs, c->allocs, t->total_allocs);
+  *allocs += c->allocs;
+  if (mp_varfile_uv(r, sec, &c->live_bytes))
+    return -1;
+  at = r->at;
+  if (mp_varfile_uv(r, sec, &c->live_blocks))
+    return -1;
+  if (c->live_blocks > *allocs)
+    return mp_varfile_fail(r, at, "%s: %" PRIu64 " live blocks, more than the %" PRIu64
+                                  " allocations so far",
+                           sec, c->live_blocks, *allocs);
+  if (mp_varfile_uv(r, sec, &c->other_bytes))
     return -1;
   at = r->at;
   uint64_t bytes, blocks;
@@ -169,17 +211,21 @@ static int tl_censuses(mp_varfile *r, mp_timeline *t) {
     return -1;
   if (n && !t->interval_ms)
     return mp_varfile_fail(r, at, "%" PRIu64 " censuses but IntervalMs is 0", n);
-  /* A census is at least 5 varints of one byte. */
-  if (n > (r->len - r->at) / 5)
+  /* A census is at least 6 varints of one byte. */
+  if (n > (r->len - r->at) / 6)
     return mp_varfile_fail(r, at, "%" PRIu64 " censuses cannot fit in the %zu bytes left", n,
                    r->len - r->at);
   t->census = n ? mp_xcalloc((size_t)n, sizeof *t->census) : NULL;
-  uint64_t time = 0;
+  uint64_t time = 0, allocs = 0;
   for (uint64_t i = 0; i < n; i++) {
     t->n_census = (size_t)i + 1; /* freed with t on failure */
-    if (tl_census(r, t, &t->census[i], &time, i))
+    if (tl_census(r, t, &t->census[i], &time, &allocs, i))
       return -1;
   }
+  if (n && allocs != t->total_allocs)
+    return mp_varfile_fail(r, at, "the censuses count %" PRIu64
+                                     " allocations, TotalAllocs %" PRIu64,
+                           allocs, t->total_allocs);
   return 0;
 }
 

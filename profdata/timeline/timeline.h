@@ -24,12 +24,17 @@ typedef struct mp_timeline_live {
 /* One census: the whole heap and the contexts that mattered at time t. */
 typedef struct mp_timeline_census {
   uint64_t t_ms;        /* the raw profile's clock (docs/timeline-format.md) */
+  uint64_t allocs;      /* allocations since the census before (the first:
+                           since the runtime started counting) */
   uint64_t live_bytes;  /* the whole heap */
   uint64_t live_blocks;
   mp_timeline_live *ctx;      /* the contexts recorded at this census */
   size_t n_ctx;
   uint64_t other_bytes; /* live bytes of the contexts not listed */
 } mp_timeline_census;
+
+/* Where StartMs comes from (docs/timeline-format.md, section 3). */
+enum { MP_TIMELINE_START_KERNEL = 1, MP_TIMELINE_START_RUNTIME = 2 };
 
 typedef struct mp_timeline {
   uint64_t pid;
@@ -39,6 +44,11 @@ typedef struct mp_timeline {
   uint64_t raw_bytes;   /* size of the raw profile it was written with; 0 unknown */
   size_t raw_bytes_at;  /* file offset of that field, for messages */
   uint64_t top_n;       /* the most contexts a census lists */
+  uint64_t total_allocs; /* allocations counted: the censuses' allocs sum
+                            to it when there are censuses */
+  int64_t start_ms;     /* the process's start on the same clock (may be
+                           below 0: in the second before the clock's) */
+  uint64_t start_from;  /* MP_TIMELINE_START_* */
 
   /* Live-at-peak (DHAT's t-gmax): the moment the live heap was largest. */
   uint64_t peak_t_ms;

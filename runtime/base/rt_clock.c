@@ -69,6 +69,7 @@
 
 
 static int64_t epoch_sec; /* 0 = not yet recorded */
+static uint32_t epoch_read_ms; /* the ms of that second it was recorded in */
 static int tsc_usable;
 static uint64_t calib_tsc; /* TSC and realtime (ns since the epoch) at the epoch */
 static int64_t calib_ns;
@@ -137,6 +138,7 @@ void rt_set_epoch(void) {
   if (!__atomic_compare_exchange_n(&epoch_sec, &zero, (int64_t)ts.tv_sec, 0,
                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
     return;
+  epoch_read_ms = (uint32_t)(ts.tv_nsec / 1000000);
   /* Not with the ticker (background_thread=1): it publishes the clock's
    * own millisecond, and the threads' checks of it read the clock too. */
   int invariant = rt_flags.invariant_tsc && !rt_flags.background_thread && cpu_tsc_invariant();
@@ -153,6 +155,9 @@ void rt_set_epoch(void) {
     }
   }
 }
+
+int64_t rt_epoch_sec(void) { return __atomic_load_n(&epoch_sec, __ATOMIC_ACQUIRE); }
+uint32_t rt_epoch_read_ms(void) { return epoch_read_ms; }
 
 /* Refresh the rate from the epoch..(t, ns) span and re-anchor the thread. */
 static void reanchor(uint64_t t, int64_t ns) {

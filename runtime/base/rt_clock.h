@@ -56,6 +56,10 @@ static inline uint32_t rt_stamp_ms(uint64_t tsc) {
 
 static inline uint32_t rt_now_ms(void) { return rt_stamp_ms(rt_stamp()); }
 RT_HIDDEN void rt_set_epoch(void);
+/* The epoch: its whole second of CLOCK_REALTIME (0 before rt_set_epoch),
+ * and the millisecond of that second it was recorded in. */
+RT_HIDDEN int64_t rt_epoch_sec(void);
+RT_HIDDEN uint32_t rt_epoch_read_ms(void);
 /* Makes the clock the background thread's pacer (rt_background.h). */
 RT_HIDDEN void rt_clock_init(void);
 /* Runs fn on a new raw thread (see rt_ticker.c); 0 if it cannot.  Only

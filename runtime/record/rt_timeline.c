@@ -4,7 +4,10 @@
  *
  * Every allocation and free adds its bytes and one block to its context
  * (the rt_timeline_ctx in the context's MIB entry, found from the block's stack
- * ref without a load) and to the process's totals.
+ * ref without a load) and to the process's totals; an allocation also
+ * counts one in the process's allocation count, which each census
+ * records as the allocations since the one before (allocations per
+ * second over time).
  *
  * The peak, without copying every context at every new maximum: a free
  * that starts from a live total above the last declared peak declares a
@@ -48,6 +51,7 @@
 #include "rt_timeline.h"
 #include "runtime/base/rt_clock.h"
 #include "runtime/base/rt_flags.h"
+#include "runtime/base/rt_start_time.h"
 #include "runtime/base/rt_state.h"
 #include "runtime/base/rt_sys.h"
 
@@ -60,6 +64,7 @@ int rt_timeline_on;
 /* The process's live heap and its peak. */
 static struct {
   uint64_t bytes;
+  uint64_t allocs; /* allocations counted (each before its context's blocks) */
   uint64_t peak;  /* live bytes at the last declared peak */
   uint64_t epoch; /* peaks declared */
   uint32_t reach_ms; /* the last time the live bytes went above `peak` */
@@ -75,6 +80,7 @@ static struct {
   uint32_t top;
   uint32_t last_ms;
   uint64_t n;
+  uint64_t allocs; /* g.allocs as the last census read it */
   size_t double_at; /* buf.len at which the interval doubles */
   rt_buf buf;       /* the census section after its count */
 } cs __attribute__((aligned(64)));
@@ -138,6 +144,10 @@ void rt_timeline_event(int is_free, uint64_t size, uint32_t stack, uint64_t stam
                        uint32_t ms) {
   rt_timeline_ctx *c = &rt_stack_entry(stack)->tl;
   if (!is_free) {
+    /* Counted before its context's blocks, so that a census, which reads
+     * the blocks first, never sees more live blocks than allocations. */
+    cnt_add(&g.allocs, 1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     touch(c);
     cnt_add(&c->bytes, size);
     cnt_add(&c->blocks, 1);
@@ -254,8 +264,11 @@ static void census_take(uint32_t ms) {
   }
   if (ms < cs.last_ms)
     ms = cs.last_ms; /* a thread that read the clock before the last census */
-  uint8_t o[4 * UV_MAX];
+  uint64_t allocs = __atomic_load_n(&g.allocs, __ATOMIC_ACQUIRE);
+  uint8_t o[5 * UV_MAX];
   size_t k = put_uv(o, ms - cs.last_ms);
+  k += put_uv(o + k, allocs - cs.allocs);
+  cs.allocs = allocs;
   k += put_uv(o + k, bytes);
   k += put_uv(o + k, blocks);
   k += put_uv(o + k, bytes - listed);
@@ -341,10 +354,16 @@ static void encode(rt_buf *out, uint64_t raw_bytes, int with_census) {
     census_take(end);
   if (peak_ms > end)
     peak_ms = end;
+  /* every block the lists count was counted here first (rt_timeline_event) */
+  uint64_t allocs = with_census ? cs.allocs : __atomic_load_n(&g.allocs, __ATOMIC_ACQUIRE);
+  int from;
+  int64_t start = rt_start_ms(&from); /* signed: zigzag-coded */
   rt_buf_append(out, magic, sizeof magic);
-  uint64_t head[] = {1, 0, (uint64_t)rt_getpid(), raw_bytes,
+  uint64_t head[] = {2, 0, (uint64_t)rt_getpid(), raw_bytes,
                      with_census ? cs.interval0 : 0, end,
-                     with_census ? cs.top : 0, peak_ms, pk.bytes, pk.blocks};
+                     with_census ? cs.top : 0, allocs,
+                     (uint64_t)start << 1 ^ (uint64_t)(start >> 63), (uint64_t)from,
+                     peak_ms, pk.bytes, pk.blocks};
   for (size_t i = 0; i < sizeof head / sizeof *head; i++)
     buf_uv(out, head[i]);
   list_emit(out, &pk);

@@ -14,6 +14,7 @@
 #include "runtime/base/rt_background.h"
 #include "runtime/base/rt_clock.h"
 #include "runtime/base/rt_flags.h"
+#include "runtime/base/rt_start_time.h"
 #include "runtime/base/rt_state.h"
 #include "runtime/base/rt_sys.h"
 #include "runtime/heap/rt_heap.h"
@@ -79,6 +80,8 @@ RT_EXPORT void __memprof_init(void) {
   rt_init_core();
   rt_shadow_start(); /* a module loaded later: counts from its constructor */
   rt_set_epoch(); /* first call only: later calls keep the epoch */
+  if (rt_timeline_on)
+    rt_start_record(); /* the timeline's StartMs, once */
   rt_lifecycle_install();
   rt_unwind_instrumented(); /* unwind_tables=-1: frame pointers from here */
 }
@@ -101,5 +104,7 @@ __attribute__((constructor(101))) static void rt_constructor(void) {
   }
   rt_init_core();
   rt_set_epoch(); /* a program not built with -fmemory-profile never calls __memprof_init */
+  if (rt_timeline_on)
+    rt_start_record();
   rt_lifecycle_install();
 }

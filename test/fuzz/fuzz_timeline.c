@@ -43,8 +43,16 @@ static void check_accepted(const mp_timeline *t) {
     die("exit above the peak, or the peak after the end");
   if (t->n_census && !t->interval_ms)
     die("censuses without an interval");
+  if (t->peak_blocks > t->total_allocs || t->exit_blocks > t->total_allocs)
+    die("more live blocks than allocations");
+  uint64_t allocs = 0;
   for (size_t i = 0; i < t->n_census; i++) {
     const mp_timeline_census *c = &t->census[i];
+    if (allocs + c->allocs < allocs)
+      die("census allocations overflow");
+    allocs += c->allocs;
+    if (c->live_blocks > allocs)
+      die("census has more live blocks than allocations so far");
     if ((i && c->t_ms < t->census[i - 1].t_ms) || c->t_ms > t->end_ms)
       die("census times out of order or after the end");
     if (c->n_ctx > t->top_n)
@@ -53,6 +61,8 @@ static void check_accepted(const mp_timeline *t) {
     if (b + c->other_bytes != c->live_bytes || k > c->live_blocks)
       die("census does not sum to its totals");
   }
+  if (t->n_census && allocs != t->total_allocs)
+    die("census allocations do not sum to TotalAllocs");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

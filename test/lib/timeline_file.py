@@ -1,19 +1,24 @@
 """timeline_file.py - write and read memprof timeline files
-(docs/timeline-format.md, version 1) in tests.
+(docs/timeline-format.md, version 2) in tests.
 
 A timeline is a dict:
 
     {"pid": 1, "raw_bytes": 0, "interval_ms": 10, "end_ms": 250, "top_n": 16,
+     "total_allocs": 5000, "start_ms": 3, "start_from": 1,
      "peak": {"t_ms": 120, "bytes": 3000, "blocks": 3,
               "ctx": [(stack_id, bytes, blocks), ...]},      # any order
      "exit": {"bytes": 100, "blocks": 1, "ctx": [...]},
-     "census": [{"t_ms": 10, "live_bytes": 0, "live_blocks": 0,
+     "census": [{"t_ms": 10, "allocs": 20, "live_bytes": 0, "live_blocks": 0,
                  "other_bytes": 0, "ctx": [...]}, ...]}
 
 `encode` fills in missing totals from the lists (peak/exit bytes and blocks,
 a census's live_bytes as the list plus other_bytes, live_blocks as the list)
 unless they are given, so a test can also write inconsistent files on
-purpose.  `decode` checks what the C reader checks and raises TimelineError
+purpose.  Allocation counts default to the fewest that make the file
+consistent: a census's "allocs" to what its live blocks need beyond the
+counts before it (the last census also what the peak and exit need), and
+"total_allocs" to the censuses' sum (without censuses, the larger of the
+peak's and the exit's blocks).  `decode` checks what the C reader checks and raises TimelineError
 with the same offsets (not the same wording).
 
 Run as a program: `timeline_file.py dump FILE` prints a file as JSON;
@@ -46,6 +51,11 @@ def uv(n):
             return bytes(out)
 
 
+def zigzag(v):
+    """A signed value as the unsigned one a varint holds: 2v, or -2v - 1."""
+    return 2 * v if v >= 0 else -2 * v - 1
+
+
 def _ctx_list(ctx):
     ctx = sorted(ctx)
     out = bytearray(uv(len(ctx)))
@@ -60,11 +70,29 @@ def _sums(ctx):
     return sum(c[1] for c in ctx), sum(c[2] for c in ctx)
 
 
+def _alloc_counts(t):
+    """The censuses' allocation counts and TotalAllocs (see the docstring)."""
+    peak, ex = t.get("peak", {}), t.get("exit", {})
+    need = max(peak.get("blocks", _sums(peak.get("ctx", []))[1]),
+               ex.get("blocks", _sums(ex.get("ctx", []))[1]))
+    counts, cum = [], 0
+    cs = t.get("census", [])
+    for i, c in enumerate(cs):
+        blocks = c.get("live_blocks", _sums(c.get("ctx", []))[1])
+        want = max(blocks, need) if i == len(cs) - 1 else blocks
+        n = c.get("allocs", max(0, want - cum))
+        counts.append(n)
+        cum += n
+    return counts, t.get("total_allocs", cum if cs else need)
+
+
 def encode(t):
     out = bytearray(MAGIC)
+    counts, total = _alloc_counts(t)
     for k in ("version", "flags", "pid", "raw_bytes", "interval_ms", "end_ms",
               "top_n"):
-        out += uv(t.get(k, {"version": 1}.get(k, 0)))
+        out += uv(t.get(k, {"version": 2}.get(k, 0)))
+    out += uv(total) + uv(zigzag(t.get("start_ms", 0))) + uv(t.get("start_from", 1))
     peak = t.get("peak", {})
     pctx = peak.get("ctx", [])
     pb, pk = _sums(pctx)
@@ -77,10 +105,10 @@ def encode(t):
     cs = t.get("census", [])
     out += uv(len(cs))
     prev = 0
-    for c in cs:
+    for c, n in zip(cs, counts):
         cb, ck = _sums(c.get("ctx", []))
         other = c.get("other_bytes", 0)
-        out += uv(c["t_ms"] - prev)
+        out += uv(c["t_ms"] - prev) + uv(n)
         out += uv(c.get("live_bytes", cb + other)) + uv(c.get("live_blocks", ck))
         out += uv(other) + _ctx_list(c.get("ctx", []))
         prev = c["t_ms"]
@@ -140,19 +168,30 @@ def decode(data):
     r.at = 8
     t = {}
     at = r.at
-    if r.uv() != 1:
+    if r.uv() != 2:
         raise TimelineError(at, "version")
     at = r.at
     if r.uv() != 0:
         raise TimelineError(at, "flags")
-    for k in ("pid", "raw_bytes", "interval_ms", "end_ms", "top_n"):
+    for k in ("pid", "raw_bytes", "interval_ms", "end_ms", "top_n", "total_allocs"):
         t[k] = r.uv()
+    at = r.at
+    z = r.uv()
+    t["start_ms"] = -(z + 1) // 2 if z & 1 else z // 2
+    if t["start_ms"] > t["end_ms"]:
+        raise TimelineError(at, "StartMs after EndMs")
+    at = r.at
+    t["start_from"] = r.uv()
+    if t["start_from"] not in (1, 2):
+        raise TimelineError(at, "StartFrom unknown")
     at = r.at
     peak = {"t_ms": r.uv()}
     if peak["t_ms"] > t["end_ms"]:
         raise TimelineError(at, "PeakMs after EndMs")
     peak["bytes"], peak["blocks"] = r.uv(), r.uv()
     at = r.at
+    if peak["blocks"] > t["total_allocs"]:
+        raise TimelineError(at, "peak blocks above TotalAllocs")
     peak["ctx"] = r.ctx_list()
     if _sums(peak["ctx"]) != (peak["bytes"], peak["blocks"]):
         raise TimelineError(at, "peak sums")
@@ -163,6 +202,8 @@ def decode(data):
         raise TimelineError(at, "ExitBytes exceeds PeakBytes")
     ex["blocks"] = r.uv()
     at = r.at
+    if ex["blocks"] > t["total_allocs"]:
+        raise TimelineError(at, "exit blocks above TotalAllocs")
     ex["ctx"] = r.ctx_list()
     if _sums(ex["ctx"]) != (ex["bytes"], ex["blocks"]):
         raise TimelineError(at, "exit sums")
@@ -171,22 +212,34 @@ def decode(data):
     n = r.uv()
     if n and not t["interval_ms"]:
         raise TimelineError(at, "censuses but IntervalMs is 0")
-    if n > (len(data) - r.at) // 5:
+    census_at = at
+    if n > (len(data) - r.at) // 6:
         raise TimelineError(at, f"{n} censuses cannot fit")
-    t["census"], time = [], 0
+    t["census"], time, cum = [], 0, 0
     for _ in range(n):
         at = r.at
         time += r.uv()
         if time > t["end_ms"]:
             raise TimelineError(at, "census after EndMs")
-        c = {"t_ms": time, "live_bytes": r.uv(), "live_blocks": r.uv(),
-             "other_bytes": r.uv()}
+        at = r.at
+        c = {"t_ms": time, "allocs": r.uv()}
+        cum += c["allocs"]
+        if cum > t["total_allocs"]:
+            raise TimelineError(at, "allocations exceed TotalAllocs")
+        c["live_bytes"] = r.uv()
+        at = r.at
+        c["live_blocks"] = r.uv()
+        if c["live_blocks"] > cum:
+            raise TimelineError(at, "live blocks above the allocations so far")
+        c["other_bytes"] = r.uv()
         at = r.at
         c["ctx"] = r.ctx_list(t["top_n"])
         cb, ck = _sums(c["ctx"])
         if cb + c["other_bytes"] != c["live_bytes"] or ck > c["live_blocks"]:
             raise TimelineError(at, "census sums")
         t["census"].append(c)
+    if n and cum != t["total_allocs"]:
+        raise TimelineError(census_at, "the censuses' allocations differ from TotalAllocs")
     if r.at != len(data):
         raise TimelineError(r.at, "bytes after the last census")
     return t

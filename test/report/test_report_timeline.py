@@ -7,8 +7,9 @@ peak and live-at-exit lines, the live-at-peak and live-at-exit tables
 (bytes, % and blocks per context, with the report's stacks), the YAML
 comments of `show` (which llvm-profdata-22 still reads), DHAT's tg, te,
 gb, gbk, eb and ebk per program point (and dh_view.js showing them), two merged processes (a peak each,
-exit summed), times from the process's first census (the raw clock counts
-from the whole second the process started in), the graph's layers and
+exit summed), times from the process's start (the file's StartMs; the raw
+clock counts from the whole second the runtime started in, and a start in
+the second before is negative), the graph's layers and
 legend being the same contexts, the largest at any point, and refusals of damaged and mismatched timelines (the file
 and offset named; explicit: an error, found beside: a warning and the
 report without it).  The HTML graph is checked in headless Chromium
@@ -34,6 +35,7 @@ def timeline(ids, pid=42, peak_t=40, end=250):
     blocks live from the start, hold_a's at the peak, hold_b's later."""
     a, b, c = ids[10000], ids[3000], ids[700]
     return {"pid": pid, "raw_bytes": 0, "interval_ms": 10, "end_ms": end, "top_n": 16,
+            "start_ms": 10,
             "peak": {"t_ms": peak_t, "ctx": [(a, 40000, 4), (c, 1400, 2)]},
             "exit": {"ctx": [(c, 1400, 2)]},
             "census": [{"t_ms": 10, "other_bytes": 0, "ctx": [(c, 1400, 2)]},
@@ -96,7 +98,7 @@ class Timeline(harness.ProfTest):
 
     def test_summary_lines(self):
         out = self.report().stdout
-        # times from the first census (10 ms on the raw clock): peak 40, end 250
+        # times from the start (10 ms on the raw clock): peak 40, end 250
         self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 30 ms of 240 ms\n", out)
         self.assertIn("  live at exit           1.37 KiB (1400) in 2 blocks\n", out)
 
@@ -105,6 +107,7 @@ class Timeline(harness.ProfTest):
         t = timeline(self.ids, peak_t=990, end=2712)
         for c, at in zip(t["census"], (972, 985, 1500)):
             c["t_ms"] = at
+        t["start_ms"] = 972
         other = self.scratch.path("late.tl")
         tf.write(other, t)
         out = self.report(f"--timeline={other}").stdout
@@ -114,6 +117,14 @@ class Timeline(harness.ProfTest):
         self.report(f"--timeline={other}", "--format=html", "-o", page)
         p = page_data(page)["tl"]["procs"][0]
         self.assertEqual((p["t"][0], p["peak"][0], p["end"]), (0, 18, 1740))
+        # a process that started 28 ms before its clock's second
+        t["start_ms"] = -28
+        tf.write(other, t)
+        out = self.report(f"--timeline={other}").stdout
+        self.assertIn("  peak live heap         40.43 KiB (41400) in 6 blocks at 1.02 s of 2.74 s\n", out)
+        self.report(f"--timeline={other}", "--format=html", "-o", page)
+        p = page_data(page)["tl"]["procs"][0]
+        self.assertEqual((p["t"][0], p["peak"][0], p["end"]), (1000, 1018, 2740))
 
     def test_live_at_peak_table(self):
         out = self.report().stdout
@@ -317,6 +328,7 @@ class Timeline(harness.ProfTest):
         two kept censuses, and both ends."""
         a, c = self.ids[10000], self.ids[700]
         t = timeline(self.ids, peak_t=2504, end=12000)
+        t["start_ms"] = 1
         t["census"] = [{"t_ms": 1 + 2 * i, "other_bytes": 0, "ctx": [(a, 10000 * (1 + i % 3), 1 + i % 3), (c, 1400, 2)]}
                        for i in range(5000)]
         raw = self.damaged("long.profraw", tf.encode(t))
@@ -324,7 +336,7 @@ class Timeline(harness.ProfTest):
         r = self.report("--format=html", "-o", page, raw=raw)
         self.assertEqual(r.stderr, "")
         p = page_data(page)["tl"]["procs"][0]
-        # times from the first census, at 1 ms
+        # times from the start, at 1 ms
         self.assertEqual(len(p["t"]), 1501)
         self.assertEqual(p["t"][0], 0)
         self.assertEqual(p["t"][-1], 11999)
@@ -372,7 +384,7 @@ class Timeline(harness.ProfTest):
         # each layer's outline has them twice (top, then bottom)
         self.assertEqual([len(p.split()) for p, _ in layers], [10] * 4)
         self.assertIn("peak 40.43 KiB at 30 ms", graph)
-        # time runs from the first census (10 ms on the raw clock) to the end
+        # time runs from the start (10 ms on the raw clock) to the end
         self.assertEqual(re.findall(r">([\d.]+ ms)</text>", graph), ["0 ms", "120 ms", "240 ms"])
         self.assertEqual(legend_of(dom), [t for _, t in layers][:-1] + ["other contexts"])
         table = re.search(r'<table class="live" id="atpeak0">.*?</table>', dom, re.S).group(0)
@@ -400,7 +412,9 @@ class EndToEnd(harness.ProfTest):
         self.assertTrue(os.path.exists(raws[0] + ".timeline"))
         t = tf.read(raws[0] + ".timeline")
         out = rc.report(raws[0], f"--profiled-binary={exe}").stdout
-        start = t["census"][0]["t_ms"]
+        start = t["start_ms"]  # the process's start, before its first census
+        self.assertEqual(t["start_from"], 1)
+        self.assertLessEqual(start, t["census"][0]["t_ms"])
         self.assertLess(t["end_ms"] - start, 1000)
         self.assertRegex(out, r"  peak live heap         40.43 KiB \(41400\) in 6 blocks at %d ms of %d ms\n"
                          % (t["peak"]["t_ms"] - start, t["end_ms"] - start))

@@ -76,6 +76,20 @@ class TimelineFormat(unittest.TestCase):
             self.assertIn(f"x.timeline: timeline at offset 0x{py.exception.offset:x}:",
                           err)
 
+    def test_fuzz_seeds_read(self):
+        """The fuzzer's seeds (test/fuzz/timeline_seeds.py) are of the
+        current version: both readers take them and agree."""
+        seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz",
+                             "corpus", "timeline")
+        names = sorted(os.listdir(seeds))
+        self.assertEqual(len(names), 4, names)
+        for name in names:
+            with open(os.path.join(seeds, name), "rb") as f:
+                data = f.read()
+            got, err = self.c_read(data)
+            self.assertIsNone(err, name)
+            self.assertEqual(got["total_allocs"], tf.decode(data)["total_allocs"], name)
+
 
 if __name__ == "__main__":
     harness.main()

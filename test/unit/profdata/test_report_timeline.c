@@ -36,6 +36,7 @@ static mp_timeline make_timeline(uint64_t pid, uint64_t exit14) {
   t.pid = pid;
   t.interval_ms = 10;
   t.end_ms = 100;
+  t.start_ms = 10; /* the file's StartMs: the reports count from it */
   t.peak_t_ms = 20;
   t.peak_bytes = 187;
   t.peak_blocks = 6;
@@ -47,10 +48,13 @@ static mp_timeline make_timeline(uint64_t pid, uint64_t exit14) {
   t.at_exit = lives(2, (mp_timeline_live[]){{13, 7, 1}, {14, exit14, 1}});
   t.n_at_exit = 2;
   t.census = calloc(2, sizeof *t.census);
-  t.census[0] = (mp_timeline_census){10, 130, 4, lives(2, (mp_timeline_live[]){{10, 100, 1},
-                                                                  {12, 30, 3}}),
-                               2, 0};
-  t.census[1] = (mp_timeline_census){30, 5, 1, lives(1, (mp_timeline_live[]){{14, 5, 1}}), 1, 0};
+  t.census[0] = (mp_timeline_census){
+      .t_ms = 10, .allocs = 6, .live_bytes = 130, .live_blocks = 4,
+      .ctx = lives(2, (mp_timeline_live[]){{10, 100, 1}, {12, 30, 3}}), .n_ctx = 2};
+  t.census[1] = (mp_timeline_census){.t_ms = 30, .allocs = 2, .live_bytes = 5, .live_blocks = 1,
+                                     .ctx = lives(1, (mp_timeline_live[]){{14, 5, 1}}),
+                                     .n_ctx = 1};
+  t.total_allocs = 8;
   t.n_census = 2;
   return t;
 }
@@ -129,9 +133,9 @@ int main(void) {
   mp_buf b = {0};
   rpt_write_timeline_text(r, &b, "# ");
   mp_buf_u8(&b, 0);
-  /* the peak at 20 ms of a process whose first census was at 10 ms */
-  CHECK(r->tl->proc[1].start_ms == 10, "start %llu",
-        (unsigned long long)r->tl->proc[1].start_ms);
+  /* the peak at 20 ms of a process that started at 10 ms */
+  CHECK(r->tl->proc[1].start_ms == 10, "start %lld",
+        (long long)r->tl->proc[1].start_ms);
   CHECK(strstr((char *)b.data, "# Live at the peak: 187 bytes in 6 blocks at 10 ms "
                                "(pid 3, c.timeline)\n") != NULL,
         "text:\n%s", (char *)b.data);
@@ -140,8 +144,8 @@ int main(void) {
   mp_buf_free(&b);
   rpt_free(r);
 
-  /* peak_snapshot alone (no census): times from the earliest allocation
-   * of the contexts named (25 ms); the raw profile's first id, without
+  /* peak_snapshot alone (no census), a process that started at 25 ms;
+   * the raw profile's first id, without
    * frames, holding one 72704-byte block at exit: the exception pool */
   r = rpt_build(p, &o);
   const uint64_t ids3[] = {5, 10};
@@ -150,6 +154,7 @@ int main(void) {
   memset(&t3, 0, sizeof t3);
   t3.pid = 9;
   t3.end_ms = 90;
+  t3.start_ms = 25;
   t3.peak_t_ms = 40;
   t3.peak_bytes = 72704 + 100;
   t3.peak_blocks = 2;
@@ -162,8 +167,7 @@ int main(void) {
   rpt_timeline_input in3 = {"p.timeline", "p.raw", t3, ids3, stacks3, 2};
   CHECK(rpt_timeline_add(r, &in3, &e) == 0, "pool join: %s", e.msg);
   if (!r->tl) return check_result();
-  CHECK(r->tl->proc[0].start_ms == 25, "start %llu",
-        (unsigned long long)r->tl->proc[0].start_ms);
+  CHECK(r->tl->proc[0].start_ms == 25, "start %lld", (long long)r->tl->proc[0].start_ms);
   CHECK(r->tl->n_at_exit == 1 && same(&r->tl->at_exit[0], RPT_TIMELINE_EH_POOL, 72704, 1) &&
             r->tl->pool_exit_bytes == 72704 && r->tl->pool_unnamed_blocks == 1,
         "the pool at exit");
