@@ -137,10 +137,18 @@ static void top_contexts(rpt *r, mp_buf *o) {
   /* a program not compiled with -fmemory-profile has no access counts:
    * its table has no column made of them */
   int acc_cols = rpt_accesses_meaningful(r);
+  /* the lifetime column is as wide as its widest value: an average of a
+   * few ms-ticks over many blocks has many digits (0.0000229 ms) */
+  int life_w = 11;
+  for (size_t i = 0; i < n && r->has_lifetime; i++) {
+    int w = (int)strlen(rpt_fmt_ms(rpt_avg_lifetime_ms(&r->ctx[ord[i]]), l, sizeof l));
+    if (w > life_w) life_w = w;
+  }
   mp_buf_printf(o, "\nTop %zu of %zu contexts by %s\n", n, r->n_ctx,
                 rpt_key_name(r->opts.sort));
-  mp_buf_printf(o, "  %4s %12s%s %6s %10s %10s %11s", "#", "bytes",
-                sampled ? "  95% range" : "", "%", "allocs", "avg size", "avg life");
+  mp_buf_printf(o, "  %4s %12s%s %6s %10s %10s %*s", "#", "bytes",
+                sampled ? "  95% range" : "", "%", "allocs", "avg size", life_w,
+                "avg life");
   if (acc_cols) mp_buf_printf(o, " %10s %10s  %s", "density", "accesses", "verdict");
   mp_buf_printf(o, "\n");
   for (size_t i = 0; i < n; i++) {
@@ -154,10 +162,10 @@ static void top_contexts(rpt *r, mp_buf *o) {
       rpt_error_text(rpt_sampling_error(r, c), t, sizeof t);
       snprintf(e, sizeof e, " %10s", t);
     }
-    mp_buf_printf(o, "  %4zu %12s%s %6s %10" PRIu32 " %10s %11s", i + 1,
+    mp_buf_printf(o, "  %4zu %12s%s %6s %10" PRIu32 " %10s %*s", i + 1,
                   rpt_human_bytes(c->mib->TotalSize, b, sizeof b), e,
                   rpt_fmt_pct(c->mib->TotalSize, r->sum.bytes, p, sizeof p),
-                  c->mib->AllocCount, rpt_fmt_avg_size(c, a, sizeof a),
+                  c->mib->AllocCount, rpt_fmt_avg_size(c, a, sizeof a), life_w,
                   r->has_lifetime ? rpt_fmt_ms(rpt_avg_lifetime_ms(c), l, sizeof l) : "-");
     if (acc_cols)
       mp_buf_printf(o, " %10s %10s  %s", rpt_fmt_sig3(rpt_density(c), d, sizeof d),
