@@ -13,7 +13,9 @@
  *            left out, so the tree stays small for any number of contexts
  *   ctx      per context: its deepest node in that tree, its allocation
  *            frame, bytes, allocations, total lifetime, lifetime access
- *            density x 100, accesses, verdict; full stacks for the
+ *            density x 100, accesses, verdict, temporary allocations
+ *            (when the profile counts them: "tmp", and "tmpOrder" the
+ *            contexts that have some, most first); full stacks for the
  *            contexts on top of some ranking
  *   base     with --base: each context's old bytes (-1: new) and the
  *            contexts that are gone
@@ -239,6 +241,12 @@ static void pick_stacks(page *g) {
     for (size_t i = 0; i < n && i < r->n_ctx; i++) g->has_stack[ord[i]] = 1;
     free(ord);
   }
+  if (r->p->temporaries) { /* the page's temporary-allocations table */
+    size_t n;
+    uint32_t *ord = rpt_temporaries_order(r, &n);
+    for (size_t i = 0; i < n && i < STACKS_OTHER; i++) g->has_stack[ord[i]] = 1;
+    free(ord);
+  }
   for (size_t i = 0; i < r->n_ctx; i++) {
     const uint32_t *f = mp_stack_frames(r->p, r->ctx[i].stack);
     use_frame(g, f[0]);
@@ -267,6 +275,14 @@ static void ctx_json(page *g) {
       v[i] = e < 0 ? 0 : e >= 9.995 ? 1000 : (uint64_t)(e * 100 + 0.5);
     }
     num_array(o, "err", v, 1, n, 0);
+  }
+  if (r->p->temporaries) { /* the runtime's temporary allocations */
+    for (size_t i = 0; i < n; i++) v[i] = mp_temporaries(r->p, r->ctx[i].stack);
+    num_array(o, "tmp", v, 1, n, 0);
+    size_t nt;
+    uint32_t *ord = rpt_temporaries_order(r, &nt);
+    u32_array(o, "tmpOrder", ord, nt, NULL);
+    free(ord);
   }
   for (size_t i = 0; i < n; i++)
     v[i] = r->ctx[i].verdict |

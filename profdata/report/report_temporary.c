@@ -4,7 +4,8 @@
  * (docs/raw-format.md, section 7; mp_temporaries).  The section gives
  * their total and the contexts with the most, each with the share of its
  * own allocations that were temporary: a context whose blocks are nearly
- * all temporary could keep them on the stack or reuse one. */
+ * all temporary could keep them on the stack or reuse one.  The HTML page
+ * shows the same table (report_html.c, its "tmp" array). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,17 +25,21 @@ static int cmp_temporaries(const void *a, const void *b, void *arg) {
   return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+uint32_t *rpt_temporaries_order(const rpt *r, size_t *n) {
+  uint32_t *ord = mp_xmalloc((r->n_ctx + 1) * sizeof *ord);
+  *n = 0;
+  for (size_t i = 0; i < r->n_ctx; i++)
+    if (temporaries(r, &r->ctx[i])) ord[(*n)++] = (uint32_t)i;
+  qsort_r(ord, *n, sizeof *ord, cmp_temporaries, (void *)r);
+  return ord;
+}
+
 void rpt_write_temporaries_text(rpt *r, mp_buf *o) {
   if (!r->p->temporaries) return;
-  uint32_t *ord = mp_xmalloc((r->n_ctx + 1) * sizeof *ord);
-  size_t n = 0;
+  size_t n;
+  uint32_t *ord = rpt_temporaries_order(r, &n);
   uint64_t total = 0;
-  for (size_t i = 0; i < r->n_ctx; i++)
-    if (temporaries(r, &r->ctx[i])) {
-      ord[n++] = (uint32_t)i;
-      total += temporaries(r, &r->ctx[i]);
-    }
-  qsort_r(ord, n, sizeof *ord, cmp_temporaries, r);
+  for (size_t i = 0; i < n; i++) total += temporaries(r, &r->ctx[ord[i]]);
   size_t shown = r->opts.top && r->opts.top < n ? r->opts.top : n;
   mp_buf_printf(o, "\nTemporary allocations (freed before their thread "
                    "allocated again): %" PRIu64 " of %" PRIu64 " (%.1f%%), "
