@@ -225,6 +225,11 @@ uintptr_t rt_large_resize(uintptr_t p, uint64_t size, uint32_t stack, uint32_t t
   uint64_t old_size = h->size;
   size_t old_len = h->map_len;
   follow_stop(p);
+  /* Before the range can move: once mremap has moved the mapping, another
+   * thread may map the old addresses and count into their shadow.  The old
+   * block's counts went into its free's record already, and a block that
+   * stays (a failed resize) is unrecorded from then on (revive). */
+  rt_shadow_release_block(p, old_size);
   if (!lock_mu()) {
     revive(h);
     return 0;
@@ -242,7 +247,6 @@ uintptr_t rt_large_resize(uintptr_t p, uint64_t size, uint32_t stack, uint32_t t
   link_locked(h);
   __atomic_store_n(&h->live, RT_LIVE_BIT, __ATOMIC_RELEASE);
   unlock_mu();
-  rt_shadow_release_block(p, old_size);
   if (stack != RT_UNSAMPLED)
     rt_shadow_clear_block(user, size);
   __atomic_fetch_add(&mapped, len - old_len, __ATOMIC_RELAXED);
