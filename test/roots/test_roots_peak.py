@@ -3,8 +3,8 @@ roots=1:roots_peak_step_kb=K) of progs/roots_peak.c, exact: a census each
 time the live heap passes the last one's by K KiB, taken by the allocation
 that passes it (which the thread alone holds), the last one within K KiB
 of the true peak; none without the option; and with several threads, no
-deadlock and censuses that each add up (lib/roots_file.py checks the
-sums)."""
+deadlock, censuses that each add up (lib/roots_file.py checks the sums)
+and hold every block allocated before the one that passed the step."""
 import glob
 import os
 import re
@@ -70,17 +70,17 @@ class RootsPeak(harness.ProfTest):
         self.assertEqual([c["kind"] for c in cs], [AT_EXIT])
 
     def test_threads(self):
-        # 4 threads allocate 20 blocks each at once: no deadlock; the first
-        # high is 4 blocks and what pthread_create allocated (under a
-        # block); the later ones are not exact (threads allocate and free
-        # while a census runs)
+        # 4 threads allocate 20 blocks each at once and free them only when
+        # all have allocated theirs (a barrier): no deadlock; every census
+        # holds at least the 4 blocks whose allocation passed the step, and
+        # at most every block (a census does not stop the other threads,
+        # which allocate while it runs, so the figures between are not
+        # exact)
         cs = self.censuses([20, 0, 4], ":roots_peak_step_kb=64", ldflags=["-lpthread"])
         highs = [c["heap_bytes"] for c in cs if c["kind"] == AT_HIGH]
-        self.assertGreaterEqual(len(highs), 2)
-        self.assertTrue(4 * BLOCK <= highs[0] < 5 * BLOCK, highs[0])
-        self.assertTrue(all(h >= 4 * BLOCK for h in highs), highs)
+        self.assertGreaterEqual(len(highs), 1)
+        self.assertTrue(all(4 * BLOCK <= h <= 81 * BLOCK for h in highs), highs)
         self.assertEqual(cs[-1]["kind"], AT_EXIT)
-
 
 if __name__ == "__main__":
     harness.main()
