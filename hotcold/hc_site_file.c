@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hc_internal.h"
+#include "include/internal/loaded_build_id.h"
 #include "include/internal/memprof_format.h"
 
 #define MAX_MODULES 512
@@ -31,19 +32,6 @@ typedef struct module_list {
   module m[MAX_MODULES];
   size_t n;
 } module_list;
-
-static size_t build_id(const struct dl_phdr_info *info, uint8_t *out) {
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_NOTE)
-      continue;
-    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-    size_t n = mpf_note_build_id(p, p + ph->p_memsz, out, MAX_ID);
-    if (n)
-      return n;
-  }
-  return 0;
-}
 
 static int add_module(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
@@ -67,7 +55,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
   m->bias = info->dlpi_addr;
   m->name = info->dlpi_name ? info->dlpi_name : "";
-  m->id_len = build_id(info, m->id);
+  m->id_len = mpf_loaded_build_id(info, m->id, MAX_ID);
   m->out = -1;
   l->n++;
   return 0;

@@ -7,6 +7,7 @@
 #include <link.h>
 #include <sys/syscall.h>
 
+#include "include/internal/loaded_build_id.h"
 #include "rt_dump.h"
 #include "rt_output.h"
 #include "rt_roots.h"
@@ -83,19 +84,6 @@ static uint32_t keep_path(seg_list *l, const char *name, uint32_t *len) {
   return at;
 }
 
-static uint64_t build_id(const struct dl_phdr_info *info, uint8_t *out) {
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_NOTE)
-      continue;
-    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-    size_t n = mpf_note_build_id(p, p + ph->p_memsz, out, MPF_BUILD_ID_MAX);
-    if (n)
-      return n;
-  }
-  return 0;
-}
-
 static int segment_cb(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   seg_list *l = data;
@@ -103,7 +91,7 @@ static int segment_cb(struct dl_phdr_info *info, size_t size, void *data) {
   if (!first && (!info->dlpi_name || !info->dlpi_name[0]))
     return 0;
   uint8_t id[MPF_BUILD_ID_MAX] = {0};
-  uint64_t id_len = build_id(info, id);
+  uint64_t id_len = mpf_loaded_build_id(info, id, MPF_BUILD_ID_MAX);
   uint32_t path_len = 0, path_at = 0;
   int path_kept = 0;
   for (int i = 0; i < info->dlpi_phnum && l->n < MAX_SEGS; i++) {
