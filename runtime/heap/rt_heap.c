@@ -96,8 +96,9 @@ static inline uint32_t *live_class_state(uintptr_t p, int *cls, uint32_t *slot,
 
 /* Class of a block of `size` bytes aligned to `align`, -1 for a large one. */
 static inline int class_of(size_t size, size_t align) {
-  return align <= 64 ? (size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1)
-                     : rt_class_for_aligned(size, align);
+  if (align <= 16 || (align <= 64 && !rt_fine_classes_load()))
+    return size <= MAX_CLASS_SIZE ? rt_class_for(size) : -1;
+  return rt_class_for_aligned(size, align);
 }
 
 /* Where the block of `size` bytes in slot s of class c starts (its lead

@@ -20,6 +20,9 @@ RT_HIDDEN void rt_heap_thread_start(void);
 RT_HIDDEN void rt_heap_fork_prepare(void);
 RT_HIDDEN void rt_heap_fork_parent(void);
 RT_HIDDEN void rt_heap_fork_child(void);
+/* Counting has started (__memprof_init): new blocks take only size
+ * classes of whole shadow cells (fine_classes, rt_size_class.h). */
+RT_HIDDEN void rt_heap_whole_cells(void);
 /* The ticker's share of populating (see rt_heap_populate.c): called at every tick. */
 RT_HIDDEN void rt_heap_prefault(void);
 typedef struct rt_heap_stats {

@@ -52,12 +52,17 @@ static int lock_central(int c) {
  * sit in freed blocks, which a program with a use-after-free bug may
  * overwrite: a word that names no slot handed out before, or a live block,
  * is dropped (that slot, or the rest of the list, is leaked) instead of
- * giving out memory outside the class or twice. */
-#define BATCH_MAX 16u      /* 16 words: the smallest slot */
-#define BATCH_NEXT_BITS 27 /* a slot index plus one */
-_Static_assert(REGION_SIZE / 64 < (1u << BATCH_NEXT_BITS), "slot indices fit");
-_Static_assert(BATCH_MAX * sizeof(slot_word) <= 64, "a batch fits the smallest slot");
+ * giving out memory outside the class or twice.  A batch fills at most
+ * its holder: 16 words in a slot of 64 bytes or more, 4 in a 16-byte one
+ * (the fine classes, rt_size_class.h). */
+#define BATCH_MAX 16u /* 16 words: a 64-byte slot */
+_Static_assert(BATCH_MAX * sizeof(slot_word) <= 64, "a batch fits a 64-byte slot");
 _Static_assert(BATCH_MAX <= (1u << (32 - BATCH_NEXT_BITS)), "sizes fit");
+
+static inline uint32_t batch_max(int c) {
+  uint32_t fit = class_size[c] / (uint32_t)sizeof(slot_word);
+  return fit < BATCH_MAX ? fit : BATCH_MAX;
+}
 
 static inline slot_word *batch_words(int c, uint32_t holder) {
   return (slot_word *)slot_addr(c, holder);
@@ -85,7 +90,7 @@ static uint32_t take_free(int c, uint32_t *out, uint32_t want) {
     uint32_t next = (w[0] & ((1u << BATCH_NEXT_BITS) - 1)) - 1;
     if (next != NO_SLOT && !free_slot_ok(c, next))
       next = NO_SLOT;
-    if (n > BATCH_MAX)
+    if (n > batch_max(c))
       n = 1;
     for (; n > 1 && got < want; n--)
       if (w[n - 1] != h && free_slot_ok(c, w[n - 1])) {
@@ -111,8 +116,9 @@ static uint32_t take_free(int c, uint32_t *out, uint32_t want) {
  * and calloc must then clear it. */
 static void put_free(int c, const uint32_t *slots, uint32_t n) {
   central *ce = &centrals[c];
+  uint32_t most = batch_max(c);
   while (n) {
-    uint32_t k = n < BATCH_MAX ? n : BATCH_MAX;
+    uint32_t k = n < most ? n : most;
     slot_word *w = batch_words(c, slots[0]);
     __atomic_fetch_or(&state_of_class[c][slots[0]], DIRTY_BIT, __ATOMIC_RELAXED);
     for (uint32_t i = 1; i < k; i++)

@@ -8,12 +8,14 @@
 #include <sys/mman.h>
 
 #include "rt_alloc.h"
+#include "rt_heap.h"
 #include "rt_heap_priv.h"
 #include "rt_size_class.h"
 #include "runtime/base/rt_flags.h"
 #include "runtime/base/rt_lock.h"
 #include "runtime/base/rt_state.h"
 #include "runtime/base/rt_sys.h"
+#include "runtime/record/rt_shadow.h"
 
 __thread tcache rt_tc __attribute__((tls_model("initial-exec")));
 
@@ -27,7 +29,7 @@ rt_mutex heap_init_mu = RT_MUTEX_INIT;
 
 /* An odd number of pages and of cache lines: the classes' first slots
  * spread over the page numbers' low bits and over the lines of a page.
- * 72 classes take at most 5 MiB of their 4 GiB. */
+ * 80 classes take at most 6 MiB of their 4 GiB. */
 #define STAGGER (17 * 4096 + 47 * 64)
 
 /* Where class c's slots start past its region's boundary: c * STAGGER,
@@ -60,6 +62,8 @@ static void reserve(void) {
     uint64_t skip = rt_flags.stagger_classes ? stagger_of(c) : 0;
     region_start[c] = heap_base + (uint64_t)c * REGION_SIZE + skip;
     uint64_t n = (REGION_SIZE - skip) / class_size[c];
+    if (n > MAX_SLOTS)
+      n = MAX_SLOTS;
     xmeta_of_class[c] = (block_meta *)meta;
     meta += n * sizeof(block_meta);
     state_of_class[c] = (uint32_t *)meta;
@@ -69,11 +73,14 @@ static void reserve(void) {
   }
 }
 
+void rt_heap_whole_cells(void) { rt_size_classes_whole_cells(); }
+
 void rt_heap_init(void) {
   rt_init_core(); /* the options, which set the layout */
   rt_mutex_lock(&heap_init_mu);
   if (!heap_ready) {
-    rt_size_classes_init();
+    /* fine classes only where no code counts (rt_size_class.h) */
+    rt_size_classes_init(rt_flags.fine_classes && !rt_counting_load());
     reserve();
     __atomic_store_n(&heap_ready, 1, __ATOMIC_RELEASE);
   }

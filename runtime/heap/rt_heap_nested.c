@@ -45,7 +45,7 @@ out:
 uint32_t rt_nested_take(int *cls, size_t align) {
   for (int c = *cls; c < NCLASS; c++) {
     uint32_t s;
-    if (rt_tc.held >> c & 1 || (align > 64 && class_size[c] & (align - 1)))
+    if (rt_tc.held >> c & 1 || !rt_class_serves(c, align))
       continue;
     if (rt_central_take(c, &s, 1)) {
       *cls = c;

@@ -17,10 +17,12 @@
  * with the size classes in rt_size_class.c.
  *
  * Layout (like sanitizer's SizeClassAllocator64): one NORESERVE reservation
- * split into 4 GiB regions, one per size class.  Every class size is a
- * multiple of 64 and every class's slots start 64-aligned, so each slot is
- * a run of whole 64-byte shadow cells and a block owns its slot's cells
- * alone: counts read at free are exact.  Slot 0 of class c sits a stagger
+ * split into 4 GiB regions, one per size class.  Every whole-cell class
+ * size is a multiple of 64 and such a class's slots start 64-aligned, so
+ * each slot is a run of whole 64-byte shadow cells and a block owns its
+ * slot's cells alone: counts read at free are exact.  The fine classes
+ * (16 .. 224 bytes, rt_size_class.h) share cells and serve only while no
+ * code counts.  Slot 0 of class c sits a stagger
  * of its own past its region's 4 GiB boundary (stagger_classes): a
  * program's first and longest-lived blocks of every class would otherwise
  * share their address bits below 2^32, and with them the cache sets (which
@@ -65,6 +67,11 @@
 #define REGION_SIZE (1ULL << REGION_SHIFT)
 #define MAX_USER_SIZE (1ULL << 40)
 #define NO_SLOT 0xFFFFFFFFu
+/* A slot index plus one fits this many bits (the central lists' batch
+ * links, rt_heap_central.c): the 16- and 32-byte classes use only the
+ * first 2^27 - 2 slots of their region (2 and 4 GiB). */
+#define BATCH_NEXT_BITS 27
+#define MAX_SLOTS ((1ULL << BATCH_NEXT_BITS) - 2)
 
 /* ---- one block ------------------------------------------------------------
  * 4 bytes per slot, plus 8 for a block that fills its slot: the only

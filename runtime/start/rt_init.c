@@ -79,6 +79,7 @@ RT_EXPORT void __memprof_init(void) {
   __atomic_store_n(&rt_instrumented, 1, __ATOMIC_RELAXED);
   rt_init_core();
   rt_shadow_start(); /* a module loaded later: counts from its constructor */
+  rt_heap_whole_cells(); /* its blocks' counts are their own */
   rt_set_epoch(); /* first call only: later calls keep the epoch */
   if (rt_timeline_on)
     rt_start_record(); /* the timeline's StartMs, once */

@@ -30,11 +30,12 @@ so fewer than 1/8 of the new blocks sit below the one before them (77 of
 1024; handed out in the order they were freed, 521).
 
 Each class's slots start at an offset of their own past the region's 4 GiB
-boundary (test_classes_are_staggered, progs/class_offsets.c): blocks of the
-192-, 384- and 1152-byte classes, less their 32-byte lead, sit at a
-non-zero multiple of 64 bytes modulo their class size, the same for every
-block of a class and different between the classes; with
-stagger_classes=0 (test_stagger_classes_off) at 0, on the boundary's grid.
+boundary (test_classes_are_staggered, progs/class_offsets.c): the lowest
+blocks of the 192-, 384- and 1152-byte classes, less their 32-byte lead,
+sit more than 64 KiB past it, at a multiple of 64 bytes, different for
+each class, and every block of a class on one grid; with
+stagger_classes=0 (test_stagger_classes_off) on the boundary's grid,
+within their first 8 slots.
 (Blocks aligned beyond 64 bytes keep their alignment: test_rt_malloc.)
 
 Central free lists hold batches of up to 16 slots, listed in one of them
@@ -79,7 +80,8 @@ class HeapLayout(harness.ProfTest):
         self.assertLess(descents, 1024 // 8, r.stdout.decode())
 
     def class_phases(self, options):
-        """{class size: set of (address - lead) mod class size} of
+        """{class size: (set of (address - lead) mod class size, lowest
+        block's offset past its region's 4 GiB boundary)} of
         progs/class_offsets.c's blocks."""
         exe = harness.compile_program(self.scratch, rt_common.prog("class_offsets.c"),
                                       out="class_offsets", opt="-O1")
@@ -89,21 +91,28 @@ class HeapLayout(harness.ProfTest):
             size, *addrs = map(int, line.split())
             cls = {150: 192, 350: 384, 1100: 1152}[size]
             lead = 32 if size + 32 <= cls else 0
-            phases[cls] = {(a - lead) % cls for a in addrs}
+            phases[cls] = ({(a - lead) % cls for a in addrs}, min(addrs) - lead)
         return phases
 
     def test_classes_are_staggered(self):
+        # slot 0 of each class sits past the boundary by a multiple of 64
+        # bytes of its own (the class's index times an odd number of pages
+        # and lines, kept to the alignment its size gives), far beyond the
+        # few slots the program's first blocks of the class take
         phases = self.class_phases("")
-        for cls, got in phases.items():
+        for cls, (got, lowest) in phases.items():
             with self.subTest(cls=cls):
                 self.assertEqual(len(got), 1, got)
-                self.assertNotIn(0, got)
-                self.assertEqual({p % 64 for p in got}, {0})
-        self.assertEqual(len(set.union(*phases.values())), 3, phases)
+                self.assertEqual(lowest % 64, 0)
+                self.assertGreater(lowest, 64 << 10)
+        self.assertEqual(len({lowest for _, lowest in phases.values()}), 3, phases)
 
     def test_stagger_classes_off(self):
-        self.assertEqual(self.class_phases("stagger_classes=0"),
+        phases = self.class_phases("stagger_classes=0")
+        self.assertEqual({cls: got for cls, (got, _) in phases.items()},
                          {192: {0}, 384: {0}, 1152: {0}})
+        for cls, (_, lowest) in phases.items():
+            self.assertLess(lowest, 8 * cls)
 
     def populated_ahead(self, options):
         exe = harness.compile_program(self.scratch, rt_common.prog("populate_ahead.c"),

@@ -1,7 +1,8 @@
 /* test_rt_size_class.c - the allocator's size classes (runtime/
  * rt_size_class.c, compiled in unchanged): the table, the smallest class
  * for every size, the reciprocals that replace free's division, and
- * aligned classes, each against brute force. */
+ * aligned classes, each against brute force, with the fine classes
+ * serving and without them (fine_classes). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -10,30 +11,48 @@
 #include "runtime/heap/rt_size_class.h"
 
 static void test_table(void) {
-  CHECK(NCLASS == 72, "%d classes", NCLASS);
+  static const uint32_t fine[] = {16, 32, 48, 80, 96, 112, 160, 224};
+  CHECK(NCLASS == 80, "%d classes", NCLASS);
   CHECK(class_size[NCLASS - 1] == MAX_CLASS_SIZE, "largest %u", class_size[NCLASS - 1]);
+  int n_fine = 0;
   for (int c = 0; c < NCLASS; c++) {
-    CHECK(class_size[c] % 64 == 0, "class %d size %u is no run of 64-byte cells", c,
+    int is_fine = 0;
+    for (size_t i = 0; i < sizeof fine / sizeof *fine; i++)
+      is_fine |= class_size[c] == fine[i];
+    n_fine += is_fine;
+    CHECK(is_fine == !rt_class_whole_cells(c), "class %d size %u: fine %d", c, class_size[c],
+          is_fine);
+    CHECK(class_size[c] % 16 == 0, "class %d size %u keeps no 16-byte alignment", c,
           class_size[c]);
     CHECK(c == 0 || class_size[c] > class_size[c - 1], "class %d not above %d", c, c - 1);
     CHECK(tc_cap[c] >= 2 && tc_cap[c] <= TC_MAX, "class %d cache %u", c, tc_cap[c]);
   }
+  CHECK(n_fine == 8, "%d fine classes", n_fine);
   /* eight per doubling above 1 KiB: 4096 + 66 fits 4608, not 5120 */
   CHECK(class_size[rt_class_for(4096 + 66)] == 4608, "%u", class_size[rt_class_for(4162)]);
 }
 
+/* The smallest class of at least n bytes that serves now, by brute force. */
+static int brute_class(uint64_t n, size_t align) {
+  for (int c = 0; c < NCLASS; c++)
+    if (class_size[c] >= n && (rt_fine_classes || class_size[c] % 64 == 0) &&
+        class_size[c] % (align < 16 ? 16 : align) == 0)
+      return c;
+  return -1;
+}
+
 static void test_smallest_class(void) {
-  int c = 0;
   for (uint64_t n = 1; n <= MAX_CLASS_SIZE; n++) {
-    while (class_size[c] < n) c++;
-    if (rt_class_for(n) != c) {
-      CHECK(0, "size %llu: class %d, want %d", (unsigned long long)n, rt_class_for(n), c);
+    int want = brute_class(n, 1);
+    if (rt_class_for(n) != want) {
+      CHECK(0, "fine %d size %llu: class %d, want %d", rt_fine_classes,
+            (unsigned long long)n, rt_class_for(n), want);
       return;
     }
   }
-  CHECK(rt_class_for(0) == 0, "size 0");
+  CHECK(class_size[rt_class_for(0)] == (rt_fine_classes ? 16u : 64u), "size 0");
+  CHECK(class_size[rt_class_for(24)] == (rt_fine_classes ? 32u : 64u), "size 24");
 }
-
 
 static void test_reciprocals(void) {
   for (int c = 0; c < NCLASS; c++) {
@@ -52,25 +71,33 @@ static void test_reciprocals(void) {
 }
 
 static void test_aligned(void) {
-  for (size_t a = 64; a <= 8192; a *= 2)
+  for (size_t a = 16; a <= 8192; a *= 2)
     for (uint64_t n = 1; n <= MAX_CLASS_SIZE; n += 37) {
-      int want = -1;
-      for (int c = 0; c < NCLASS && want < 0; c++)
-        if (class_size[c] >= n && class_size[c] % a == 0) want = c;
+      int want = brute_class(n, a);
       if (rt_class_for_aligned(n, a) != want) {
-        CHECK(0, "size %llu align %zu: %d, want %d", (unsigned long long)n, a,
-              rt_class_for_aligned(n, a), want);
+        CHECK(0, "fine %d size %llu align %zu: %d, want %d", rt_fine_classes,
+              (unsigned long long)n, a, rt_class_for_aligned(n, a), want);
         return;
       }
     }
   CHECK(rt_class_for_aligned(MAX_CLASS_SIZE + 1, 64) == -1, "past the classes");
 }
 
-int main(void) {
-  rt_size_classes_init();
+static void test_all(void) {
   test_table();
   test_smallest_class();
   test_reciprocals();
   test_aligned();
+}
+
+int main(void) {
+  rt_size_classes_init(1);
+  CHECK(rt_fine_classes == 1, "fine classes serve");
+  test_all();
+  rt_size_classes_whole_cells(); /* counting started */
+  CHECK(rt_fine_classes == 0, "whole cells only");
+  test_all();
+  rt_size_classes_init(0); /* fine_classes=0 */
+  test_all();
   return check_result();
 }

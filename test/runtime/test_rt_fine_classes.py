@@ -1,0 +1,61 @@
+"""test_rt_fine_classes.py - the fine size classes (fine_classes,
+runtime/heap/rt_size_class.h): the class serving small blocks, read off
+the distance between consecutive fresh blocks (progs/fine_classes.c).
+
+Preloaded into a program built without -fmemory-profile, blocks of 8, 24,
+40, 100 and 200 bytes take the 16-, 32-, 48-, 112- and 224-byte classes;
+with fine_classes=0, with lazy_shadow=0 (counting from start-up) and in a
+program linked with -fmemory-profile, whole 64-byte cells: 64, 64, 64, 128
+and 256.  Once a module built with -fmemory-profile is dlopened (its
+constructor calls __memprof_init), 24-byte blocks take 64 again.  Blocks
+aligned to 32 and 64 bytes keep their alignment in every setting.
+"""
+import harness
+import rt_common
+
+FINE = ["8:16", "24:32", "40:48", "100:112", "200:224"]
+WHOLE = ["8:64", "24:64", "40:64", "100:128", "200:256"]
+
+
+class FineClasses(harness.ProfTest):
+    def plain(self):
+        exe = self.scratch.path("plain")
+        harness.run(["clang-22", "-O0", "-g", rt_common.prog("fine_classes.c"), "-o", exe,
+                     "-ldl"])
+        return exe
+
+    def preloaded(self, exe, options, args=()):
+        r, raws = harness.run_program(self.scratch, exe, list(args), env={
+            "LD_PRELOAD": harness.find_built("libmemprof.so"),
+            "MEMPROF_OPTIONS": options})
+        self.assertEqual(len(raws), 1)
+        return r.stdout.decode().split()
+
+    def test_preloaded_fine(self):
+        self.assertEqual(self.preloaded(self.plain(), ""), FINE + ["aligned", "ok"])
+
+    def test_off(self):
+        self.assertEqual(self.preloaded(self.plain(), "fine_classes=0"),
+                         WHOLE + ["aligned", "ok"])
+
+    def test_counting_from_start(self):
+        self.assertEqual(self.preloaded(self.plain(), "lazy_shadow=0"),
+                         WHOLE + ["aligned", "ok"])
+
+    def test_instrumented_module_loaded(self):
+        dso = self.scratch.path("libfine_dso.so")
+        harness.run(["clang-22", "-O0", "-g", "-fmemory-profile", "-shared", "-fPIC",
+                     rt_common.prog("fine_classes_dso.c"), "-o", dso])
+        self.assertEqual(self.preloaded(self.plain(), "", [dso]),
+                         FINE + ["aligned", "ok", "24:64"])
+
+    def test_linked_instrumented(self):
+        exe = harness.compile_program(self.scratch, rt_common.prog("fine_classes.c"),
+                                      out="linked")
+        r, raws = harness.run_program(self.scratch, exe)
+        self.assertEqual(len(raws), 1)
+        self.assertEqual(r.stdout.decode().split(), WHOLE + ["aligned", "ok"])
+
+
+if __name__ == "__main__":
+    harness.main()
