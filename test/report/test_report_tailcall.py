@@ -36,14 +36,14 @@ def capstone_built():
     return "not available" not in harness.run([tool, "check", "--help"]).stdout
 
 
-def remark_calls(scratch, profile):
+def remark_calls(scratch, profile, src=SRC, options=OPTIONS):
     """Calls per verdict as clang-22 matches them: the alloc-context remarks
     of each call (location and function), one verdict per call (the test
-    program has no call whose contexts disagree)."""
-    flags = [x for o in OPTIONS for x in ("-mllvm", f"-{o}")]
+    programs have no call whose contexts disagree)."""
+    flags = [x for o in options for x in ("-mllvm", f"-{o}")]
     r = harness.run(["clang++-22", "-O2", "-gmlt", "-fdebug-info-for-profiling",
                      f"-fmemory-profile-use={profile}", *flags, "-Rpass=memprof",
-                     "-S", "-emit-llvm", SRC, "-o", scratch.path("use.ll")])
+                     "-S", "-emit-llvm", src, "-o", scratch.path("use.ll")])
     types = collections.defaultdict(set)
     for loc, fn, kind in REMARK.findall(r.stderr):
         types[(loc, fn)].add(kind)
@@ -51,15 +51,31 @@ def remark_calls(scratch, profile):
     return collections.Counter(next(iter(t)) for t in types.values())
 
 
+def counts(values):
+    return +collections.Counter(dict(zip(["cold", "notcold", "hot", "ambiguous"],
+                                         map(int, values))))
+
+
 def predicted(*inputs):
     """(calls per verdict, calls clang cannot match) of the text report."""
     text = rc.report(*inputs, *[f"--{o}" for o in OPTIONS]).stdout
     m = re.search(r"clang-22: calls cold=(\d+) notcold=(\d+) hot=(\d+) ambiguous=(\d+);", text)
     assert m, text
-    calls = +collections.Counter(dict(zip(["cold", "notcold", "hot", "ambiguous"],
-                                          map(int, m.groups()))))
     unmatched = re.search(r"(\d+) allocation calls? \([^)]*\) clang cannot match", text)
-    return calls, int(unmatched.group(1)) if unmatched else 0
+    return counts(m.groups()), int(unmatched.group(1)) if unmatched else 0
+
+
+def pre_inliner(*inputs, options=OPTIONS):
+    """(calls per verdict, inlined allocation calls, calls per verdict
+    inlining none) of the text report; the last two None when it has no
+    inlined call."""
+    text = rc.report(*inputs, *[f"--{o}" for o in options]).stdout
+    calls = re.search(r"clang-22: calls cold=(\d+) notcold=(\d+) hot=(\d+) ambiguous=(\d+);", text)
+    m = re.search(r"(\d+) of the calls are allocations the profiled build inlined.*"
+                  r"inlining none: calls cold=(\d+) notcold=(\d+) hot=(\d+) "
+                  r"ambiguous=(\d+)", text)
+    return (counts(calls.groups()), m and int(m.group(1)),
+            m and counts(m.groups()[1:]))
 
 
 @unittest.skipUnless(capstone_built(), "memprof-profdata built without capstone")
@@ -86,6 +102,29 @@ class TailCalls(harness.ProfTest):
         self.assertEqual(got, (want, 4))
         self.assertEqual(predicted(merged), got)
         self.assertEqual(predicted(again), got)
+
+    def test_calls_inlined_in_the_profiled_build(self):
+        # clang matches after its pre-inliner only: it finds vector<long>'s
+        # and deque<int>'s map allocations in __new_allocator<T>::allocate
+        # (not inlined yet: one call for two callers each), deque<int>'s
+        # node allocations where the profiled build inlined them; the
+        # report's calls (as the profiled build inlined) and its calls
+        # had the pre-inliner inlined none bound clang's
+        exe = harness.compile_program(self.scratch, rc.CONTAINERS, out="cont", opt="-O2",
+                                      cflags=["-foptimize-sibling-calls"])
+        _, raws = harness.run_program(self.scratch, exe, env=rc.FP_ONLY)
+        merged = self.scratch.path("cont.memprofdata")
+        harness.memprof_profdata("merge", *raws, f"--profiled-binary={exe}", "-o", merged)
+        # under the lifetime threshold alone every context is not cold
+        options = ["memprof-ave-lifetime-cold-threshold=1"]
+        want = remark_calls(self.scratch, merged, rc.CONTAINERS, options)
+        self.assertEqual(want, collections.Counter(notcold=8))
+        got = pre_inliner(merged, options=options)
+        self.assertEqual(got, (collections.Counter(notcold=10), 6,
+                               collections.Counter(notcold=7)))
+        self.assertLessEqual(got[2].total(), want.total())
+        self.assertLessEqual(want.total(), got[0].total())
+        self.assertEqual(pre_inliner(*raws, f"--profiled-binary={exe}", options=options), got)
 
 
 if __name__ == "__main__":
