@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/io.h"
 #include "profdata/report/report.h"
+#include "symbolizer/symbolizer.h"
 
 typedef enum chk_format { CHK_TEXT, CHK_JSON } chk_format;
 
@@ -33,5 +34,12 @@ typedef struct chk_run_file {
  * read). */
 int chk_run(rpt *r, const char *binary, const chk_run_file *run, chk_format f,
             mp_buf *out, mp_err *err);
+
+/* The raw reader's leaf probe (profdata/raw/raw.h, mp_raw_leaf_probe),
+ * check_leaf.c: chk_leaf_calls_other with a probe as its ctx. */
+typedef struct chk_leaf_probe chk_leaf_probe;
+chk_leaf_probe *chk_leaf_probe_new(void);
+void chk_leaf_probe_free(chk_leaf_probe *p);
+int chk_leaf_calls_other(void *ctx, const msym_module *m, uint64_t vaddr);
 
 #endif

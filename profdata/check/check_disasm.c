@@ -248,27 +248,104 @@ static void scan_section(scan *s, const chk_section *x) {
   if (!any) scan_range(s, x, x->addr, x->size, 0);
 }
 
+static int open_scan(scan *s, chk_elf *e, chk_calls *out, mp_err *err) {
+  memset(s, 0, sizeof *s);
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &s->cs) != CS_ERR_OK)
+    return mp_fail(err, "capstone: cannot disassemble x86-64");
+  cs_option(s->cs, CS_OPT_DETAIL, CS_OPT_ON);
+  s->e = e;
+  s->out = out;
+  s->win = mp_xcalloc(WINDOW, sizeof *s->win);
+  cs_detail *details = mp_xcalloc(WINDOW, sizeof *details);
+  for (size_t i = 0; i < WINDOW; i++) s->win[i].detail = &details[i];
+  return 0;
+}
+
+static void close_scan(scan *s) {
+  free(s->win[0].detail);
+  free(s->win);
+  cs_close(&s->cs);
+}
+
+/* The PLT entries' names, sorted by address. */
+static void name_plt(scan *s) {
+  chk_elf *e = s->e;
+  for (size_t i = 0; i < e->n_exec; i++)
+    if (e->exec[i].is_plt) scan_plt(s, &e->exec[i]);
+  qsort(e->plt, e->n_plt, sizeof *e->plt, by_addr);
+}
+
 int chk_disasm(chk_elf *e, chk_calls *out, mp_err *err) {
   memset(out, 0, sizeof *out);
-  scan s = {0};
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &s.cs) != CS_ERR_OK)
-    return mp_fail(err, "capstone: cannot disassemble x86-64");
-  cs_option(s.cs, CS_OPT_DETAIL, CS_OPT_ON);
-  s.e = e;
-  s.out = out;
-  s.win = mp_xcalloc(WINDOW, sizeof *s.win);
-  cs_detail *details = mp_xcalloc(WINDOW, sizeof *details);
-  for (size_t i = 0; i < WINDOW; i++) s.win[i].detail = &details[i];
-  for (size_t i = 0; i < e->n_exec; i++)
-    if (e->exec[i].is_plt) scan_plt(&s, &e->exec[i]);
-  qsort(e->plt, e->n_plt, sizeof *e->plt, by_addr);
+  scan s;
+  if (open_scan(&s, e, out, err) != 0) return -1;
+  name_plt(&s);
   for (size_t i = 0; i < e->n_exec; i++)
     if (!e->exec[i].is_plt) scan_section(&s, &e->exec[i]);
   qsort(out->alloc, out->n_alloc, sizeof *out->alloc, by_call_addr);
   qsort(out->edge, out->n_edge, sizeof *out->edge, by_call_addr);
-  free(details);
-  free(s.win);
-  cs_close(&s.cs);
+  close_scan(&s);
+  return 0;
+}
+
+/* ---- the call before a return address ----------------------------------- */
+
+struct chk_caller {
+  scan s;
+  chk_calls none; /* on_branch's output, unused */
+};
+
+chk_caller *chk_caller_open(chk_elf *e, mp_err *err) {
+  chk_caller *c = mp_xcalloc(1, sizeof *c);
+  if (open_scan(&c->s, e, &c->none, err) != 0) {
+    free(c);
+    return NULL;
+  }
+  name_plt(&c->s);
+  return c;
+}
+
+void chk_caller_close(chk_caller *c) {
+  if (!c) return;
+  close_scan(&c->s);
+  chk_calls_free(&c->none);
+  free(c);
+}
+
+/* The executable section holding [addr, addr + len), or NULL. */
+static const chk_section *exec_at(const chk_elf *e, uint64_t addr, size_t len) {
+  for (size_t i = 0; i < e->n_exec; i++)
+    if (addr >= e->exec[i].addr && addr + len <= e->exec[i].addr + e->exec[i].size)
+      return &e->exec[i];
+  return NULL;
+}
+
+/* Call instructions' lengths, most likely first: `call rel32`, `call
+ * [rip+X]` (and `bnd call rel32`), `call reg`, `call r8-r15`,
+ * `call [reg+disp8]`, `call [reg+disp32]`. */
+static const uint8_t CALL_LENGTHS[] = {5, 6, 2, 3, 4, 7};
+
+int chk_call_before(chk_caller *c, uint64_t ret, chk_call *out) {
+  const chk_elf *e = c->s.e;
+  cs_insn *in = &c->s.win[0];
+  for (size_t k = 0; k < sizeof CALL_LENGTHS; k++) {
+    uint64_t addr = ret - CALL_LENGTHS[k];
+    const chk_section *x = exec_at(e, addr, CALL_LENGTHS[k]);
+    if (!x || x->is_plt) continue;
+    const uint8_t *code = x->data + (addr - x->addr);
+    size_t left = CALL_LENGTHS[k];
+    uint64_t pc = addr;
+    if (!cs_disasm_iter(c->s.cs, &code, &left, &pc, in) ||
+        in->id != X86_INS_CALL || pc != ret)
+      continue;
+    uint64_t target;
+    const char *name;
+    target_of(in, &target, &name, e);
+    if (target) name = chk_elf_target_name(e, target);
+    *out = (chk_call){addr, target, 0, name, (uint8_t)chk_alloc_kind(name, NULL),
+                      CHK_NO_VALUE, in->size, 0};
+    return 1;
+  }
   return 0;
 }
 

@@ -95,6 +95,16 @@ typedef struct chk_calls {
 int chk_disasm(chk_elf *e, chk_calls *out, mp_err *err);
 void chk_calls_free(chk_calls *c);
 
+/* The call instruction before a return address (check_disasm.c): opened
+ * on `e` (its PLT entries named), then asked per address. */
+typedef struct chk_caller chk_caller;
+chk_caller *chk_caller_open(chk_elf *e, mp_err *err);
+void chk_caller_close(chk_caller *c);
+/* The call that returns to link-time address `ret`: 1 with *out filled
+ * (callee: the target's name, NULL when not known; kind: its chk_kind),
+ * 0 when the instruction before `ret` is no call. */
+int chk_call_before(chk_caller *c, uint64_t ret, chk_call *out);
+
 /* ---- matching (check_match.c) ------------------------------------------- */
 
 /* One location as the profile keys it. */

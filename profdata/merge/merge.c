@@ -166,6 +166,7 @@ mp_profile *mp_merge_read(const mp_merge_inputs *ins, msym_ctx *sym,
   mp_raw_reader *raw = mp_raw_reader_new(p, sym);
   mp_raw_reader_expect(raw, ins->n);
   mp_raw_reader_given(raw, ins->n_binaries);
+  mp_raw_reader_probe(raw, ins->probe, ins->probe_ctx);
   input in[3];
   memset(in, 0, sizeof in);
   mib_stage mibs = {0};

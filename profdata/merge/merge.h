@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "profdata/model/model.h"
+#include "profdata/raw/raw.h"
 #include "symbolizer/symbolizer.h"
 
 /* The inputs of one command.  `weights` (one per input) scale the
@@ -26,6 +27,8 @@ typedef struct mp_merge_inputs {
   const uint64_t *weights;
   size_t n;
   size_t n_binaries; /* --profiled-binary files given (raw.h) */
+  mp_raw_leaf_probe probe; /* for the raw reader (raw.h); NULL: none */
+  void *probe_ctx;
 } mp_merge_inputs;
 
 /* Per input, its raw stack ids and their model stacks

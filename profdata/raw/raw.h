@@ -41,6 +41,18 @@ void mp_raw_reader_expect(mp_raw_reader *r, size_t files);
  * (mp_raw_find_libraries), and a leaf PC in one of those is inside a
  * library, as one in no module is (raw_stack.in_library).  Default: all. */
 void mp_raw_reader_given(mp_raw_reader *r, size_t n);
+/* Whether the call before link-time address `vaddr` of module `m` (a
+ * stack's leaf PC as recorded: the call's return address minus one) is of
+ * a function that is not an allocation function: 1 when it is, 0 when it
+ * is of an allocation function or its target is not known.  The block was
+ * then allocated inside that function, which reached the allocator by a
+ * tail jump (libstdc++'s basic_string::_M_create jumps to operator new),
+ * so the unwound stack lacks its frame: the context is counted as one a
+ * library allocated (raw_stack.in_library).  Without a probe (the
+ * default) no leaf is looked at.  The reader asks once per leaf PC. */
+typedef int (*mp_raw_leaf_probe)(void *ctx, const msym_module *m,
+                                 uint64_t vaddr);
+void mp_raw_reader_probe(mp_raw_reader *r, mp_raw_leaf_probe probe, void *ctx);
 int mp_raw_reader_read(mp_raw_reader *r, const char *name, const void *data,
                        size_t len, mp_err *err);
 void mp_raw_reader_free(mp_raw_reader *r);

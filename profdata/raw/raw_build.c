@@ -33,7 +33,10 @@ typedef struct pc_info {
   uint32_t stack;    /* this PC's frame list as a model stack */
   uint8_t head_done; /* call site of frame 0 queued (PC not the leaf) */
   uint8_t tail_done; /* call sites of frames 1..n-1 queued */
+  uint8_t leaf_call; /* LEAF_*: what the probe said of it as a leaf */
 } pc_info;
+
+enum { LEAF_UNKNOWN, LEAF_ALLOC, LEAF_OTHER };
 
 /* A direct-mapped memo in front of the per-module PC maps: new stacks look
  * up a few hundred thousand PCs per file, but only hundreds or thousands
@@ -61,6 +64,8 @@ struct mp_raw_reader {
   const msym_module **mods;
   size_t n_mods;
   size_t n_given; /* mp_raw_reader_given */
+  mp_raw_leaf_probe probe; /* mp_raw_reader_probe */
+  void *probe_ctx;
   mp_map *pc_maps; /* per module: vaddr -> index into pcs */
   pc_memo *memo;
   pc_info *pcs;
@@ -119,6 +124,12 @@ void raw_reader_modules(const mp_raw_reader *r, msym_ctx **sym,
 
 void mp_raw_reader_given(mp_raw_reader *r, size_t n) {
   if (n < r->n_mods) r->n_given = n;
+}
+
+void mp_raw_reader_probe(mp_raw_reader *r, mp_raw_leaf_probe probe,
+                         void *ctx) {
+  r->probe = probe;
+  r->probe_ctx = ctx;
 }
 
 void mp_raw_reader_free(mp_raw_reader *r) {
@@ -196,7 +207,7 @@ static int symbolize_pc(mp_raw_reader *r, size_t mi, uint64_t vaddr,
     return 0;
   }
   MP_VEC_RESERVE(r->frame_ids, r->cap_frame_ids, r->n_frame_ids + n);
-  pc_info info = {(uint32_t)r->n_frame_ids, (uint32_t)n, 0, 0, 0};
+  pc_info info = {(uint32_t)r->n_frame_ids, (uint32_t)n, 0, 0, 0, LEAF_UNKNOWN};
   for (size_t i = 0; i < n; i++)
     r->frame_ids[r->n_frame_ids++] = intern_sym_frame(r, &fr[i], i + 1 != n);
   info.stack = mp_intern_stack(r->p, r->frame_ids + info.first, info.n);
@@ -419,8 +430,33 @@ static void found_stack(mp_raw_reader *r, raw_stack *s, uint32_t ent) {
                  : RAW_STACK_LIVE;
 }
 
+/* Whether the leaf PC of a key (its first element) returns from a call of
+ * a function that is not an allocation function (mp_raw_leaf_probe), asked
+ * once per PC.  Only a leaf in a given binary is asked: one elsewhere is
+ * in a library already. */
+static int leaf_calls_other(mp_raw_reader *r, const uint32_t *key,
+                            uint32_t len) {
+  if (!r->probe || !len) return 0;
+  size_t mi = r->n_mods > 1 ? key[0] : 0, i = r->n_mods > 1;
+  if (i >= len || mi >= r->n_given) return 0;
+  uint64_t off = key[i];
+  if (off == KEY_ESCAPE) off = key[i + 1] | (uint64_t)key[i + 2] << 32;
+  uint64_t vaddr = off + r->mods[mi]->exec_vaddr + 1;
+  uint32_t idx = mp_map_get(&r->pc_maps[mi], vaddr);
+  if (idx == MP_MAP_EMPTY || idx == PC_DROPPED) return 0;
+  pc_info *pi = &r->pcs[idx];
+  if (pi->leaf_call == LEAF_UNKNOWN)
+    pi->leaf_call = r->probe(r->probe_ctx, r->mods[mi], vaddr) == 1
+                        ? LEAF_OTHER
+                        : LEAF_ALLOC;
+  return pi->leaf_call == LEAF_OTHER;
+}
+
 /* Find (or make) the cache entry of job j's stack, from the frames the
- * batch computed for it if it did. */
+ * batch computed for it if it did.  A new entry's stack whose leaf calls
+ * another function is marked as allocated in a library: its first MIB
+ * marks the alloc sites, which stay so, so a later file that finds the
+ * entry need not mark its stack again. */
 static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
   mp_raw_reader *r = b->r;
   raw_stack *s = j->s;
@@ -437,6 +473,8 @@ static int resolve_stack(builder *b, const mib_job *j, mp_err *err) {
         return -1;
     }
     uint32_t n_sites = alloc_guids(r, stack);
+    if (stack != SC_DROPPED && !s->in_library && leaf_calls_other(r, key, n))
+      s->in_library = 1;
     ent = sc_insert(&r->cache, n, s->hash, s->hash2, stack, r->guids,
                     n_sites);
     if (ent == SC_NONE) return mp_fail(err, "too many stacks");

@@ -115,6 +115,11 @@ typedef struct rpt_summary {
   uint64_t sites, site_cold, site_notcold, site_hot, site_ambiguous;
   uint64_t site_unmatched, bytes_unmatched;
   uint64_t mib_cold, mib_notcold;
+  /* clang matches after its pre-inliner only (report_verdict.c): the
+   * calls above that are inlined allocations, and the calls per attribute
+   * had the pre-inliner inlined no allocation */
+  uint64_t site_inlined;
+  uint64_t leaf_cold, leaf_notcold, leaf_hot, leaf_ambiguous;
   /* frames named from ELF symbol tables (rpt_frame_from_symtab): the
    * contexts with one or more, and the distinct frames those use */
   uint64_t symtab_ctx, symtab_frames;

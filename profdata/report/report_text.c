@@ -115,6 +115,15 @@ static void summary(rpt *r, mp_buf *o) {
                      "block was allocated inside a library called there\n",
                   s->site_unmatched, s->site_unmatched == 1 ? "" : "s",
                   rpt_human_bytes(s->bytes_unmatched, b, sizeof b));
+  if (s->site_inlined)
+    mp_buf_printf(o, "  %" PRIu64 " of the calls are allocations the profiled build "
+                     "inlined: clang matches after its pre-inliner only, which "
+                     "inlines by a cost the profile does not record, and may find "
+                     "one in a function not inlined yet, one call for the contexts "
+                     "of all its callers; inlining none: calls cold=%" PRIu64
+                     " notcold=%" PRIu64 " hot=%" PRIu64 " ambiguous=%" PRIu64 "\n",
+                  s->site_inlined, s->leaf_cold, s->leaf_notcold, s->leaf_hot,
+                  s->leaf_ambiguous);
 }
 
 static const char *verdict_of(const rpt *r, const rpt_ctx *c, char *buf,

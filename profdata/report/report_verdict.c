@@ -58,6 +58,14 @@ static uint32_t call_depth(const mp_profile *p, uint32_t stack) {
   return k + 1;
 }
 
+/* The frames that make a call: its inline stack, or with `leaf_only` its
+ * allocation frame alone (the call in a function nothing was inlined
+ * into, as clang sees it when its pre-inliner left the allocation in
+ * the function whose code has it). */
+static uint32_t call_frames(const mp_profile *p, uint32_t stack, int leaf_only) {
+  return leaf_only ? 1 : call_depth(p, stack);
+}
+
 /* ---- the caller trie ------------------------------------------------- */
 
 typedef struct tnode {
@@ -339,9 +347,9 @@ static void decide_site(rpt *r, sim *s, rpt_site *site, uint32_t *idx,
 
 /* ---- grouping contexts into calls ------------------------------------ */
 
-static uint64_t call_hash(const mp_profile *p, uint32_t stack) {
+static uint64_t call_hash(const mp_profile *p, uint32_t stack, int leaf_only) {
   const uint32_t *f = mp_stack_frames(p, stack);
-  uint32_t n = call_depth(p, stack);
+  uint32_t n = call_frames(p, stack, leaf_only);
   uint64_t h = n;
   for (uint32_t i = 0; i < n; i++) h = mp_mix64(h ^ loc_hash(&p->frames[f[i]]));
   return h;
@@ -350,6 +358,7 @@ static uint64_t call_hash(const mp_profile *p, uint32_t stack) {
 typedef struct site_ctx {
   const rpt *r;
   uint32_t stack;
+  int leaf_only;
 } site_ctx;
 
 static int same_call(const void *ctx, uint32_t site, const void *ekey) {
@@ -357,8 +366,8 @@ static int same_call(const void *ctx, uint32_t site, const void *ekey) {
   const site_ctx *c = ctx;
   const mp_profile *p = c->r->p;
   uint32_t a = c->r->ctx[c->r->sites[site].first].stack, b = c->stack;
-  uint32_t n = call_depth(p, a);
-  if (n != call_depth(p, b)) return 0;
+  uint32_t n = call_frames(p, a, c->leaf_only);
+  if (n != call_frames(p, b, c->leaf_only)) return 0;
   const uint32_t *fa = mp_stack_frames(p, a), *fb = mp_stack_frames(p, b);
   for (uint32_t i = 0; i < n; i++)
     if (!same_loc(&p->frames[fa[i]], &p->frames[fb[i]])) return 0;
@@ -367,15 +376,16 @@ static int same_call(const void *ctx, uint32_t site, const void *ekey) {
 
 /* Site of every context: contexts whose inline stacks of the allocation
  * call (the call clang matches: its location and the locations of the
- * calls it was inlined through) are the same. */
-static void group_sites(rpt *r) {
+ * calls it was inlined through) are the same; with `leaf_only`, whose
+ * allocation frames are. */
+static void group_sites(rpt *r, int leaf_only) {
   const mp_profile *p = r->p;
   mp_map sites; /* the allocation call's inline stack -> site, by contents */
   mp_map_init(&sites, 0);
   size_t cap_sites = 0;
   for (size_t i = 0; i < r->n_ctx; i++) {
-    site_ctx c = {r, r->ctx[i].stack};
-    uint64_t h = call_hash(p, c.stack);
+    site_ctx c = {r, r->ctx[i].stack, leaf_only};
+    uint64_t h = call_hash(p, c.stack, leaf_only);
     mp_map_slot *s = mp_map_probe(&sites, h, 0, same_call, &c, NULL);
     if (s->val == MP_MAP_EMPTY) {
       MP_VEC_RESERVE(r->sites, cap_sites, r->n_sites + 1);
@@ -390,14 +400,8 @@ static void group_sites(rpt *r) {
   mp_map_free(&sites);
 }
 
-void rpt_decide_sites(rpt *r) {
-  const mp_alloc_thresholds t = thresholds(&r->opts.clang);
-  for (size_t i = 0; i < r->n_ctx; i++) {
-    const mpf_mib *m = r->ctx[i].mib;
-    r->ctx[i].verdict = (uint8_t)mp_alloc_type(
-        &t, m->TotalLifetimeAccessDensity, m->AllocCount, m->TotalLifetime);
-  }
-  group_sites(r);
+/* Every site's attribute and MIB nodes (r->sites grouped, verdicts set). */
+static void decide_all(rpt *r) {
   /* contexts of each site, in context (record) order */
   uint32_t *start = mp_xcalloc(r->n_sites + 1, sizeof *start);
   for (size_t i = 0; i < r->n_ctx; i++) start[r->ctx[i].site + 1]++;
@@ -417,4 +421,48 @@ void rpt_decide_sites(rpt *r) {
   free(idx);
   free(fill);
   free(start);
+}
+
+/* The calls clang would see had its pre-inliner inlined none of the
+ * allocations: each in the function whose code has it, for the contexts
+ * of all its callers (r->sum.leaf_*); and how many calls of the profiled
+ * build's inlining are inlined allocations (r->sum.site_inlined).  The
+ * sites and contexts are left as they were. */
+static void decide_leaf_only(rpt *r) {
+  rpt_summary *sum = &r->sum;
+  for (size_t k = 0; k < r->n_sites; k++)
+    sum->site_inlined += r->sites[k].attr != RPT_UNMATCHED &&
+                         call_depth(r->p, r->ctx[r->sites[k].first].stack) > 1;
+  rpt_site *sites = r->sites;
+  size_t n_sites = r->n_sites;
+  uint32_t *site_of = mp_xmalloc((r->n_ctx + 1) * sizeof *site_of);
+  for (size_t i = 0; i < r->n_ctx; i++) site_of[i] = r->ctx[i].site;
+  r->sites = NULL;
+  r->n_sites = 0;
+  group_sites(r, 1);
+  decide_all(r);
+  for (size_t k = 0; k < r->n_sites; k++) {
+    unsigned a = r->sites[k].attr;
+    sum->leaf_cold += a == RPT_COLD;
+    sum->leaf_notcold += a == RPT_NOTCOLD;
+    sum->leaf_hot += a == RPT_HOT;
+    sum->leaf_ambiguous += a == RPT_AMBIGUOUS;
+  }
+  free(r->sites);
+  r->sites = sites;
+  r->n_sites = n_sites;
+  for (size_t i = 0; i < r->n_ctx; i++) r->ctx[i].site = site_of[i];
+  free(site_of);
+}
+
+void rpt_decide_sites(rpt *r) {
+  const mp_alloc_thresholds t = thresholds(&r->opts.clang);
+  for (size_t i = 0; i < r->n_ctx; i++) {
+    const mpf_mib *m = r->ctx[i].mib;
+    r->ctx[i].verdict = (uint8_t)mp_alloc_type(
+        &t, m->TotalLifetimeAccessDensity, m->AllocCount, m->TotalLifetime);
+  }
+  group_sites(r, 0);
+  decide_all(r);
+  decide_leaf_only(r);
 }

@@ -97,7 +97,8 @@ static msym_ctx *open_binaries(const cli_opts *o) {
 }
 
 static mp_merge_inputs merge_inputs(const cli_opts *o) {
-  return (mp_merge_inputs){o->inputs, o->weights, o->n_inputs, o->n_binaries};
+  return (mp_merge_inputs){o->inputs, o->weights, o->n_inputs, o->n_binaries,
+                           NULL, NULL};
 }
 
 /* All inputs of `o` in one profile, or NULL after saying why. */
@@ -106,7 +107,16 @@ static mp_profile *read_inputs(const cli_opts *o, msym_ctx *sym,
   mp_merge_inputs in = merge_inputs(o);
   const char *failed = NULL;
   mp_err err;
+#ifdef MEMPROF_HAVE_CAPSTONE
+  /* leaves that return from calls of other functions (check_leaf.c) */
+  chk_leaf_probe *probe = chk_leaf_probe_new();
+  in.probe = chk_leaf_calls_other;
+  in.probe_ctx = probe;
+#endif
   mp_profile *p = mp_merge_read(&in, sym, ids, &failed, &err);
+#ifdef MEMPROF_HAVE_CAPSTONE
+  chk_leaf_probe_free(probe);
+#endif
   if (!p) report(failed, err.msg);
   return p;
 }

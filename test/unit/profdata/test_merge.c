@@ -72,7 +72,7 @@ static char *one_by_one(const char *const *paths, size_t n) {
 static mp_profile *merged(const char *const *paths, size_t n,
                           const char **failed, mp_err *e) {
   static const uint64_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-  mp_merge_inputs in = {paths, ones, n, 0};
+  mp_merge_inputs in = {paths, ones, n, 0, NULL, NULL};
   msym_ctx *sym = msym_new();
   mp_profile *p = mp_merge_read(&in, sym, NULL, failed, e);
   msym_free(sym);
@@ -178,7 +178,7 @@ static void test_timelines(void) {
 
   const char *paths[4] = {raw, tl, yaml_path[0], orphan};
   const uint64_t w[4] = {1, 1, 1, 1};
-  mp_merge_inputs in = {paths, w, 4, 0};
+  mp_merge_inputs in = {paths, w, 4, 0, NULL, NULL};
   size_t n_kept, n_orphans;
   const char **orphans;
   const char **kept = mp_merge_drop_timelines(&in, &n_kept, &orphans, &n_orphans);
@@ -189,7 +189,7 @@ static void test_timelines(void) {
         "the timeline without its raw profile is named (%zu)", n_orphans);
   free(orphans);
 
-  mp_merge_inputs k = {kept, w, n_kept, 0};
+  mp_merge_inputs k = {kept, w, n_kept, 0, NULL, NULL};
   mp_input_ids *ids = mp_merge_timeline_inputs(&k, 0);
   CHECK(ids && ids[0].wanted && !ids[1].wanted,
         "only the input with a timeline beside it may have one");
@@ -197,12 +197,12 @@ static void test_timelines(void) {
   ids = mp_merge_timeline_inputs(&k, 1);
   CHECK(ids && ids[0].wanted && ids[1].wanted, "--timeline: every input may");
   mp_merge_ids_free(ids, n_kept);
-  mp_merge_inputs only_yaml = {kept + 1, w, 1, 0};
+  mp_merge_inputs only_yaml = {kept + 1, w, 1, 0, NULL, NULL};
   CHECK(mp_merge_timeline_inputs(&only_yaml, 0) == NULL, "none may: NULL");
   free(kept);
 
   const char *no_tl[1] = {raw};
-  mp_merge_inputs plain = {no_tl, w, 1, 0};
+  mp_merge_inputs plain = {no_tl, w, 1, 0, NULL, NULL};
   const char **same = mp_merge_drop_timelines(&plain, &n_kept, &orphans, &n_orphans);
   CHECK(same == no_tl && n_kept == 1 && n_orphans == 0 && !orphans,
         "no timeline: the inputs themselves");
