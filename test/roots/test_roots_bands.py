@@ -1,7 +1,8 @@
 """test_roots_bands.py - the roots census's bands (docs/roots-format.md,
 section 4.1) of progs/roots_bands.c, exact: which sets of roots share
 which blocks, their bytes and blocks, the other sets' remainder, the
-roots_bands option, the reach budget's partial sets."""
+roots_bands option, the reach budget's partial sets; and the report's
+text of them, from a version 3 file and (no bands) a version 2 one."""
 import os
 import re
 import sys
@@ -110,6 +111,54 @@ class RootsBands(harness.ProfTest):
             self.assertTrue(all(not c["roots"][i]["flags"] & 1 for i in roots))
         partial = {i for i in many if c["roots"][i]["flags"] & 1}
         self.assertFalse(partial & {i for b in c["bands"] for i in b[0]})
+
+
+class RootsBandsReport(harness.ProfTest):
+    """memprof-profdata report: each band as its roots' labels joined by
+    " + ", its bytes and blocks, largest first, then the other sets; a
+    version 2 file (no bands) is read and shows none."""
+
+    def run_report(self, options="", version=3):
+        exe = harness.compile_program(self.scratch, SRC, out="app", cflags=CFLAGS[2:])
+        _, raws = harness.run_program(self.scratch, exe, [],
+                                      env={"MEMPROF_OPTIONS": "roots=1" + options})
+        raw = [r for r in raws if re.search(r"\.profraw\.\d+$", r)][0]
+        if version != 3:
+            with open(raw + ".roots", "rb") as f:
+                old = rf.decode(f.read())
+            old["version"] = version
+            with open(raw + ".roots", "wb") as f:
+                f.write(rf.encode(old))
+        return harness.memprof_profdata("report", raw, f"--profiled-binary={exe}").stdout
+
+    def bands_part(self, out):
+        at = out.index("Shared by sets of roots")
+        return out[at:out.index("Leaked at exit", at)]
+
+    def rows(self, part):
+        return [(set(m.group(1).split(" + ")), int(m.group(2)), int(m.group(3)))
+                for m in re.finditer(r"^    (.+): (\d+) bytes? in (\d+) blocks?$", part, re.M)]
+
+    def test_bands(self):
+        part = self.bands_part(self.run_report())
+        want = [({n.replace("PROG", "app") for n in s}, b, k) for s, b, k in BANDS]
+        self.assertEqual(self.rows(part), want)
+        self.assertNotIn("other sets", part)
+        # under the roots table, before the leaks
+        self.assertIn("tri_a (app) + tri_b (app) + tri_c (app): 1000 bytes in 1 block\n", part)
+
+    def test_other_sets(self):
+        part = self.bands_part(self.run_report(":roots_bands=1"))
+        rows = self.rows(part)
+        self.assertEqual(rows[0][1:], (1000, 1))
+        self.assertEqual(rows[1], ({"other sets"}, 896, 5))
+        self.assertEqual(len(rows), 2)
+
+    def test_version_2(self):
+        out = self.run_report(version=2)
+        self.assertIn("Who holds the memory at exit", out)
+        self.assertNotIn("Shared by sets of roots", out)
+        self.assertIn("shared by several 1896 bytes", out)
 
 
 if __name__ == "__main__":
