@@ -1,12 +1,15 @@
 /* bench/roots_census.c - the cost of a roots census (MEMPROF_OPTIONS=roots=1).
  *
- * Usage: roots_census MB [BLOCK_BYTES] [CENSUSES] [POINTERS]
+ * Usage: roots_census MB [BLOCK_BYTES] [CENSUSES] [POINTERS] [NAMED]
  * Builds a heap of MB MiB in blocks of BLOCK_BYTES (default 1024) whose
  * first POINTERS words (default: all) point into other blocks (a random
  * graph; every block is also reachable from one global array), the rest
  * being small integers, then takes CENSUSES (default 5) censuses with
  * __memprof_heap_census() and prints the median CPU time of one, and that
- * time per 100 MiB of heap scanned.  With every word a pointer, each word
+ * time per 100 MiB of heap scanned.  With NAMED, that many blocks are also
+ * named roots (__memprof_add_root): each reaches most of the graph, so
+ * most blocks are shared by all of them (the bands' work; the reached
+ * passes stop at their budget of 8 times the heap).  With every word a pointer, each word
  * is looked up: the worst case for the scan.  Link with libmemprof.a (or preload libmemprof.so); the runtime's
  * exit census runs after the timing. */
 #include <stdint.h>
@@ -15,6 +18,7 @@
 #include <time.h>
 
 void __memprof_heap_census(void) __attribute__((weak));
+void __memprof_add_root(const char *name, const void *ptr) __attribute__((weak));
 
 static void **blocks;
 
@@ -39,6 +43,7 @@ int main(int argc, char **argv) {
   int runs = argc > 3 ? atoi(argv[3]) : 5;
   size_t n = (mb << 20) / bsz, words = bsz / sizeof(void *);
   size_t ptrs = argc > 4 ? strtoul(argv[4], NULL, 10) : words;
+  size_t named = argc > 5 ? strtoul(argv[5], NULL, 10) : 0;
   blocks = malloc(n * sizeof *blocks);
   for (size_t i = 0; i < n; i++)
     blocks[i] = malloc(bsz);
@@ -49,6 +54,8 @@ int main(int argc, char **argv) {
       ((void **)blocks[i])[w] = w < ptrs ? (char *)blocks[x % n] + (x >> 40) % bsz
                                          : (void *)(uintptr_t)(x & 0xffff);
     }
+  for (size_t i = 0; i < named && i < n && __memprof_add_root; i++)
+    __memprof_add_root("bench", blocks[i]);
   if (!__memprof_heap_census) {
     fprintf(stderr, "roots_census: no runtime with __memprof_heap_census\n");
     return 1;

@@ -1,8 +1,9 @@
 /* report_roots.c - who holds the memory: the censuses of a `.roots` file
  * (profdata/roots/roots.h, MEMPROF_OPTIONS=roots=1) joined to the report's
  * contexts, and their part of the text report: per census the roots that
- * retain the most bytes, each with the contexts it retains; at exit the
- * blocks no root reaches (leaked) apart from those still reachable.
+ * retain the most bytes, each with the contexts it retains; the sets of
+ * roots that share the most (the bands); at exit the blocks no root
+ * reaches (leaked) apart from those still reachable.
  *
  * The file names contexts by the raw profile's stack ids; several ids may
  * be one context (PCs that symbolize alike) and are summed; an id whose
@@ -188,6 +189,36 @@ static void roots_table(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_p
   free(ord);
 }
 
+/* The bands (version 3): each set of roots sharing blocks as
+ * "a + b + c: BYTES bytes in BLOCKS blocks", largest first (the file's
+ * order), at most opts.top, then the other shared blocks. */
+static void bands_text(rpt *r, mp_buf *o, const char *prefix, const mp_roots_census *c) {
+  mp_buf_printf(o, "%s\n%sShared by sets of roots (bands: blocks those roots reach and no "
+                   "other):\n", prefix, prefix);
+  size_t top = r->opts.top && r->opts.top < c->n_bands ? r->opts.top : c->n_bands;
+  uint64_t other[2] = {c->other_bytes, c->other_blocks};
+  for (size_t i = 0; i < c->n_bands; i++) {
+    const mp_roots_band *b = &c->bands[i];
+    if (i >= top) {
+      other[0] += b->bytes, other[1] += b->blocks;
+      continue;
+    }
+    mp_buf_printf(o, "%s    ", prefix);
+    for (size_t j = 0; j < b->n_roots; j++) {
+      char label[600];
+      mp_roots_label(c, &c->roots[b->roots[j]], label, sizeof label);
+      mp_buf_printf(o, "%s%s", j ? " + " : "", label);
+    }
+    mp_buf_printf(o, ": %" PRIu64 " byte%s in %" PRIu64 " block%s\n", b->bytes,
+                  b->bytes == 1 ? "" : "s", b->blocks, b->blocks == 1 ? "" : "s");
+  }
+  if (!c->n_bands && !other[1])
+    mp_buf_printf(o, "%s    nothing\n", prefix);
+  if (other[1])
+    mp_buf_printf(o, "%s    other sets: %" PRIu64 " byte%s in %" PRIu64 " block%s\n", prefix,
+                  other[0], other[0] == 1 ? "" : "s", other[1], other[1] == 1 ? "" : "s");
+}
+
 static const char *kind_name(uint64_t k) {
   return k == MP_ROOTS_AT_EXIT   ? "at exit"
          : k == MP_ROOTS_AT_DUMP ? "at a dump"
@@ -211,6 +242,8 @@ static void census_text(rpt *r, mp_buf *o, const char *prefix, const rpt_roots_p
                    "shared ones too):\n",
                 prefix, prefix);
   roots_table(r, o, prefix, p, c, acc);
+  if (p->rs.version >= 3)
+    bands_text(r, o, prefix, c);
   size_t nv;
   mp_buf_printf(o, "%s\n%s%s: %" PRIu64 " bytes in %" PRIu64 " blocks (direct: %" PRIu64
                    " bytes in %" PRIu64 " blocks no other leaked block points to)\n",

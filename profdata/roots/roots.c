@@ -6,6 +6,7 @@
  * and the offset of the first wrong byte.  A refused file leaves *out
  * empty.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "roots.h"
 
 #include <inttypes.h>
@@ -109,6 +110,131 @@ static int rf_root(mp_varfile *r, const mp_roots_census *c, mp_roots_root *x, si
   return rf_list(r, sec, 0, want, &x->ctx, &x->n_ctx);
 }
 
+/* Band i's roots (section 4.1): at least two, increasing, each in the
+ * census's list with its reached figures computed. */
+static int rf_band_roots(mp_varfile *r, const mp_roots_census *c, mp_roots_band *b,
+                         const char *sec) {
+  size_t at = r->at;
+  uint64_t k;
+  if (rf_count(r, sec, 1, &k))
+    return -1;
+  if (k < 2 || k > c->n_roots)
+    return mp_varfile_fail(r, at, "%s: %" PRIu64 " roots (at least 2, the census lists %zu)",
+                           sec, k, c->n_roots);
+  b->roots = mp_xcalloc((size_t)k, sizeof *b->roots);
+  uint64_t idx = 0;
+  for (uint64_t j = 0; j < k; j++) {
+    uint64_t d;
+    at = r->at;
+    if (mp_varfile_uv(r, sec, &d))
+      return -1;
+    b->n_roots = (size_t)j + 1;
+    if ((j && !d) || d >= c->n_roots - (j ? idx : 0))
+      return mp_varfile_fail(r, at, "%s: root index delta %" PRIu64
+                             " (indices increase, below %zu)", sec, d, c->n_roots);
+    b->roots[j] = (size_t)(idx += d);
+    if (c->roots[idx].flags & MP_ROOT_REACHED_PARTIAL)
+      return mp_varfile_fail(r, at, "%s: root %" PRIu64 " has no reached figures", sec, idx);
+  }
+  return 0;
+}
+
+/* The figures of band i: blocks, no more bytes than the band before, and
+ * no root in more shared bytes and blocks than it reaches beyond what it
+ * retains (`in[2k]`, `in[2k+1]`: root k's so far). */
+static int rf_band_sums(mp_varfile *r, const mp_roots_census *c, mp_roots_band *b,
+                        const char *sec, uint64_t *in) {
+  size_t at = r->at;
+  if (mp_varfile_uv(r, sec, &b->bytes) || mp_varfile_uv(r, sec, &b->blocks))
+    return -1;
+  if (!b->blocks || (b > c->bands && b->bytes > b[-1].bytes))
+    return mp_varfile_fail(r, at, "%s: 0 blocks, or more bytes than the band before", sec);
+  for (size_t j = 0; j < b->n_roots; j++) {
+    const mp_roots_root *x = &c->roots[b->roots[j]];
+    uint64_t *s = &in[2 * b->roots[j]];
+    if (mp_varfile_add(r, at, "a root's shared sum", &s[0], b->bytes) ||
+        mp_varfile_add(r, at, "a root's shared sum", &s[1], b->blocks))
+      return -1;
+    if (s[0] > x->reached_bytes - x->retained_bytes ||
+        s[1] > x->reached_blocks - x->retained_blocks)
+      return mp_varfile_fail(r, at, "%s: root %zu shares more than it reaches and does not "
+                             "retain", sec, b->roots[j]);
+  }
+  return 0;
+}
+
+static int by_set(const void *pa, const void *pb, void *arg) {
+  const mp_roots_band *v = arg, *a = &v[*(const size_t *)pa], *b = &v[*(const size_t *)pb];
+  for (size_t j = 0; j < a->n_roots && j < b->n_roots; j++)
+    if (a->roots[j] != b->roots[j])
+      return a->roots[j] < b->roots[j] ? -1 : 1;
+  if (a->n_roots != b->n_roots)
+    return a->n_roots < b->n_roots ? -1 : 1;
+  return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+/* The first band (in file order) whose set an earlier band has, or n. */
+static size_t rf_repeated_set(const mp_roots_band *v, size_t n) {
+  size_t *ord = mp_xmalloc((n + 1) * sizeof *ord), first = n;
+  for (size_t i = 0; i < n; i++)
+    ord[i] = i;
+  qsort_r(ord, n, sizeof *ord, by_set, (void *)v);
+  for (size_t i = 1; i < n; i++) {
+    const mp_roots_band *a = &v[ord[i - 1]], *b = &v[ord[i]];
+    if (a->n_roots == b->n_roots && ord[i] < first &&
+        !memcmp(a->roots, b->roots, a->n_roots * sizeof *a->roots))
+      first = ord[i];
+  }
+  free(ord);
+  return first;
+}
+
+/* The bands (section 4.1), then the other shared blocks: with them, the
+ * bands sum to exactly the shared figures. */
+static int rf_bands(mp_varfile *r, mp_roots_census *c) {
+  uint64_t n;
+  /* a band is at least 5 one-byte varints */
+  if (rf_count(r, "band count", 5, &n))
+    return -1;
+  c->bands = n ? mp_xcalloc((size_t)n, sizeof *c->bands) : NULL;
+  size_t *at = mp_xcalloc((size_t)n + 1, sizeof *at);
+  uint64_t *in = mp_xcalloc(2 * c->n_roots + 1, sizeof *in);
+  int rc = -1;
+  for (uint64_t i = 0; i < n; i++) {
+    char sec[64];
+    snprintf(sec, sizeof sec, "band %" PRIu64, i);
+    c->n_bands = (size_t)i + 1;
+    at[i] = r->at;
+    if (rf_band_roots(r, c, &c->bands[i], sec) || rf_band_sums(r, c, &c->bands[i], sec, in))
+      goto out;
+  }
+  size_t rep = rf_repeated_set(c->bands, c->n_bands);
+  if (rep < c->n_bands) {
+    mp_varfile_fail(r, at[rep], "band %zu: the same roots as an earlier band", rep);
+    goto out;
+  }
+  size_t at_other = r->at;
+  if (mp_varfile_uv(r, "other sets", &c->other_bytes) ||
+      mp_varfile_uv(r, "other sets", &c->other_blocks))
+    goto out;
+  uint64_t sum[2] = {c->other_bytes, c->other_blocks};
+  for (size_t i = 0; i < c->n_bands; i++)
+    if (mp_varfile_add(r, at_other, "a sum", &sum[0], c->bands[i].bytes) ||
+        mp_varfile_add(r, at_other, "a sum", &sum[1], c->bands[i].blocks))
+      goto out;
+  if (sum[0] != c->shared_bytes || sum[1] != c->shared_blocks) {
+    mp_varfile_fail(r, at_other, "the bands and other sets sum to %" PRIu64 " bytes in %" PRIu64
+                    " blocks, the shared blocks are %" PRIu64 " in %" PRIu64, sum[0], sum[1],
+                    c->shared_bytes, c->shared_blocks);
+    goto out;
+  }
+  rc = 0;
+out:
+  free(at);
+  free(in);
+  return rc;
+}
+
 static int rf_census(mp_varfile *r, mp_roots_census *c, size_t i, uint64_t version) {
   char sec[64];
   snprintf(sec, sizeof sec, "census %zu", i);
@@ -148,6 +274,10 @@ static int rf_census(mp_varfile *r, mp_roots_census *c, size_t i, uint64_t versi
   uint64_t want[4] = {c->shared_bytes, c->shared_blocks, 0, 0};
   if (rf_list(r, "shared", 0, want, &c->shared, &c->n_shared))
     return -1;
+  if (version >= 3 && rf_bands(r, c))
+    return -1;
+  if (version < 3) /* no bands: every shared block is of other sets */
+    c->other_bytes = c->shared_bytes, c->other_blocks = c->shared_blocks;
   if (mp_varfile_uv(r, sec, &c->unreached_bytes) || mp_varfile_uv(r, sec, &c->unreached_blocks) ||
       mp_varfile_uv(r, sec, &c->direct_bytes) || mp_varfile_uv(r, sec, &c->direct_blocks))
     return -1;
@@ -274,6 +404,9 @@ void mp_roots_free(mp_roots *t) {
     }
     free(c->roots);
     free(c->shared);
+    for (size_t k = 0; k < c->n_bands; k++)
+      free(c->bands[k].roots);
+    free(c->bands);
     free(c->unreached);
   }
   free(t->census);

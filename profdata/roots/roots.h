@@ -18,9 +18,10 @@
 enum { MP_ROOT_GLOBAL = 1, MP_ROOT_DATA = 2, MP_ROOT_THREAD = 3, MP_ROOT_NAMED = 4 };
 /* A census's kind (section 4). */
 enum { MP_ROOTS_ON_DEMAND = 1, MP_ROOTS_AT_DUMP = 2, MP_ROOTS_AT_EXIT = 3, MP_ROOTS_AT_HIGH = 4 };
-/* The versions read; a census of kind MP_ROOTS_AT_HIGH needs version 2. */
+/* The versions read; a census of kind MP_ROOTS_AT_HIGH needs version 2,
+ * bands version 3. */
 #define MP_ROOTS_VERSION_MIN 1
-#define MP_ROOTS_VERSION_MAX 2
+#define MP_ROOTS_VERSION_MAX 3
 /* mp_roots_root.flags: reached figures not computed (they are the retained). */
 #define MP_ROOT_REACHED_PARTIAL 1u
 
@@ -45,6 +46,14 @@ typedef struct mp_roots_root {
   size_t n_ctx;
 } mp_roots_root;
 
+/* A band (section 4.1): a set of two roots or more, the blocks they
+ * reach and no other root (whose reached figures were computed) does. */
+typedef struct mp_roots_band {
+  size_t *roots; /* indices into the census's roots, increasing */
+  size_t n_roots;
+  uint64_t bytes, blocks;
+} mp_roots_band;
+
 typedef struct mp_roots_census {
   uint64_t kind, t_ms;
   uint64_t heap_bytes, heap_blocks, scanned_bytes;
@@ -55,6 +64,9 @@ typedef struct mp_roots_census {
   uint64_t shared_bytes, shared_blocks; /* reached by several roots */
   mp_roots_ctx *shared;
   size_t n_shared;
+  mp_roots_band *bands; /* the largest sets sharing blocks (version 3) */
+  size_t n_bands;
+  uint64_t other_bytes, other_blocks; /* shared blocks of no band listed */
   uint64_t unreached_bytes, unreached_blocks, direct_bytes, direct_blocks;
   mp_roots_ctx *unreached;
   size_t n_unreached;

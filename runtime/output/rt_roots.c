@@ -131,6 +131,7 @@ static uint64_t take(int kind, const rt_roots_from *from) {
       rt_report("ERROR: the roots census ran out of memory: it is left out");
   }
   rt_mib_unlock_all();
+  rr_bands_free(&c);
   rr_blocks_free(&c);
   rr_vec_free(&c.roots, sizeof(rr_root));
   rr_vec_free(&c.targets, sizeof(uint32_t));

@@ -7,10 +7,12 @@
  * A census's blocks are grouped by (label, context): one sort of a pair
  * per block, whose key is the group (the root's index, then "shared",
  * then "unreached") above the stack id, so each root's context list, the
- * shared list and the unreached list come out in order, by stack id. */
+ * shared list and the unreached list come out in order, by stack id.
+ * The bands after the shared list come from rt_roots_bands.c. */
 #include "rt_roots.h"
 #include "rt_roots_priv.h"
 #include "runtime/base/rt_clock.h"
+#include "runtime/base/rt_flags.h"
 #include "runtime/base/rt_ialloc.h"
 #include "runtime/base/rt_lock.h"
 #include "runtime/base/rt_state.h"
@@ -85,6 +87,32 @@ static void sums(const pair *p, uint64_t n, uint64_t g, uint64_t out[4]) {
     }
 }
 
+/* The bands (docs/roots-format.md, section 4.1): the largest sets of
+ * roots sharing blocks, then the other shared blocks' sums. */
+static void bands(rt_buf *b, const rr_census *c, const uint64_t shared[2]) {
+  rr_band top[RR_BANDS_MAX];
+  uint32_t max = (uint32_t)rt_flags.roots_bands, n = 0;
+  size_t cap = (c->roots.len ? c->roots.len : 1) * sizeof(uint32_t);
+  uint32_t *set = rt_ialloc(cap);
+  if (set) /* else none: all are "other sets" */
+    n = rr_bands_top(c, top, max < RR_BANDS_MAX ? max : RR_BANDS_MAX);
+  uv(b, n);
+  uint64_t other[2] = {shared[0], shared[1]};
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t k = rr_band_roots(c, top[i].node, set), prev = 0;
+    uv(b, k);
+    for (uint32_t j = 0; j < k; j++) {
+      uv(b, set[j] - prev);
+      prev = set[j];
+    }
+    uv(b, top[i].bytes), uv(b, top[i].blocks);
+    other[0] -= top[i].bytes, other[1] -= top[i].blocks;
+  }
+  uv(b, other[0]), uv(b, other[1]);
+  if (set)
+    rt_ifree(set, cap);
+}
+
 static void encode(rt_buf *b, const rr_census *c, int kind, pair *p) {
   uint64_t nroots = c->roots.len, shared = nroots, unreached = nroots + 1;
   for (uint64_t i = 0; i < c->n; i++) {
@@ -115,6 +143,7 @@ static void encode(rt_buf *b, const rr_census *c, int kind, pair *p) {
   sums(p, c->n, unreached, u);
   uv(b, s[0]), uv(b, s[1]);
   list(b, p, c->n, &at, shared, 0);
+  bands(b, c, s);
   uv(b, u[0]), uv(b, u[1]), uv(b, u[2]), uv(b, u[3]);
   list(b, p, c->n, &at, unreached, 1);
 }
@@ -151,7 +180,7 @@ void rt_roots_write(const char *raw_path, uint64_t raw_bytes) {
   rt_buf head = {0};
   rt_mutex_lock(&kept_mu);
   rt_buf_append(&head, magic, sizeof magic);
-  uv(&head, 2), uv(&head, 0), uv(&head, (uint64_t)rt_getpid()), uv(&head, raw_bytes);
+  uv(&head, 3), uv(&head, 0), uv(&head, (uint64_t)rt_getpid()), uv(&head, raw_bytes);
   uv(&head, n_kept);
   int r = head.failed ? -12 /* ENOMEM */
                        : rt_replace_file(path, head.p, head.len, kept.p, kept.len);

@@ -16,7 +16,8 @@
  * (an epoch per block): its cost is the sum of the roots' reached sets.
  * Once those passes have scanned REACH_BUDGET times the heap, the
  * remaining roots get their retained figures as reached ones and the
- * flag RR_REACHED_PARTIAL.
+ * flag RR_REACHED_PARTIAL.  The passes also give each shared block the
+ * set of roots that reach it (rt_roots_bands.c).
  *
  * Last, every unreached block's words mark the unreached blocks they point
  * to as indirect (LeakSanitizer's "indirect leak"); a cycle nothing
@@ -215,6 +216,8 @@ static uint64_t reach_root(marker *m, uint32_t r) {
     rr_blk *b_ = &c->blk[j];                                                   \
     if (b_->seen != epoch && !(barrier && (b_->flags & RR_TARGET))) {          \
       b_->seen = epoch;                                                        \
+      if (b_->label == RR_SHARED)                                              \
+        rr_bands_add(c, (j), r);                                               \
       bytes += b_->size;                                                       \
       blocks++;                                                                \
       m->stack[m->top++] = (uint32_t)(j);                                      \
@@ -270,6 +273,7 @@ int rr_mark(rr_census *c) {
         label_root(&m, r);
   }
   retained(c);
+  rr_bands_begin(c);
   uint64_t budget = REACH_BUDGET * (c->heap_bytes + 8 * c->n), spent = 0;
   for (uint32_t r = 0; r < nroots; r++) {
     if (spent <= budget) {

@@ -82,6 +82,9 @@ typedef struct rr_census {
   size_t chunks_bytes;
   uint32_t *large; /* table entries of RR_LARGE bytes or more */
   uint64_t n_large;
+  uint32_t *band_of; /* per block: its set of roots (rt_roots_bands.c); NULL: none */
+  rr_vec band_nodes; /* the sets' trie */
+  uint64_t band_nodes_max;
 } rr_census;
 
 static inline int64_t rr_search(const rr_blk *blk, uint64_t a, uint64_t b, uintptr_t v) {
@@ -143,6 +146,27 @@ RT_HIDDEN void rr_blocks_free(rr_census *c);
 RT_HIDDEN int rr_mark(rr_census *c);
 /* Sorts n elements of elem bytes (a multiple of 8) by their first u64. */
 RT_HIDDEN void rr_sort(void *base, uint64_t n, size_t elem);
+
+/* ---- the bands: sets of roots sharing blocks (rt_roots_bands.c) ---- */
+/* After labelling: a set (empty) for each shared block. */
+RT_HIDDEN void rr_bands_begin(rr_census *c);
+/* Root `root`'s reached pass reaches shared block blk: it joins the
+ * block's set.  The passes run in increasing root order. */
+RT_HIDDEN void rr_bands_add(rr_census *c, uint64_t blk, uint32_t root);
+RT_HIDDEN void rr_bands_free(rr_census *c);
+/* A set of two roots or more and its shared blocks; a census lists at
+ * most RR_BANDS_MAX of them (roots_bands' range in rt_flags.inc). */
+#define RR_BANDS_MAX 64
+typedef struct rr_band {
+  uint32_t node;
+  uint64_t bytes, blocks;
+} rr_band;
+/* The (at most max) largest sets of two roots or more by bytes (then
+ * blocks), largest first, into top; returns how many. */
+RT_HIDDEN uint32_t rr_bands_top(const rr_census *c, rr_band *top, uint32_t max);
+/* A set's roots, increasing, into out (room for every root of the
+ * census); returns how many. */
+RT_HIDDEN uint32_t rr_band_roots(const rr_census *c, uint32_t node, uint32_t *out);
 
 /* ---- the modules' data (rt_roots_modules.c) ---- */
 /* The loaded modules' writable segments and their data symbols, listed

@@ -28,6 +28,28 @@ static void check_list(const mp_roots_ctx *v, size_t n, uint64_t s[4]) {
   }
 }
 
+/* Bands: two roots or more, increasing, computed, bytes not increasing;
+ * with the other sets they sum to the shared blocks. */
+static void check_bands(const mp_roots_census *c) {
+  uint64_t s[2] = {c->other_bytes, c->other_blocks};
+  for (size_t i = 0; i < c->n_bands; i++) {
+    const mp_roots_band *b = &c->bands[i];
+    if (b->n_roots < 2 || !b->blocks || (i && b->bytes > b[-1].bytes))
+      die("a band of fewer than 2 roots, no blocks, or out of order");
+    for (size_t j = 0; j < b->n_roots; j++)
+      if (b->roots[j] >= c->n_roots || (j && b->roots[j] <= b->roots[j - 1]) ||
+          c->roots[b->roots[j]].flags & MP_ROOT_REACHED_PARTIAL)
+        die("a band's root indices out of range, not increasing, or not computed");
+    for (size_t k = 0; k < i; k++)
+      if (c->bands[k].n_roots == b->n_roots &&
+          !memcmp(c->bands[k].roots, b->roots, b->n_roots * sizeof *b->roots))
+        die("two bands of the same roots");
+    s[0] += b->bytes, s[1] += b->blocks;
+  }
+  if (s[0] != c->shared_bytes || s[1] != c->shared_blocks)
+    die("bands and other sets do not sum to the shared blocks");
+}
+
 static void check_census(const mp_roots_census *c) {
   uint64_t heap[4] = {0};
   char label[256];
@@ -48,6 +70,7 @@ static void check_census(const mp_roots_census *c) {
   if (s[0] != c->shared_bytes || s[1] != c->shared_blocks || u[0] != c->unreached_bytes ||
       u[1] != c->unreached_blocks || u[2] != c->direct_bytes || u[3] != c->direct_blocks)
     die("shared or unreached list does not sum to its totals");
+  check_bands(c);
   if (heap[0] + s[0] + u[0] != c->heap_bytes || heap[1] + s[1] + u[1] != c->heap_blocks)
     die("the census does not sum to the heap");
 }

@@ -1,9 +1,9 @@
 """roots_file.py - read memprof roots files (docs/roots-format.md,
-versions 1 and 2) in tests, and write them (for the C reader's tests).
+versions 1 to 3) in tests, and write them (for the C reader's tests).
 
 A roots file is a dict:
 
-    {"version": 2, "pid": 1, "raw_bytes": 0,
+    {"version": 3, "pid": 1, "raw_bytes": 0,
      "census": [{"kind": 3, "t_ms": 5, "heap_bytes": 100, "heap_blocks": 2,
                  "scanned": 4096, "modules": ["/bin/app", ...],
                  "roots": [{"kind": 1, "flags": 0, "module": 1, "offset": 0x40,
@@ -12,11 +12,14 @@ A roots file is a dict:
                             "retained": (bytes, blocks),
                             "ctx": [(stack_id, bytes, blocks), ...]}, ...],
                  "shared": (bytes, blocks), "shared_ctx": [(id, bytes, blocks)],
+                 "bands": [((root index, ...), bytes, blocks), ...],
+                 "other": (bytes, blocks),
                  "unreached": (bytes, blocks, direct_bytes, direct_blocks),
                  "unreached_ctx": [(id, bytes, blocks, dbytes, dblocks)]}]}
 
-`decode` checks the counts and sums the C reader checks (raising
-RootsError with the offset); `encode` writes what `decode` reads.
+"bands" and "other" are in version 3 only.  `decode` checks the counts
+and sums the C reader checks (raising RootsError with the offset of the
+same byte); `encode` writes what `decode` reads.
 
 Run as a program: `roots_file.py dump FILE` prints a file as JSON.
 """
@@ -49,8 +52,21 @@ def _list(ctx):
     return bytes(out)
 
 
+def _encode_bands(c):
+    out = bytearray(uv(len(c["bands"])))
+    for roots, nbytes, blocks in c["bands"]:
+        out += uv(len(roots))
+        prev = 0
+        for i in roots:
+            out += uv(i - prev)
+            prev = i
+        out += uv(nbytes) + uv(blocks)
+    return bytes(out + uv(c["other"][0]) + uv(c["other"][1]))
+
+
 def encode(f):
-    out = bytearray(MAGIC + uv(f.get("version", 2)) + uv(0) + uv(f["pid"]) +
+    version = f.get("version", 3)
+    out = bytearray(MAGIC + uv(version) + uv(0) + uv(f["pid"]) +
                     uv(f["raw_bytes"]))
     out += uv(len(f["census"]))
     for c in f["census"]:
@@ -64,6 +80,8 @@ def encode(f):
             out += _s(r["name"]) + uv(r["reached"][0]) + uv(r["reached"][1])
             out += uv(r["retained"][0]) + uv(r["retained"][1]) + _list(r["ctx"])
         out += uv(c["shared"][0]) + uv(c["shared"][1]) + _list(c["shared_ctx"])
+        if version >= 3:
+            out += _encode_bands(c)
         out += b"".join(uv(x) for x in c["unreached"]) + _list(c["unreached_ctx"])
     return bytes(out)
 
@@ -118,14 +136,60 @@ def _check_sum(at, lst, want, what):
         raise RootsError(at, f"{what}: list sums {got} != {tuple(want)}")
 
 
+def _band_roots(r, c, i):
+    at, k = r.i, r.count(1)
+    if not 2 <= k <= len(c["roots"]):
+        raise RootsError(at, f"band {i}: {k} roots")
+    roots, idx = [], 0
+    for j in range(k):
+        at, d = r.i, r.uv()
+        if (j and not d) or idx + d >= len(c["roots"]):
+            raise RootsError(at, f"band {i}: root index delta {d}")
+        idx += d
+        if c["roots"][idx]["flags"] & 1:
+            raise RootsError(at, f"band {i}: root {idx} has no reached figures")
+        roots.append(idx)
+    return tuple(roots)
+
+
+def _read_bands(r, c):
+    """The bands and other sets (section 4.1), checked as the C reader does."""
+    n, bands, starts = r.count(5), [], []
+    inside = [[0, 0] for _ in c["roots"]]
+    for i in range(n):
+        starts.append(r.i)
+        roots = _band_roots(r, c, i)
+        at, nbytes, blocks = r.i, r.uv(), r.uv()
+        if not blocks or (bands and nbytes > bands[-1][1]):
+            raise RootsError(at, f"band {i}: 0 blocks, or more bytes than the band before")
+        for k in roots:
+            x = c["roots"][k]
+            inside[k][0] += nbytes
+            inside[k][1] += blocks
+            if (inside[k][0] > x["reached"][0] - x["retained"][0] or
+                    inside[k][1] > x["reached"][1] - x["retained"][1]):
+                raise RootsError(at, f"band {i}: root {k} shares more than it reaches")
+        bands.append((roots, nbytes, blocks))
+    seen = set()
+    for i, b in enumerate(bands):
+        if b[0] in seen:
+            raise RootsError(starts[i], f"band {i}: the same roots as an earlier band")
+        seen.add(b[0])
+    at, other = r.i, (r.uv(), r.uv())
+    if (sum(b[1] for b in bands) + other[0], sum(b[2] for b in bands) + other[1]) != \
+            tuple(c["shared"]):
+        raise RootsError(at, "the bands and other sets do not sum to the shared blocks")
+    c["bands"], c["other"] = bands, other
+
+
 def decode(data):
     if data[:8] != MAGIC:
         raise RootsError(0, "not a roots file (magic)")
     r = _Reader(data)
     r.i = 8
     version = r.uv()
-    if version not in (1, 2):
-        raise RootsError(8, "version is not 1 or 2")
+    if version not in (1, 2, 3):
+        raise RootsError(8, "version is not 1, 2 or 3")
     if r.uv() != 0:
         raise RootsError(r.i - 1, "flags not 0")
     f = {"version": version, "pid": r.uv(), "raw_bytes": r.uv(), "census": []}
@@ -154,6 +218,8 @@ def decode(data):
         at = r.i
         c["shared_ctx"] = r.ctx_list(3)
         _check_sum(at, c["shared_ctx"], c["shared"], "shared")
+        if version >= 3:
+            _read_bands(r, c)
         c["unreached"] = tuple(r.uv() for _ in range(4))
         at = r.i
         c["unreached_ctx"] = r.ctx_list(5)

@@ -29,7 +29,7 @@ class RootsPeak(harness.ProfTest):
         self.assertEqual(len(raws), 1, raws)
         with open(raws[0] + ".roots", "rb") as f:
             roots = rf.decode(f.read())
-        self.assertEqual(roots["version"], 2)
+        self.assertEqual(roots["version"], 3)
         return roots["census"]
 
     def held(self, c):

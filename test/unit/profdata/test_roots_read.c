@@ -50,6 +50,18 @@ static void json_root(const mp_roots_root *x) {
   printf("}");
 }
 
+static void json_bands(const mp_roots_census *c) {
+  printf(", \"bands\": [");
+  for (size_t i = 0; i < c->n_bands; i++) {
+    const mp_roots_band *b = &c->bands[i];
+    printf("%s[[", i ? ", " : "");
+    for (size_t j = 0; j < b->n_roots; j++)
+      printf("%s%zu", j ? ", " : "", b->roots[j]);
+    printf("], %" PRIu64 ", %" PRIu64 "]", b->bytes, b->blocks);
+  }
+  printf("], \"other\": [%" PRIu64 ", %" PRIu64 "]", c->other_bytes, c->other_blocks);
+}
+
 static int dump_json(const char *path) {
   mp_roots t;
   mp_err e = {{0}};
@@ -77,6 +89,8 @@ static int dump_json(const char *path) {
     printf("], \"shared\": [%" PRIu64 ", %" PRIu64 "], \"shared_ctx\": ", c->shared_bytes,
            c->shared_blocks);
     json_list(c->shared, c->n_shared, 0);
+    if (t.version >= 3)
+      json_bands(c);
     printf(", \"unreached\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
            "], \"unreached_ctx\": ",
            c->unreached_bytes, c->unreached_blocks, c->direct_bytes, c->direct_blocks);
@@ -145,7 +159,7 @@ int main(int argc, char **argv) {
     return dump_json(argv[2]);
   test_good();
   refused(0, 'X', "offset 0x0: not a memprof roots file");
-  refused(8, 3, "offset 0x8: version 3 (supported: 1 to 2)");
+  refused(8, 4, "offset 0x8: version 4 (supported: 1 to 3)");
   refused(12, 200, "offset 0xc: CensusCount");
   refused(13, 4, "offset 0xd: census 0: kind 4");
   refused(24, 5, "offset 0x18: root 0: kind 5");
