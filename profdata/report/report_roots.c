@@ -2,7 +2,9 @@
  * (profdata/roots/roots.h, MEMPROF_OPTIONS=roots=1) joined to the report's
  * contexts, and their part of the text report: per census the roots that
  * retain the most bytes, each with the contexts it retains; at exit the
- * blocks no root reaches (leaked) apart from those still reachable.
+ * blocks no root reaches (leaked) apart from those still reachable.  The
+ * other formats read the censuses through the accessors of report.h
+ * (report_roots_json.c, report_pprof.c, report_dhat.c).
  *
  * The file names contexts by the raw profile's stack ids; several ids may
  * be one context (PCs that symbolize alike) and are summed; an id whose
@@ -74,6 +76,15 @@ void rpt_roots_free(rpt_roots *t) {
   }
   free(t->proc);
   free(t);
+}
+
+/* ---- for the other formats (report.h) ------------------------------------- */
+
+size_t rpt_roots_n_proc(const rpt *r) { return r->roots ? r->roots->n_proc : 0; }
+
+const mp_roots *rpt_roots_file(const rpt *r, size_t k, const char **path) {
+  if (path) *path = r->roots->proc[k].path;
+  return &r->roots->proc[k].rs;
 }
 
 /* ---- text ----------------------------------------------------------------- */
@@ -243,3 +254,46 @@ void rpt_write_roots_text(rpt *r, mp_buf *o, const char *prefix) {
   }
   free(acc);
 }
+
+/* ---- per-context lists for the other formats (report.h) ------------------- */
+
+/* The sums in acc (n_slots) as a list, largest first; frees acc. */
+static rpt_roots_val *public_vals(val *acc, size_t n_slots, size_t *n_out) {
+  size_t n;
+  val *v = take(acc, n_slots, &n);
+  free(acc);
+  *n_out = n;
+  rpt_roots_val *out = mp_xmalloc((n + 1) * sizeof *out);
+  for (size_t i = 0; i < n; i++)
+    out[i] = (rpt_roots_val){v[i].ctx, v[i].bytes, v[i].blocks, v[i].direct_bytes,
+                             v[i].direct_blocks, v[i].shared_bytes};
+  free(v);
+  return out;
+}
+
+rpt_roots_val *rpt_roots_by_ctx(const rpt *r, size_t k, const mp_roots_ctx *v, size_t n,
+                                size_t *n_out) {
+  val *acc = mp_xcalloc(r->n_ctx + 2, sizeof *acc);
+  add_list(&r->roots->proc[k], acc, v, n);
+  return public_vals(acc, r->n_ctx + 1, n_out);
+}
+
+rpt_roots_val *rpt_roots_reachable(const rpt *r, size_t k, const mp_roots_census *c,
+                                   size_t *n_out) {
+  const rpt_roots_proc *p = &r->roots->proc[k];
+  val *acc = mp_xcalloc(r->n_ctx + 2, sizeof *acc);
+  for (size_t i = 0; i < c->n_roots; i++) add_list(p, acc, c->roots[i].ctx, c->roots[i].n_ctx);
+  add_list_of(p, acc, c->shared, c->n_shared, 1);
+  return public_vals(acc, r->n_ctx + 1, n_out);
+}
+
+size_t *rpt_roots_order(const mp_roots_census *c, size_t *n_out) {
+  size_t *ord = mp_xmalloc((c->n_roots + 1) * sizeof *ord), n = 0;
+  for (size_t k = 0; k < c->n_roots; k++)
+    if (c->roots[k].reached_blocks) ord[n++] = k;
+  qsort_r(ord, n, sizeof *ord, by_retained, c->roots);
+  *n_out = n;
+  return ord;
+}
+
+const char *rpt_roots_kind_name(uint64_t kind) { return kind_name(kind); }
