@@ -11,6 +11,8 @@ and LeakSanitizer:
   the exact bytes, by function and by root label;
 * DHAT: eb/ebk are the blocks live at exit, or with --dhat-at-end=leaked
   the leaked ones, exact per program point, and dh_view.js renders them.
+* two runs reported together: a census per process on the page, the
+  processes summed in pprof and DHAT.
 
 Consumers that are missing skip their class, visibly."""
 import html
@@ -296,6 +298,42 @@ class RootsDhat(CensusTest):
         text = html.unescape(re.sub(r"<[^>]+>", "", r.stdout))
         self.assertRegex(text, r"At t-end:\s+492 bytes \(100%\) in 3 blocks \(100%\)")
         self.assertRegex(text, r"At t-end:\s+300 bytes \(60\.98%\) in 1 blocks")
+
+
+class RootsMerged(harness.ProfTest):
+    """Two runs reported together: one roots file each; the page shows
+    each process's last census, pprof and DHAT sum the processes."""
+
+    def test_two_processes(self):
+        exe = harness.compile_program(self.scratch, SRC, out="app",
+                                      cflags=["-fno-omit-frame-pointer"], ldflags=["-lpthread"])
+        raws = []
+        for args in (["census"], []):
+            _, got = harness.run_program(self.scratch, exe, args,
+                                         env={"MEMPROF_OPTIONS": "roots=1"})
+            raws += [r for r in got if re.search(r"\.profraw\.\d+$", r)]
+        self.assertEqual(len(raws), 2)
+        report = lambda *a: harness.memprof_profdata("report", *raws,
+                                                     f"--profiled-binary={exe}", *a)
+        page = self.scratch.path("m.html")
+        report("--format=html", "-o", page)
+        procs = page_data(page)["roots"]["procs"]
+        self.assertEqual([p["censuses"] for p in procs], [2, 1])
+        self.assertEqual(["graph" in p for p in procs], [True, False])
+        for p in procs:
+            self.assertEqual((tuple(p["last"]["heap"]), tuple(p["last"]["unreached"])),
+                             (HEAP, LEAKED))
+        if shutil.which("go"):
+            pb = self.scratch.path("m.pb.gz")
+            report("--format=pprof", "-o", pb)
+            top = pprof("-top", "-sample_index=leaked_space", pb)
+            self.assertIn("Showing nodes accounting for 984B, 100% of 984B total", top)
+            top = pprof("-top", "-sample_index=retained_space", pb)
+            self.assertIn("of 7828B total", top)
+        d = json.loads(report("--format=dhat").stdout)
+        self.assertEqual(sum(p["eb"] for p in d["pps"]), 2 * HEAP[0])
+        d = json.loads(report("--format=dhat", "--dhat-at-end=leaked").stdout)
+        self.assertEqual(sum(p["ebk"] for p in d["pps"]), 2 * LEAKED[1])
 
 
 class RootsDhatWithTimeline(harness.ProfTest):
