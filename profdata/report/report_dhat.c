@@ -15,7 +15,8 @@
  * eb/ebk are the blocks live at exit (summed over the processes when
  * several were merged), and te the latest end of a timeline.  Peaks of
  * several processes are not one moment, so with more than one timeline
- * tg, gb and gbk stay 0, as they do without a timeline (eb, ebk too).
+ * tg, gb and gbk stay 0, as they do without a timeline (eb, ebk too, but
+ * for a roots file's, below).
  * A sampled or not instrumented profile says so after the command.
  *
  * DHAT has no leaks: its "at t-end" is every block still live at the

@@ -257,34 +257,69 @@ void rpt_write_roots_text(rpt *r, mp_buf *o, const char *prefix) {
 
 /* ---- per-context lists for the other formats (report.h) ------------------- */
 
-/* The sums in acc (n_slots) as a list, largest first; frees acc. */
-static rpt_roots_val *public_vals(val *acc, size_t n_slots, size_t *n_out) {
-  size_t n;
-  val *v = take(acc, n_slots, &n);
-  free(acc);
-  *n_out = n;
-  rpt_roots_val *out = mp_xmalloc((n + 1) * sizeof *out);
-  for (size_t i = 0; i < n; i++)
-    out[i] = (rpt_roots_val){v[i].ctx, v[i].bytes, v[i].blocks, v[i].direct_bytes,
-                             v[i].direct_blocks, v[i].shared_bytes};
-  free(v);
-  return out;
+/* Sorted by list alone, never by the number of contexts: a format calls
+ * these once per root, and a program may have many of both. */
+
+static int by_ctx(const void *a, const void *b) {
+  const rpt_roots_val *x = a, *y = b;
+  return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+/* As the text's (by_bytes): largest first, then by context. */
+static int by_bytes_then_ctx(const void *a, const void *b) {
+  const rpt_roots_val *x = a, *y = b;
+  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+  return by_ctx(a, b);
+}
+
+/* Appends list v to out[*n] by report context; `shared`: its bytes are
+ * reached by several roots. */
+static void put_list(const rpt_roots_proc *p, rpt_roots_val *out, size_t *n,
+                     const mp_roots_ctx *v, size_t nv, int shared) {
+  for (size_t i = 0; i < nv; i++)
+    out[(*n)++] = (rpt_roots_val){mp_map_get(&p->ids, v[i].stack_id), v[i].bytes, v[i].blocks,
+                                  v[i].direct_bytes, v[i].direct_blocks,
+                                  shared ? v[i].bytes : 0};
+}
+
+/* Entries of one context summed into one, largest first. */
+static rpt_roots_val *sum_by_ctx(rpt_roots_val *v, size_t n, size_t *n_out) {
+  qsort(v, n, sizeof *v, by_ctx);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && v[m - 1].ctx == v[i].ctx) {
+      rpt_roots_val *a = &v[m - 1];
+      a->bytes += v[i].bytes;
+      a->blocks += v[i].blocks;
+      a->direct_bytes += v[i].direct_bytes;
+      a->direct_blocks += v[i].direct_blocks;
+      a->shared_bytes += v[i].shared_bytes;
+    } else {
+      v[m++] = v[i];
+    }
+  }
+  qsort(v, m, sizeof *v, by_bytes_then_ctx);
+  *n_out = m;
+  return v;
 }
 
 rpt_roots_val *rpt_roots_by_ctx(const rpt *r, size_t k, const mp_roots_ctx *v, size_t n,
                                 size_t *n_out) {
-  val *acc = mp_xcalloc(r->n_ctx + 2, sizeof *acc);
-  add_list(&r->roots->proc[k], acc, v, n);
-  return public_vals(acc, r->n_ctx + 1, n_out);
+  rpt_roots_val *out = mp_xmalloc((n + 1) * sizeof *out);
+  size_t m = 0;
+  put_list(&r->roots->proc[k], out, &m, v, n, 0);
+  return sum_by_ctx(out, m, n_out);
 }
 
 rpt_roots_val *rpt_roots_reachable(const rpt *r, size_t k, const mp_roots_census *c,
                                    size_t *n_out) {
   const rpt_roots_proc *p = &r->roots->proc[k];
-  val *acc = mp_xcalloc(r->n_ctx + 2, sizeof *acc);
-  for (size_t i = 0; i < c->n_roots; i++) add_list(p, acc, c->roots[i].ctx, c->roots[i].n_ctx);
-  add_list_of(p, acc, c->shared, c->n_shared, 1);
-  return public_vals(acc, r->n_ctx + 1, n_out);
+  size_t n = c->n_shared, m = 0;
+  for (size_t i = 0; i < c->n_roots; i++) n += c->roots[i].n_ctx;
+  rpt_roots_val *out = mp_xmalloc((n + 1) * sizeof *out);
+  for (size_t i = 0; i < c->n_roots; i++) put_list(p, out, &m, c->roots[i].ctx, c->roots[i].n_ctx, 0);
+  put_list(p, out, &m, c->shared, c->n_shared, 1);
+  return sum_by_ctx(out, m, n_out);
 }
 
 size_t *rpt_roots_order(const mp_roots_census *c, size_t *n_out) {
