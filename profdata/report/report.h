@@ -69,10 +69,11 @@ typedef struct rpt_opts {
   size_t top;          /* rows of the top-N tables; 0: all */
   rpt_clang_opts clang;
   const char *base;    /* --base=OLD: the profile to diff against */
+  int dhat_leaked;     /* --dhat-at-end=leaked: DHAT's eb/ebk are the leaks */
 } rpt_opts;
 
 #define RPT_OPTS_DEFAULT {RPT_TEXT, RPT_BYTES, RPT_BY_CONTEXT, 20, \
-                          RPT_CLANG_DEFAULTS, NULL}
+                          RPT_CLANG_DEFAULTS, NULL, 0}
 
 /* LLVM's AllocationType bits; RPT_AMBIGUOUS is the "ambiguous" attribute
  * clang puts on a call whose contexts disagree. */
@@ -299,6 +300,33 @@ void rpt_roots_free(rpt_roots *t);
 /* Per census: the roots retaining the most, each with its top contexts;
  * leaked (unreachable) and still reachable contexts. */
 void rpt_write_roots_text(rpt *r, mp_buf *out, const char *prefix);
+
+/* What the other formats read of the censuses: the processes' roots
+ * files (the k-th's path, pid and censuses in the order taken). */
+size_t rpt_roots_n_proc(const rpt *r);
+const mp_roots *rpt_roots_file(const rpt *r, size_t k, const char **path);
+/* A census list of process k summed per report context (ctx r->n_ctx:
+ * the stacks without a symbolizable frame), largest first; shared_bytes:
+ * of bytes, those several roots reach (rpt_roots_reachable only).  The
+ * caller frees. */
+typedef struct rpt_roots_val {
+  uint32_t ctx;
+  uint64_t bytes, blocks, direct_bytes, direct_blocks, shared_bytes;
+} rpt_roots_val;
+rpt_roots_val *rpt_roots_by_ctx(const rpt *r, size_t k, const mp_roots_ctx *v, size_t n,
+                                size_t *n_out);
+/* Every block some root reaches (the roots' lists and the shared one). */
+rpt_roots_val *rpt_roots_reachable(const rpt *r, size_t k, const mp_roots_census *c,
+                                   size_t *n_out);
+/* The roots of c that reach a block, most retained first (then most
+ * reached), as the text report lists them: indices into c->roots. */
+size_t *rpt_roots_order(const mp_roots_census *c, size_t *n_out);
+/* "at exit", "on demand", "at a dump", "at a new high". */
+const char *rpt_roots_kind_name(uint64_t kind);
+/* The censuses as the JSON member ,"roots":{...} of the HTML page
+ * (report_roots_json.c), nothing without roots files; marks in
+ * shown[ctx] every context it lists. */
+void rpt_write_roots_json(const rpt *r, mp_buf *out, uint8_t *shown);
 
 /* ---- values ---------------------------------------------------------- */
 

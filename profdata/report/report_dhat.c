@@ -15,8 +15,17 @@
  * eb/ebk are the blocks live at exit (summed over the processes when
  * several were merged), and te the latest end of a timeline.  Peaks of
  * several processes are not one moment, so with more than one timeline
- * tg, gb and gbk stay 0, as they do without a timeline (eb, ebk too).
+ * tg, gb and gbk stay 0, as they do without a timeline (eb, ebk too, but
+ * for a roots file's, below).
  * A sampled or not instrumented profile says so after the command.
+ *
+ * DHAT has no leaks: its "at t-end" is every block still live at the
+ * end.  Without a timeline, the exit census of a roots file (report_roots.c,
+ * MEMPROF_OPTIONS=roots=1) gives the same figures: eb/ebk are the blocks
+ * it saw (reached or not).  --dhat-at-end=leaked makes eb/ebk the blocks
+ * no root reaches at exit instead (timeline or not), and the command
+ * says so, which dh_view.html shows; blocks of stacks without a
+ * symbolizable frame have no program point and are left out.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -63,11 +72,36 @@ typedef struct live_at {
   uint64_t gb, gbk, eb, ebk;
 } live_at;
 
+/* eb/ebk from the roots files: per context the blocks each process's
+ * exit census saw (every block, or with --dhat-at-end=leaked those no
+ * root reaches), summed over the processes. */
+static void roots_at_exit(const rpt *r, live_at *v) {
+  for (size_t k = 0; k < rpt_roots_n_proc(r); k++) {
+    const mp_roots *rs = rpt_roots_file(r, k, NULL);
+    const mp_roots_census *c = rs->n_census ? &rs->census[rs->n_census - 1] : NULL;
+    if (!c || c->kind != MP_ROOTS_AT_EXIT) continue;
+    for (int part = 0; part < 2; part++) {
+      if (part == 1 && r->opts.dhat_leaked) break;
+      size_t n;
+      rpt_roots_val *x = part ? rpt_roots_reachable(r, k, c, &n)
+                              : rpt_roots_by_ctx(r, k, c->unreached, c->n_unreached, &n);
+      for (size_t i = 0; i < n; i++)
+        if (x[i].ctx < r->n_ctx) {
+          v[x[i].ctx].eb += x[i].bytes;
+          v[x[i].ctx].ebk += x[i].blocks;
+        }
+      free(x);
+    }
+  }
+}
+
 static live_at *live_values(const rpt *r, uint64_t *tg, uint64_t *pid) {
   live_at *v = mp_xcalloc(r->n_ctx + 1, sizeof *v);
   const rpt_timeline *tl = r->tl;
+  if (r->opts.dhat_leaked || !tl) roots_at_exit(r, v);
+  if (!tl && rpt_roots_n_proc(r) == 1) *pid = rpt_roots_file(r, 0, NULL)->pid;
   if (!tl) return v;
-  for (size_t i = 0; i < tl->n_at_exit; i++)
+  for (size_t i = 0; i < tl->n_at_exit && !r->opts.dhat_leaked; i++)
     if (tl->at_exit[i].ctx != RPT_TIMELINE_NO_FRAMES) {
       v[tl->at_exit[i].ctx].eb = tl->at_exit[i].bytes;
       v[tl->at_exit[i].ctx].ebk = tl->at_exit[i].blocks;
@@ -104,6 +138,8 @@ void rpt_write_dhat(rpt *r, mp_buf *out) {
                 "\"tuth\":1,\"cmd\":\"memprof-profdata report",
                 r->has_accesses ? "true" : "false");
   rpt_json_notes(r->p, out, " (", ")");
+  if (r->opts.dhat_leaked)
+    mp_buf_printf(out, " --dhat-at-end=leaked (at t-end: the blocks no root reaches at exit)");
   mp_buf_printf(out, "\",\"pid\":%" PRIu64 ",\"te\":%" PRIu64 ",\"tg\":%" PRIu64
                      ",\"pps\":[",
                 pid, program_end(r, tg), tg);

@@ -22,6 +22,9 @@
  *   tl       with timelines: the series of the "memory over time" graph
  *            and the contexts live at each peak and at exit
  *            (report_timeline_out.c)
+ *   roots    with roots files: per process its last census (retained by
+ *            root, leaked, still reachable) and retained bytes by root
+ *            over time (report_roots_json.c); its contexts get full stacks
  *   recorded how the profile was recorded (report_facts.c): the sampled
  *            and the not-instrumented sentences, "" when they do not
  *            apply; the page shows them as banners above the summary
@@ -58,6 +61,7 @@ typedef struct page {
   size_t n_nodes, cap_nodes;
   uint32_t *ctx_node;
   uint8_t *has_stack;
+  mp_buf roots; /* the "roots" member, written with the stacks picked */
 } page;
 
 static uint32_t str_ix(page *g, const char *s) {
@@ -247,6 +251,7 @@ static void pick_stacks(page *g) {
     for (size_t i = 0; i < n && i < STACKS_OTHER; i++) g->has_stack[ord[i]] = 1;
     free(ord);
   }
+  rpt_write_roots_json(r, &g->roots, g->has_stack); /* its contexts */
   for (size_t i = 0; i < r->n_ctx; i++) {
     const uint32_t *f = mp_stack_frames(r->p, r->ctx[i].stack);
     use_frame(g, f[0]);
@@ -469,6 +474,7 @@ void rpt_write_html(rpt *r, mp_buf *out) {
   tree_json(&g);
   ctx_json(&g);
   summary_json(&g);
+  if (g.roots.len) mp_buf_put(out, g.roots.data, g.roots.len);
   if (r->base) base_json(&g);
   frames_json(&g); /* last: the others named the strings it lists */
   mp_buf_printf(out, "}");
@@ -481,4 +487,5 @@ void rpt_write_html(rpt *r, mp_buf *out) {
   free(g.val);
   free(g.ctx_node);
   free(g.has_stack);
+  mp_buf_free(&g.roots);
 }

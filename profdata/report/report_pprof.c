@@ -1,9 +1,14 @@
 /* report_pprof.c - pprof's profile.proto, gzipped (what `go tool pprof`
  * reads): sample types alloc_objects/count and alloc_space/bytes (the
  * default), then total_lifetime/milliseconds and accesses/count (0 when
- * the profile has no access counts: every file has the same four types, so
- * that pprof's -diff_base takes any two); period_type space/bytes with
- * period 1.  One sample per context, labelled with clang-22's verdict; its
+ * the profile has no access counts), then from the roots files
+ * (report_roots.c) retained_objects/count, retained_space/bytes,
+ * leaked_objects/count and leaked_space/bytes (0 without): every file has
+ * the same eight types, so that pprof's -diff_base takes any two;
+ * period_type space/bytes with period 1.  One sample per context, labelled
+ * with clang-22's verdict, with its leaked blocks at exit; and one per
+ * root and context it retains at each process's last census, labelled
+ * root:NAME, with only the retained values.  Each context's sample has its
  * locations leaf first, each location one physical frame with the frames
  * inlined into it before it (callee first, as pprof lists a location's
  * lines); functions carry the demangled name, the linkage name as system
@@ -13,6 +18,8 @@
  * The protobuf encoding is written by hand: varints and length-delimited
  * fields are all profile.proto needs.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -64,6 +71,8 @@ typedef struct pp {
   uint32_t *loc_first; /* per location id - 1: index into loc_store */
   uint32_t *loc_store; /* frames of every location: len, then frame ids */
   size_t n_store, cap_store, cap_first;
+  char **owned; /* strings made here that the table points to */
+  size_t n_owned, cap_owned;
 } pp;
 
 static int same_string(const void *ctx, uint32_t v, const void *s) {
@@ -72,6 +81,15 @@ static int same_string(const void *ctx, uint32_t v, const void *s) {
 }
 
 /* String table index of s (interned; the table keeps the pointer). */
+static uint32_t str_id(pp *x, const char *s);
+
+/* The same for a string that will not outlive the call: a copy is kept. */
+static uint32_t str_copy_id(pp *x, const char *s) {
+  MP_VEC_RESERVE(x->owned, x->cap_owned, x->n_owned + 1);
+  x->owned[x->n_owned++] = mp_xstrndup(s, strlen(s));
+  return str_id(x, x->owned[x->n_owned - 1]);
+}
+
 static uint32_t str_id(pp *x, const char *s) {
   size_t n = strlen(s);
   x->tmp.len = 0;
@@ -162,7 +180,20 @@ static void value_type(pp *x, unsigned field, const char *type,
   mp_buf_free(&vt);
 }
 
-static void sample(pp *x, const rpt_ctx *c, uint32_t verdict_key) {
+/* Values of a sample, in the order of the sample types. */
+enum { V_ALLOCS, V_BYTES, V_LIFE, V_ACC, V_RET_OBJ, V_RET_SPACE, V_LEAK_OBJ, V_LEAK_SPACE, NV };
+
+static void label(mp_buf *s, uint32_t key, uint32_t value) {
+  mp_buf l = {0};
+  field_varint(&l, 1, key);
+  field_varint(&l, 2, value);
+  field_msg(s, 3, &l);
+  mp_buf_free(&l);
+}
+
+/* A sample of context c with values v, labelled with its verdict and,
+ * when not UINT32_MAX, the root (string id) that retains it. */
+static void sample(pp *x, const rpt_ctx *c, const uint64_t v[NV], uint32_t root) {
   const mp_profile *p = x->r->p;
   const uint32_t *f = mp_stack_frames(p, c->stack);
   uint32_t n = p->stacks[c->stack].len;
@@ -174,22 +205,98 @@ static void sample(pp *x, const rpt_ctx *c, uint32_t verdict_key) {
     i = j + 1;
   }
   field_bytes(&s, 1, ids.data, ids.len);
-  varint(&vals, c->mib->AllocCount);
-  varint(&vals, c->mib->TotalSize);
-  varint(&vals, c->mib->TotalLifetime);
-  varint(&vals, c->mib->TotalAccessCount);
+  for (int k = 0; k < NV; k++) varint(&vals, v[k]);
   field_bytes(&s, 2, vals.data, vals.len);
-  if (rpt_verdicts_known(x->r)) {
-    mp_buf label = {0};
-    field_varint(&label, 1, verdict_key);
-    field_varint(&label, 2, str_id(x, rpt_verdict_name(c->verdict)));
-    field_msg(&s, 3, &label);
-    mp_buf_free(&label);
-  }
+  if (rpt_verdicts_known(x->r))
+    label(&s, str_id(x, "verdict"), str_id(x, rpt_verdict_name(c->verdict)));
+  if (root != UINT32_MAX) label(&s, str_id(x, "root"), root);
   field_msg(&x->out, 2, &s);
   mp_buf_free(&ids);
   mp_buf_free(&s);
   mp_buf_free(&vals);
+}
+
+/* ---- who holds the memory (report_roots.c) --------------------------------- */
+
+/* Bytes and blocks the samples leave out: of stacks without a
+ * symbolizable frame, which have no locations. */
+typedef struct unplaced {
+  uint64_t retained, leaked;
+} unplaced;
+
+/* Per context, the blocks no root reaches at exit (each process's exit
+ * census), into leaked[ctx][0..1] (blocks, bytes). */
+static void leaked_at_exit(const rpt *r, uint64_t (*leaked)[2], unplaced *u) {
+  for (size_t k = 0; k < rpt_roots_n_proc(r); k++) {
+    const mp_roots *rs = rpt_roots_file(r, k, NULL);
+    const mp_roots_census *c = rs->n_census ? &rs->census[rs->n_census - 1] : NULL;
+    if (!c || c->kind != MP_ROOTS_AT_EXIT) continue;
+    size_t n;
+    rpt_roots_val *v = rpt_roots_by_ctx(r, k, c->unreached, c->n_unreached, &n);
+    for (size_t i = 0; i < n; i++)
+      if (v[i].ctx < r->n_ctx) {
+        leaked[v[i].ctx][0] += v[i].blocks;
+        leaked[v[i].ctx][1] += v[i].bytes;
+      } else {
+        u->leaked += v[i].bytes;
+      }
+    free(v);
+  }
+}
+
+/* A sample per root and context it retains at each process's last
+ * census, with only the retained values, labelled root=NAME. */
+static void retained_samples(pp *x, unplaced *u) {
+  const rpt *r = x->r;
+  char name[600];
+  for (size_t k = 0; k < rpt_roots_n_proc(r); k++) {
+    const mp_roots *rs = rpt_roots_file(r, k, NULL);
+    if (!rs->n_census) continue;
+    const mp_roots_census *c = &rs->census[rs->n_census - 1];
+    size_t n_ord;
+    size_t *ord = rpt_roots_order(c, &n_ord);
+    for (size_t i = 0; i < n_ord; i++) {
+      const mp_roots_root *root = &c->roots[ord[i]];
+      mp_roots_label(c, root, name, sizeof name);
+      uint32_t name_id = str_copy_id(x, name);
+      size_t n;
+      rpt_roots_val *v = rpt_roots_by_ctx(r, k, root->ctx, root->n_ctx, &n);
+      for (size_t j = 0; j < n; j++) {
+        if (v[j].ctx >= r->n_ctx) {
+          u->retained += v[j].bytes;
+          continue;
+        }
+        uint64_t val[NV] = {0};
+        val[V_RET_OBJ] = v[j].blocks;
+        val[V_RET_SPACE] = v[j].bytes;
+        sample(x, &r->ctx[v[j].ctx], val, name_id);
+      }
+      free(v);
+    }
+    free(ord);
+  }
+}
+
+static void samples(pp *x) {
+  rpt *r = x->r;
+  unplaced u = {0, 0};
+  uint64_t (*leaked)[2] = mp_xcalloc(r->n_ctx + 1, sizeof *leaked);
+  leaked_at_exit(r, leaked, &u);
+  for (size_t i = 0; i < r->n_ctx; i++) {
+    const mpf_mib *m = r->ctx[i].mib;
+    uint64_t v[NV] = {m->AllocCount, m->TotalSize, m->TotalLifetime, m->TotalAccessCount,
+                      0, 0, leaked[i][0], leaked[i][1]};
+    sample(x, &r->ctx[i], v, UINT32_MAX);
+  }
+  free(leaked);
+  retained_samples(x, &u);
+  if (!rpt_roots_n_proc(r)) return;
+  char note[400];
+  snprintf(note, sizeof note, "retained_space: bytes only one root reaches at each process's "
+                              "last census (label root); leaked_space: bytes no root reaches "
+                              "at exit; not in them, of stacks without a symbolizable frame: "
+                              "%" PRIu64 " retained, %" PRIu64 " leaked", u.retained, u.leaked);
+  field_varint(&x->out, 13, str_copy_id(x, note));
 }
 
 static int gzip(const mp_buf *in, mp_buf *out, mp_err *err) {
@@ -221,8 +328,11 @@ int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
   value_type(&x, 1, "alloc_space", "bytes");
   value_type(&x, 1, "total_lifetime", "milliseconds");
   value_type(&x, 1, "accesses", "count");
-  uint32_t verdict_key = str_id(&x, "verdict");
-  for (size_t i = 0; i < r->n_ctx; i++) sample(&x, &r->ctx[i], verdict_key);
+  value_type(&x, 1, "retained_objects", "count");
+  value_type(&x, 1, "retained_space", "bytes");
+  value_type(&x, 1, "leaked_objects", "count");
+  value_type(&x, 1, "leaked_space", "bytes");
+  samples(&x);
   value_type(&x, 11, "space", "bytes");
   field_varint(&x.out, 12, 1);
   field_varint(&x.out, 14, str_id(&x, "alloc_space"));
@@ -244,5 +354,7 @@ int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
   free(x.str);
   free(x.loc_first);
   free(x.loc_store);
+  for (size_t i = 0; i < x.n_owned; i++) free(x.owned[i]);
+  free(x.owned);
   return rc;
 }

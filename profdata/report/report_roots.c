@@ -3,7 +3,9 @@
  * contexts, and their part of the text report: per census the roots that
  * retain the most bytes, each with the contexts it retains; the sets of
  * roots that share the most (the bands); at exit the blocks no root
- * reaches (leaked) apart from those still reachable.
+ * reaches (leaked) apart from those still reachable.  The other formats
+ * read the censuses through the accessors of report.h
+ * (report_roots_json.c, report_pprof.c, report_dhat.c).
  *
  * The file names contexts by the raw profile's stack ids; several ids may
  * be one context (PCs that symbolize alike) and are summed; an id whose
@@ -75,6 +77,15 @@ void rpt_roots_free(rpt_roots *t) {
   }
   free(t->proc);
   free(t);
+}
+
+/* ---- for the other formats (report.h) ------------------------------------- */
+
+size_t rpt_roots_n_proc(const rpt *r) { return r->roots ? r->roots->n_proc : 0; }
+
+const mp_roots *rpt_roots_file(const rpt *r, size_t k, const char **path) {
+  if (path) *path = r->roots->proc[k].path;
+  return &r->roots->proc[k].rs;
 }
 
 /* ---- text ----------------------------------------------------------------- */
@@ -276,3 +287,81 @@ void rpt_write_roots_text(rpt *r, mp_buf *o, const char *prefix) {
   }
   free(acc);
 }
+
+/* ---- per-context lists for the other formats (report.h) ------------------- */
+
+/* Sorted by list alone, never by the number of contexts: a format calls
+ * these once per root, and a program may have many of both. */
+
+static int by_ctx(const void *a, const void *b) {
+  const rpt_roots_val *x = a, *y = b;
+  return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+/* As the text's (by_bytes): largest first, then by context. */
+static int by_bytes_then_ctx(const void *a, const void *b) {
+  const rpt_roots_val *x = a, *y = b;
+  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+  return by_ctx(a, b);
+}
+
+/* Appends list v to out[*n] by report context; `shared`: its bytes are
+ * reached by several roots. */
+static void put_list(const rpt_roots_proc *p, rpt_roots_val *out, size_t *n,
+                     const mp_roots_ctx *v, size_t nv, int shared) {
+  for (size_t i = 0; i < nv; i++)
+    out[(*n)++] = (rpt_roots_val){mp_map_get(&p->ids, v[i].stack_id), v[i].bytes, v[i].blocks,
+                                  v[i].direct_bytes, v[i].direct_blocks,
+                                  shared ? v[i].bytes : 0};
+}
+
+/* Entries of one context summed into one, largest first. */
+static rpt_roots_val *sum_by_ctx(rpt_roots_val *v, size_t n, size_t *n_out) {
+  qsort(v, n, sizeof *v, by_ctx);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (m && v[m - 1].ctx == v[i].ctx) {
+      rpt_roots_val *a = &v[m - 1];
+      a->bytes += v[i].bytes;
+      a->blocks += v[i].blocks;
+      a->direct_bytes += v[i].direct_bytes;
+      a->direct_blocks += v[i].direct_blocks;
+      a->shared_bytes += v[i].shared_bytes;
+    } else {
+      v[m++] = v[i];
+    }
+  }
+  qsort(v, m, sizeof *v, by_bytes_then_ctx);
+  *n_out = m;
+  return v;
+}
+
+rpt_roots_val *rpt_roots_by_ctx(const rpt *r, size_t k, const mp_roots_ctx *v, size_t n,
+                                size_t *n_out) {
+  rpt_roots_val *out = mp_xmalloc((n + 1) * sizeof *out);
+  size_t m = 0;
+  put_list(&r->roots->proc[k], out, &m, v, n, 0);
+  return sum_by_ctx(out, m, n_out);
+}
+
+rpt_roots_val *rpt_roots_reachable(const rpt *r, size_t k, const mp_roots_census *c,
+                                   size_t *n_out) {
+  const rpt_roots_proc *p = &r->roots->proc[k];
+  size_t n = c->n_shared, m = 0;
+  for (size_t i = 0; i < c->n_roots; i++) n += c->roots[i].n_ctx;
+  rpt_roots_val *out = mp_xmalloc((n + 1) * sizeof *out);
+  for (size_t i = 0; i < c->n_roots; i++) put_list(p, out, &m, c->roots[i].ctx, c->roots[i].n_ctx, 0);
+  put_list(p, out, &m, c->shared, c->n_shared, 1);
+  return sum_by_ctx(out, m, n_out);
+}
+
+size_t *rpt_roots_order(const mp_roots_census *c, size_t *n_out) {
+  size_t *ord = mp_xmalloc((c->n_roots + 1) * sizeof *ord), n = 0;
+  for (size_t k = 0; k < c->n_roots; k++)
+    if (c->roots[k].reached_blocks) ord[n++] = k;
+  qsort_r(ord, n, sizeof *ord, by_retained, c->roots);
+  *n_out = n;
+  return ord;
+}
+
+const char *rpt_roots_kind_name(uint64_t kind) { return kind_name(kind); }

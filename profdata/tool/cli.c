@@ -45,6 +45,7 @@ typedef enum opt_id {
   OPT_TIMELINE,
   OPT_NO_TIMELINE,
   OPT_ROOTS,
+  OPT_DHAT_AT_END,
   OPT_HOTCOLD_SITES,
 } opt_id;
 
@@ -102,6 +103,7 @@ static const opt_def OPTS[] = {
     {"hotcold-sites", OPT_HOTCOLD_SITES, 1, IN_CHECK},
     {"no-timeline", OPT_NO_TIMELINE, 0, IN_SHOW | IN_REPORT},
     {"roots", OPT_ROOTS, 1, IN_REPORT},
+    {"dhat-at-end", OPT_DHAT_AT_END, 1, IN_REPORT},
 };
 
 const char *cli_cmd_name(cli_cmd cmd) {
@@ -212,6 +214,8 @@ void cli_usage(FILE *out, cli_cmd cmd) {
         "                             the memory, roots=1); the k-th goes with\n"
         "                             the k-th raw input; default: <raw\n"
         "                             input>.roots where it exists\n"
+        "  --dhat-at-end=WHAT         dhat's \"at t-end\": live (default) or\n"
+        "                             leaked (at exit, from the roots files)\n"
         "  --profiled-binary=BIN      needed for raw inputs; repeatable\n"
         "  --debug-dir=DIR            where to look for separate debug files\n"
         "clang-22's -mllvm options of the same names (defaults as clang's):\n",
@@ -347,10 +351,12 @@ static int choice_option(opt_id id, const char *const **names, size_t *n) {
   static const char *const keys[] = {"bytes", "allocs", "lifetime", "density",
                                      "accesses"};
   static const char *const bys[] = {"context", "function", "file"};
+  static const char *const at_end[] = {"live", "leaked"};
   switch (id) {
   case OPT_FORMAT: *names = formats, *n = 6; return 0;
   case OPT_SORT: *names = keys, *n = 5; return 0;
   case OPT_BY: *names = bys, *n = 3; return 0;
+  case OPT_DHAT_AT_END: *names = at_end, *n = 2; return 0;
   default: return -1;
   }
 }
@@ -379,6 +385,7 @@ static int apply_report(cli_opts *o, const opt_def *d, const char *v,
     if (d->id == OPT_FORMAT) r->format = (rpt_format)i;
     if (d->id == OPT_SORT) r->sort = (rpt_key)i;
     if (d->id == OPT_BY) r->by = (rpt_by)i;
+    if (d->id == OPT_DHAT_AT_END) r->dhat_leaked = i;
     return 0;
   }
   switch (d->id) {

@@ -318,6 +318,13 @@ static int run_report(const cli_opts *o, const mp_profile *p, msym_ctx *sym,
     rpt_free(r);
     return 1;
   }
+  if (ro->dhat_leaked && (ro->format != RPT_DHAT || !r->roots)) {
+    report(NULL, ro->format != RPT_DHAT ? "--dhat-at-end is for --format=dhat"
+                                        : "--dhat-at-end=leaked needs a roots file of a raw "
+                                          "input (MEMPROF_OPTIONS=roots=1, or --roots)");
+    rpt_free(r);
+    return 1;
+  }
   mp_profile *bp = NULL;
   rpt *base = NULL;
   if (ro->base) {

@@ -141,7 +141,7 @@ int main(void) {
   CHECK(PARSE(&o, &e, "p", "report", "f") == 0);
   CHECK(o.cmd == CLI_REPORT && o.report.format == RPT_TEXT &&
         o.report.sort == RPT_BYTES && o.report.by == RPT_BY_CONTEXT &&
-        o.report.top == 20 && !o.report.base);
+        o.report.top == 20 && !o.report.base && !o.report.dhat_leaked);
   CHECK(o.report.clang.lifetime_access_density_cold == 0.05f &&
         o.report.clang.ave_lifetime_cold == 200 &&
         o.report.clang.min_ave_lifetime_density_hot == 1000 &&
@@ -169,6 +169,17 @@ int main(void) {
   cli_free(&o);
   CHECK(PARSE(&o, &e, "p", "report", "--memprof-use-hot-hints=false", "f") == 0);
   CHECK(!o.report.clang.use_hot_hints);
+  cli_free(&o);
+  /* --dhat-at-end: live (the default) or leaked */
+  CHECK(PARSE(&o, &e, "p", "report", "--dhat-at-end=leaked", "f") == 0 && o.report.dhat_leaked);
+  cli_free(&o);
+  CHECK(PARSE(&o, &e, "p", "report", "--dhat-at-end", "live", "f") == 0 &&
+        !o.report.dhat_leaked);
+  cli_free(&o);
+  expect_error("invalid value 'all' for --dhat-at-end (expected live or leaked)",
+               PARSE(&o, &e, "p", "report", "--dhat-at-end=all", "f"), &e);
+  cli_free(&o);
+  expect_error("not valid for show", PARSE(&o, &e, "p", "show", "--dhat-at-end=live", "f"), &e);
   cli_free(&o);
   expect_error("invalid value 'svg' for --format (expected text, html, pprof, "
                "folded, speedscope or dhat)",
