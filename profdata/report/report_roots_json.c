@@ -9,14 +9,18 @@
  * it took two censuses or more, the series of a graph of retained bytes
  * by root over time: the GRAPH_ROOTS roots (by name) that retained the
  * most at any census, then the shared and the unreached bytes, each
- * census's whole heap as the total.
+ * census's whole heap as the total.  The bands (the sets of roots
+ * sharing blocks) are the text report's rows: at most --top, the rest
+ * added to the other sets.
  *
  *   "roots":{"procs":[{"path","pid","censuses","last":{"kind","exit","t",
  *     "heap":[bytes,blocks],"shared":[..],"unreached":[..],"direct":[..],
  *     "roots":[{"label","reached":[..],"retained":[..],"partial",
  *               "ctx":[[ref,bytes,blocks]...],"more"}...],"rootsMore",
  *     "leaked":[[ref,bytes,blocks,direct bytes]...],"leakedMore",
- *     "reachable":[[ref,bytes,blocks,shared bytes]...],"reachableMore"},
+ *     "reachable":[[ref,bytes,blocks,shared bytes]...],"reachableMore",
+ *     "bands":[[[label...],bytes,blocks]...] (version 3 files),
+ *     "bandsOther":[bytes,blocks]},
  *     "graph":{"labels","t","total","series"}}]}
  *
  * A context `ref` is the report context's index (the page's context
@@ -92,6 +96,32 @@ static void roots_json(const rpt *r, mp_buf *o, size_t k, const mp_roots_census 
   free(ord);
 }
 
+/* The bands as the text report lists them (report_roots.c). */
+static void bands_json(const rpt *r, mp_buf *o, const mp_roots_census *c) {
+  if (!c->n_bands && !c->other_blocks) return;
+  size_t top = top_of(r, c->n_bands);
+  uint64_t other[2] = {c->other_bytes, c->other_blocks};
+  char label[600];
+  mp_buf_printf(o, ",\"bands\":[");
+  for (size_t i = 0; i < c->n_bands; i++) {
+    const mp_roots_band *b = &c->bands[i];
+    if (i >= top) {
+      other[0] += b->bytes, other[1] += b->blocks;
+      continue;
+    }
+    mp_buf_printf(o, "%s[[", i ? "," : "");
+    for (size_t j = 0; j < b->n_roots; j++) {
+      mp_roots_label(c, &c->roots[b->roots[j]], label, sizeof label);
+      mp_buf_printf(o, "%s\"", j ? "," : "");
+      rpt_json_str(o, label);
+      mp_buf_u8(o, '"');
+    }
+    mp_buf_printf(o, "],%" PRIu64 ",%" PRIu64 "]", b->bytes, b->blocks);
+  }
+  mp_buf_u8(o, ']');
+  pair(o, "bandsOther", other[0], other[1]);
+}
+
 static void census_json(const rpt *r, mp_buf *o, size_t k, const mp_roots_census *c,
                         uint8_t *shown) {
   mp_buf_printf(o, "\"last\":{\"kind\":\"%s\",\"exit\":%d,\"t\":%" PRIu64,
@@ -106,6 +136,7 @@ static void census_json(const rpt *r, mp_buf *o, size_t k, const mp_roots_census
   rows(r, o, "leaked", v, nv, r->opts.top, 1, shown);
   v = rpt_roots_reachable(r, k, c, &nv);
   rows(r, o, "reachable", v, nv, r->opts.top, 2, shown);
+  bands_json(r, o, c);
   mp_buf_u8(o, '}');
 }
 

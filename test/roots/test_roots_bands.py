@@ -4,6 +4,7 @@ which blocks, their bytes and blocks, the other sets' remainder, the
 roots_bands option, the reach budget's partial sets; and the report's
 text of them, from a version 3 file and (no bands) a version 2 one."""
 import os
+import json
 import re
 import sys
 import unittest
@@ -118,7 +119,7 @@ class RootsBandsReport(harness.ProfTest):
     " + ", its bytes and blocks, largest first, then the other sets; a
     version 2 file (no bands) is read and shows none."""
 
-    def run_report(self, options="", version=3):
+    def run_report(self, options="", version=3, args=()):
         exe = harness.compile_program(self.scratch, SRC, out="app", cflags=CFLAGS[2:])
         _, raws = harness.run_program(self.scratch, exe, [],
                                       env={"MEMPROF_OPTIONS": "roots=1" + options})
@@ -129,7 +130,8 @@ class RootsBandsReport(harness.ProfTest):
             old["version"] = version
             with open(raw + ".roots", "wb") as f:
                 f.write(rf.encode(old))
-        return harness.memprof_profdata("report", raw, f"--profiled-binary={exe}").stdout
+        return harness.memprof_profdata("report", raw, f"--profiled-binary={exe}",
+                                        *args).stdout
 
     def bands_part(self, out):
         at = out.index("Shared by sets of roots")
@@ -153,6 +155,19 @@ class RootsBandsReport(harness.ProfTest):
         self.assertEqual(rows[0][1:], (1000, 1))
         self.assertEqual(rows[1], ({"other sets"}, 896, 5))
         self.assertEqual(len(rows), 2)
+
+    def test_html_rows_are_the_texts(self):
+        # the page's data ("bands", "bandsOther") holds the text's rows
+        page = self.scratch.path("r.html")
+        self.run_report(":roots_bands=1", args=["--format=html", "-o", page])
+        with open(page) as f:
+            m = re.search(r'<script id="data" type="application/json">(.*?)</script>',
+                          f.read(), re.S)
+        (proc,) = json.loads(m.group(1))["roots"]["procs"]
+        last = proc["last"]
+        self.assertEqual([(set(labels), b, k) for labels, b, k in last["bands"]],
+                         [({"tri_a (app)", "tri_b (app)", "tri_c (app)"}, 1000, 1)])
+        self.assertEqual(last["bandsOther"], [896, 5])
 
     def test_version_2(self):
         out = self.run_report(version=2)

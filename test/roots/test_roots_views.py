@@ -168,9 +168,14 @@ class RootsHtml(CensusTest):
         heads = [html.unescape(h) for h in re.findall(r"<h3>(.*?)</h3>", box)]
         lines = [l.strip() for l in self.text.splitlines()]
         for h in heads:
-            self.assertIn(h.rstrip(":") if h.startswith("Retained") else h,
+            self.assertIn(h.rstrip(":") if h.startswith(("Retained", "Shared")) else h,
                           [l.rstrip(":") for l in lines])
-        self.assertEqual(len(heads), 4)
+        self.assertEqual(len(heads), 5)
+        # the bands, each a text line
+        bands = [html.unescape(t) for t in re.findall(r"<li>(.*?)</li>", box)]
+        self.assertEqual(bands, ["list_a (app) + list_b (app): 128 bytes in 2 blocks"])
+        for b in bands:
+            self.assertIn(b, lines)
         text_rows = [l for l in lines if re.match(r"\d+ bytes? in \d+ blocks?( \(|$)", l)]
         self.assertEqual(cells("sub"), text_rows)
         self.assertIn("retained by one root 3914 bytes, shared by several 128 bytes, "
