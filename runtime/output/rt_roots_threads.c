@@ -43,8 +43,8 @@ void rr_threads_prepare(void) {
 /* Reads [lo, hi) of our own memory chunk by chunk through buf, from the
  * top down (a stack's unmapped part is at its bottom), scanning each
  * chunk's words as if in place; stops at the first chunk that cannot be
- * read. */
-static void scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) {
+ * read, and then returns 0. */
+static int scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) {
   lo = (lo + 7) & ~(uintptr_t)7;
   hi &= ~(uintptr_t)7;
   while (hi > lo) {
@@ -53,7 +53,7 @@ static void scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) 
     long n = rt_syscall6(SYS_process_vm_readv, rt_getpid(), (long)&local, 1, (long)&remote, 1,
                          0);
     if (n != (long)(hi - from))
-      return;
+      return 0;
     c->scanned += hi - from;
     for (size_t i = 0; i < (hi - from) / 8; i++) {
       int64_t j = rr_find(c, buf[i]);
@@ -62,11 +62,25 @@ static void scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) 
     }
     hi = from;
   }
+  return 1;
 }
 
+/* The static TLS below the thread pointer, and the control block above
+ * it page by page up to TCB_BYTES or the end of its mapping (the block
+ * sits at the top of a thread's stack mapping, often less than TCB_BYTES
+ * from its end). */
 static void scan_tls(rr_census *c, uintptr_t tp, uintptr_t *buf) {
-  if (tp > static_tls)
-    scan_copy(c, tp - static_tls, tp + TCB_BYTES, buf);
+  if (tp <= static_tls)
+    return;
+  scan_copy(c, tp - static_tls, tp, buf);
+  for (uintptr_t lo = tp, end = tp + TCB_BYTES; lo < end;) {
+    uintptr_t hi = rt_round_down(lo + RT_PAGE, RT_PAGE);
+    if (hi > end)
+      hi = end;
+    if (!scan_copy(c, lo, hi, buf))
+      break;
+    lo = hi;
+  }
 }
 
 typedef struct others {
