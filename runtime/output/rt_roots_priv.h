@@ -163,7 +163,7 @@ typedef struct rr_stopped {
   uintptr_t regs[RR_NREGS]; /* rax rbx rcx rdx rsi rdi rbp r8..r15 */
 } rr_stopped;
 typedef struct rr_stop_stats {
-  int asked, stopped, unanswered, gone;
+  int asked, stopped, blocked, unanswered, gone;
   uint64_t stop_us;  /* from the first request to the last answer */
   uint64_t since_ns; /* when they were stopped */
 } rr_stop_stats;

@@ -25,10 +25,12 @@
  * while threads are stopped the census takes no lock but those (the
  * stripes, the large-block and internal-memory locks, the named roots'),
  * and never the loader's (the modules are listed before); it releases the
- * threads before it files the census.  A thread that blocks the signal,
- * or does not answer within roots_stop_wait_ms, is left running and
- * scanned as without stopping, and reported once; a thread that ended is
- * skipped.  Threads started while a census runs are not stopped. */
+ * threads before it files the census.  A thread that does not answer
+ * within roots_stop_wait_ms (it blocks the signal) is given up on, and is
+ * not asked again while its SigBlk (/proc/self/task/TID/status) says it
+ * still blocks the signal: it is left running, scanned as without
+ * stopping, and reported once.  A thread that ended is skipped; threads
+ * started while a census runs are not stopped. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <sys/syscall.h>
@@ -53,6 +55,7 @@ enum { IDLE, ASKED, BUSY, STOPPED };
 typedef struct stop_rec {
   int state; /* futex word: the census's request and the thread's answer */
   int tid;   /* the thread asked */
+  int missed; /* the id of a thread of this slot that did not answer */
   rr_stopped saved;
 } stop_rec;
 
@@ -173,6 +176,37 @@ static long ask(int slot, rr_stop_stats *st) {
   return e;
 }
 
+/* Whether thread tid blocks the signal now (SigBlk of
+ * /proc/self/task/TID/status).  Asked only of a thread that did not
+ * answer the last time: threads block every signal for a moment (glibc
+ * around clone, our handler until it returns), and such a one answers
+ * once it unblocks. */
+static int blocks_signal(int tid) {
+  char path[64], buf[4096];
+  rt_format(path, sizeof path, "/proc/self/task/%d/status", tid);
+  int fd = rt_open(path, 0 /* O_RDONLY */, 0);
+  if (fd < 0)
+    return 0;
+  long n = rt_syscall(SYS_read, fd, buf, sizeof buf - 1);
+  rt_close(fd);
+  static const char key[] = "\nSigBlk:";
+  for (long i = 0; i + (long)sizeof key < n; i++) {
+    if (rt_memcmp(buf + i, key, sizeof key - 1))
+      continue;
+    uint64_t mask = 0;
+    for (long k = i + (long)sizeof key - 1; k < n; k++) {
+      char ch = buf[k];
+      int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+      if (d >= 0)
+        mask = mask << 4 | (uint64_t)d;
+      else if (ch != '\t' && ch != ' ')
+        break;
+    }
+    return (int)(mask >> (sig - 1) & 1);
+  }
+  return 0;
+}
+
 typedef struct asking {
   int self;
   rr_stop_stats *st;
@@ -182,6 +216,10 @@ static void ask_cb(const rt_thread_rec *t, void *ctx) {
   asking *a = ctx;
   if (t->tid == a->self || n_asked >= RT_THREADS_MAX)
     return;
+  if (recs[t->slot].missed == t->tid && blocks_signal(t->tid)) {
+    a->st->blocked++; /* no new request queued to it at each census */
+    return;
+  }
   recs[t->slot].tid = t->tid;
   asked[n_asked++] = t->slot;
   ask(t->slot, a->st);
@@ -221,6 +259,8 @@ static int pending(rr_stop_stats *st, int give_up) {
       ;
     if (s != STOPPED)
       *(ended ? &st->gone : &st->unanswered) += 1;
+    if (s != STOPPED && !ended)
+      r->missed = r->tid;
   }
   return open;
 }
@@ -247,7 +287,7 @@ void rr_stop_world(rr_stop_stats *st) {
   uint64_t t0 = now_ns(), deadline = t0 + (uint64_t)rt_flags.roots_stop_wait_ms * 1000000u;
   asking a = {rt_gettid(), st};
   rt_threads_for_each(ask_cb, &a);
-  st->asked = n_asked;
+  st->asked = n_asked + st->blocked;
   for (;;) {
     int seen = __atomic_load_n(&acks, __ATOMIC_ACQUIRE);
     int late = now_ns() >= deadline;
@@ -261,7 +301,10 @@ void rr_stop_world(rr_stop_stats *st) {
     rt_syscall6(SYS_futex, (long)&acks, FUTEX_WAIT_PRIVATE, seen, (long)&ts, 0, 0);
   }
   for (int i = 0; i < n_asked; i++)
-    st->stopped += __atomic_load_n(&recs[asked[i]].state, __ATOMIC_ACQUIRE) == STOPPED;
+    if (__atomic_load_n(&recs[asked[i]].state, __ATOMIC_ACQUIRE) == STOPPED) {
+      st->stopped++;
+      recs[asked[i]].missed = 0;
+    }
   st->stop_us = (now_ns() - t0) / 1000;
   st->since_ns = now_ns();
 }
@@ -287,21 +330,21 @@ void rr_release_world(rr_stop_stats *st) {
   if (!installed)
     return;
   uint64_t held_us = st->since_ns ? (now_ns() - st->since_ns) / 1000 : 0;
-  if (st->unanswered && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-    rt_report("WARNING: roots census: threads that did not stop within %d ms: %d (do they "
-              "block signal %d?); their whole stacks were scanned as they ran",
-              rt_flags.roots_stop_wait_ms, st->unanswered, sig);
+  if ((st->unanswered || st->blocked) && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+    rt_report("WARNING: roots census: threads that block signal %d: %d, that did not stop "
+              "within %d ms: %d; their whole stacks were scanned as they ran",
+              sig, st->blocked, rt_flags.roots_stop_wait_ms, st->unanswered);
   if (rt_flags.verbosity >= 1)
     rt_report("roots census: %d of %d threads stopped in %llu us, held %llu us; "
-              "%d did not answer, %d ended",
+              "%d block the signal, %d did not answer, %d ended",
               st->stopped, st->asked, (unsigned long long)st->stop_us,
-              (unsigned long long)held_us, st->unanswered, st->gone);
+              (unsigned long long)held_us, st->blocked, st->unanswered, st->gone);
 }
 
 /* The child's only thread is the one that forked: no census runs there. */
 void rr_stop_fork_child(void) {
   for (int i = 0; i < RT_THREADS_MAX; i++)
-    recs[i].state = IDLE;
+    recs[i].state = recs[i].missed = IDLE;
   n_asked = 0;
   acks = 0;
 }

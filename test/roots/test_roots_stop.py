@@ -8,8 +8,9 @@ without -fmemory-profile:
   first is retained by that thread and the second unreached; with
   roots_stop_threads=0 (its whole stack read as it runs, no register) the
   other way round;
-- a worker that blocks the census's signal: the census waits
-  roots_stop_wait_ms, scans it as it runs and says so;
+- a worker that blocks the census's signal: the first census waits
+  roots_stop_wait_ms for it, scans it as it runs and says so; the second
+  does not ask it (/proc says it still blocks the signal);
 - several threads allocating and freeing while censuses run (on demand and
   at new highs): no deadlock, every census adds up (lib/roots_file.py
   checks the sums), every other thread stopped in each, and, as every
@@ -31,7 +32,7 @@ SRC = harness.prog_path(__file__, "roots_stop.c")
 IN_REGISTER, BELOW_SP = 4444, 5555
 ON_DEMAND, AT_EXIT, AT_HIGH = 1, 3, 4
 LINE = re.compile(r"roots census: (\d+) of (\d+) threads stopped in \d+ us, held \d+ us; "
-                  r"(\d+) did not answer, (\d+) ended")
+                  r"(\d+) block the signal, (\d+) did not answer, (\d+) ended")
 
 
 def sizes_of(raw):
@@ -85,7 +86,7 @@ class RootsStop(harness.ProfTest):
         # the worker (not the main thread, which takes the census) holds it
         self.assertNotEqual(held[in_thread][0], int(re.search(r"\.(\d+)$", raw).group(1)))
         # one line per census with the option on: the worker, then none
-        self.assertEqual(lines, [(1, 1, 0, 0), (0, 0, 0, 0)] if stop else [])
+        self.assertEqual(lines, [(1, 1, 0, 0, 0), (0, 0, 0, 0, 0)] if stop else [])
 
     def test_hold_linked(self):
         self.hold("linked", 1)
@@ -103,10 +104,11 @@ class RootsStop(harness.ProfTest):
         t0 = time.monotonic()
         _, cs, stderr, lines = self.run_prog("linked", ["block"], ":roots_stop_wait_ms=300")
         self.assertGreaterEqual(time.monotonic() - t0, 0.3)
-        self.assertEqual([c["kind"] for c in cs], [ON_DEMAND, AT_EXIT])
-        self.assertEqual(lines, [(0, 1, 1, 0), (0, 0, 0, 0)])
-        self.assertEqual(stderr.count("WARNING: roots census: threads that did not stop "
-                                      "within 300 ms: 1"), 1, stderr)
+        self.assertEqual([c["kind"] for c in cs], [ON_DEMAND, ON_DEMAND, AT_EXIT])
+        self.assertEqual(lines, [(0, 1, 0, 1, 0), (0, 1, 1, 0, 0), (0, 0, 0, 0, 0)])
+        self.assertEqual(stderr.count("WARNING: roots census: "), 1, stderr)
+        self.assertIn("threads that block signal 61: 0, that did not stop within 300 ms: 1;",
+                      stderr)
 
     def stress(self, kind, stop):
         threads = 6
@@ -123,8 +125,8 @@ class RootsStop(harness.ProfTest):
             self.assertEqual(lines, [])
             return
         # every other thread (the other workers and the main thread) stopped
-        self.assertEqual(lines[:-1], [(threads, threads, 0, 0)] * (len(cs) - 1))
-        self.assertEqual(lines[-1], (0, 0, 0, 0))
+        self.assertEqual(lines[:-1], [(threads, threads, 0, 0, 0)] * (len(cs) - 1))
+        self.assertEqual(lines[-1], (0, 0, 0, 0, 0))
         for c in cs[:-1]:
             self.assertEqual(c["unreached"], (0, 0, 0, 0), c["kind"])
 

@@ -9,7 +9,7 @@
  *           the caller-saved registers cleared), and spins; the main
  *           thread takes a census, then lets it free the first block.
  *   block   a worker blocks the census's signal (SIGRTMAX-3) and waits
- *           while the main thread takes a census.
+ *           while the main thread takes two censuses.
  *   stress  T threads (at most 16) each make N random mallocs and frees
  *           of 16..4015 bytes, into an array on their own stack, taking a
  *           census every 64 steps, between two barriers (no thread starts
@@ -120,13 +120,13 @@ static void *churn(void *arg) {
   return NULL;
 }
 
-static int one_worker(void *(*fn)(void *)) {
+static int one_worker(void *(*fn)(void *), int censuses) {
   pthread_t t;
   if (pthread_create(&t, NULL, fn, NULL))
     return 1;
   while (!ready)
     usleep(1000);
-  if (__memprof_heap_census)
+  for (int i = 0; i < censuses && __memprof_heap_census; i++)
     __memprof_heap_census();
   done = 1;
   pthread_join(t, NULL);
@@ -135,9 +135,10 @@ static int one_worker(void *(*fn)(void *)) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "hold"))
-    return one_worker(holder);
+    return one_worker(holder, 1);
   if (argc > 1 && !strcmp(argv[1], "block"))
-    return one_worker(blocker);
+    return one_worker(blocker, 2);
+
   if (argc < 4 || strcmp(argv[1], "stress"))
     return 2;
   int t = atoi(argv[2]);
