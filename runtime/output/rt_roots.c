@@ -4,17 +4,21 @@
  * keeps the block, and reached blocks are scanned in turn.
  *
  * A census: the modules' writable segments and symbols are listed and the
- * thread-TLS lookup done before the heap is locked (both may take the
- * loader's lock); then, with the MIB table's locks held (frees wait, so no
- * block is given back while it is read), the live blocks are listed
- * (rt_roots_mark.c), the roots found in this order: the named roots, the
- * modules' data (rt_roots_modules.c), the threads (rt_roots_threads.c),
- * the blocks marked, and the census encoded for the file
- * (rt_roots_file.c).  Censuses are taken one at a time.
+ * thread-TLS lookup done before anything else (both may take the loader's
+ * lock); then the other threads are stopped (rt_roots_stop.c,
+ * roots_stop_threads: each where it holds no runtime lock, so that the
+ * census never waits for a stopped thread); then, with the MIB table's
+ * locks held (frees wait, so no block is given back while it is read),
+ * the live blocks are listed (rt_roots_mark.c), the roots found in this
+ * order: the named roots, the modules' data (rt_roots_modules.c), the
+ * threads (rt_roots_threads.c), the blocks marked; the threads are let
+ * go, and the census encoded for the file (rt_roots_file.c).  Censuses
+ * are taken one at a time, never from a signal handler that interrupted
+ * the runtime or a census.
  *
- * Allocations other threads make during a census are not seen, and the
- * other threads are not stopped: docs/roots-format.md says what that
- * means for the figures. */
+ * With roots_stop_threads=0, allocations other threads make during a
+ * census are not seen, and their registers are not read:
+ * docs/roots-format.md says what that means for the figures. */
 #include "rt_roots.h"
 #include "rt_roots_priv.h"
 #include "runtime/base/rt_flags.h"
@@ -34,6 +38,7 @@
 
 int rt_roots_at_exit;
 static rt_mutex census_mu = RT_MUTEX_INIT;
+static __thread int in_census __attribute__((tls_model("initial-exec")));
 
 static uint64_t at_high(void *just_allocated, uint64_t live);
 
@@ -50,6 +55,7 @@ void rt_roots_init(void) {
   uintptr_t bottom = 0, top = rt_thread_stack_bounds(&bottom);
   if (top && rt_gettid() == rt_getpid())
     rt_threads_enter(bottom, top);
+  rr_stop_init();
   rt_heap_watch_high((uint64_t)rt_flags.roots_peak_step_kb << 10, at_high);
 }
 
@@ -64,10 +70,22 @@ static named_root named[MAX_NAMED];
 static int n_named;
 static rt_mutex named_mu = RT_MUTEX_INIT;
 
+/* Counted as a runtime lock: a thread that holds it is not stopped (the
+ * census takes it while the others are stopped). */
+static void named_lock(void) {
+  rt_locks_enter();
+  rt_mutex_lock(&named_mu);
+}
+
+static void named_unlock(void) {
+  rt_mutex_unlock(&named_mu);
+  rt_locks_leave();
+}
+
 void rt_roots_add_named(const char *name, const void *ptr) {
   if (!rt_flags.roots || !ptr)
     return;
-  rt_mutex_lock(&named_mu);
+  named_lock();
   int i = 0;
   while (i < n_named && named[i].ptr != ptr)
     i++;
@@ -82,23 +100,23 @@ void rt_roots_add_named(const char *name, const void *ptr) {
     rt_report("WARNING: more than %d named roots: %s is left out", MAX_NAMED,
               name ? name : "(null)");
   }
-  rt_mutex_unlock(&named_mu);
+  named_unlock();
 }
 
 void rt_roots_remove_named(const void *ptr) {
   if (!rt_flags.roots)
     return;
-  rt_mutex_lock(&named_mu);
+  named_lock();
   for (int i = 0; i < n_named; i++)
     if (named[i].ptr == ptr) {
       named[i] = named[--n_named];
       break;
     }
-  rt_mutex_unlock(&named_mu);
+  named_unlock();
 }
 
 static void named_scan(rr_census *c) {
-  rt_mutex_lock(&named_mu);
+  named_lock();
   for (int i = 0; i < n_named; i++) {
     int64_t j = rr_find(c, (uintptr_t)named[i].ptr);
     if (j < 0)
@@ -108,7 +126,7 @@ static void named_scan(rr_census *c) {
     c->blk[j].flags |= RR_TARGET;
     rr_root_end(c);
   }
-  rt_mutex_unlock(&named_mu);
+  named_unlock();
 }
 
 /* ---- the census ---------------------------------------------------------- */
@@ -119,19 +137,26 @@ static uint64_t take(int kind, const rt_roots_from *from) {
   rr_modules *ms = rr_modules_list();
   rr_census c = {0};
   uint64_t seen = 0;
+  int ok = 0;
+  rr_stop_stats st;
+  in_census = 1;
   rr_str(&c, "", 0); /* offset 0: no name */
+  rr_stop_world(&st);
   rt_mib_lock_all();
   if (rr_blocks_collect(&c) == 0) {
     named_scan(&c);
     rr_modules_scan(&c, ms);
     rr_threads_scan(&c, from->regs, 7, from->frame);
-    if (!c.failed && !c.roots.failed && !c.targets.failed && rr_mark(&c) == 0)
-      seen = rt_roots_keep(&c, kind) ? 0 : c.heap_bytes;
-    else
-      rt_report("ERROR: the roots census ran out of memory: it is left out");
+    ok = !c.failed && !c.roots.failed && !c.targets.failed && rr_mark(&c) == 0;
   }
+  rr_release_world(&st);
+  if (ok)
+    seen = rt_roots_keep(&c, kind) ? 0 : c.heap_bytes;
+  else
+    rt_report("ERROR: the roots census ran out of memory: it is left out");
   rt_mib_unlock_all();
   rr_bands_free(&c);
+  in_census = 0;
   rr_blocks_free(&c);
   rr_vec_free(&c.roots, sizeof(rr_root));
   rr_vec_free(&c.targets, sizeof(uint32_t));
@@ -150,6 +175,11 @@ void rt_roots_census(int kind) {
   rt_roots_entry.frame = 0;
   if (!from.frame) /* no entry point said: from here */
     from.frame = (uintptr_t)__builtin_frame_address(0);
+  if (in_census || rt_mib_thread_locked()) {
+    rt_report("WARNING: a roots census asked for by a signal handler that interrupted "
+              "the runtime is left out");
+    return;
+  }
   rt_mutex_lock(&census_mu);
   take(kind, &from);
   rt_mutex_unlock(&census_mu);
@@ -163,7 +193,7 @@ void rt_roots_census(int kind) {
  * holds a runtime lock (a signal handler's allocation) or another census
  * runs: the next allocation asks again. */
 static uint64_t at_high(void *just_allocated, uint64_t live) {
-  if (!rt_inited || rt_locks_held || !rt_mutex_trylock(&census_mu))
+  if (!rt_inited || in_census || rt_mib_thread_locked() || !rt_mutex_trylock(&census_mu))
     return 0;
   rt_roots_from from;
   RT_ROOTS_SAVE(&from);
@@ -171,4 +201,12 @@ static uint64_t at_high(void *just_allocated, uint64_t live) {
   uint64_t seen = take(RT_ROOTS_AT_HIGH, &from);
   rt_mutex_unlock(&census_mu);
   return seen ? seen : live; /* out of memory: not again at once */
+}
+
+/* The child's only thread is the one that forked: a census another
+ * thread was taking is not the child's. */
+void rt_roots_fork_child(void) {
+  rt_mutex_reset(&census_mu);
+  rt_mutex_reset(&named_mu);
+  rr_stop_fork_child();
 }

@@ -39,6 +39,8 @@ RT_HIDDEN extern __thread rt_roots_from rt_roots_entry __attribute__((tls_model(
 /* Takes a census now, from the calling thread (the registers and stack
  * rt_roots_entry gives), and keeps it for the file. */
 RT_HIDDEN void rt_roots_census(int kind);
+/* In a forked child: no census runs there. */
+RT_HIDDEN void rt_roots_fork_child(void);
 /* Set by the exit dump: its census is the exit's. */
 RT_HIDDEN extern int rt_roots_at_exit;
 /* Named roots (__memprof_add_root / __memprof_remove_root). */

@@ -178,9 +178,36 @@ RT_HIDDEN rr_modules *rr_modules_list(void);
 RT_HIDDEN void rr_modules_scan(rr_census *c, rr_modules *m);
 RT_HIDDEN void rr_modules_free(rr_modules *m);
 
+/* ---- stopping the other threads (rt_roots_stop.c) ---- */
+/* What a stopped thread's signal handler saved of the code it stopped. */
+#define RR_NREGS 15
+typedef struct rr_stopped {
+  int tid;
+  uintptr_t sp;
+  uintptr_t regs[RR_NREGS]; /* rax rbx rcx rdx rsi rdi rbp r8..r15 */
+} rr_stopped;
+typedef struct rr_stop_stats {
+  int asked, stopped, blocked, unanswered, gone;
+  uint64_t stop_us;  /* from the first request to the last answer */
+  uint64_t since_ns; /* when they were stopped */
+} rr_stop_stats;
+/* Installs the stop signal's handler (roots_stop_threads), at start-up. */
+RT_HIDDEN void rr_stop_init(void);
+/* Stops every registered thread but the caller that answers within
+ * roots_stop_wait_ms; takes no runtime lock. */
+RT_HIDDEN void rr_stop_world(rr_stop_stats *st);
+/* What the thread of `slot` (id tid) saved, if this census stopped it. */
+RT_HIDDEN const rr_stopped *rr_stopped_thread(int slot, int tid);
+/* Lets the stopped threads run on; reports (verbosity=1, or a thread
+ * that did not answer). */
+RT_HIDDEN void rr_release_world(rr_stop_stats *st);
+RT_HIDDEN void rr_stop_fork_child(void);
+
 /* ---- the threads (rt_roots_threads.c) ---- */
 /* The calling thread (its registers in regs[0..nregs), its stack from sp
- * up), then the other registered threads' stacks and TLS. */
+ * up), then the other registered threads: the registers and the stack from
+ * the stack pointer up of those the census stopped, the whole stack of the
+ * others; and each one's TLS. */
 RT_HIDDEN void rr_threads_scan(rr_census *c, const uintptr_t *regs, int nregs, uintptr_t sp);
 /* Looked up before the heap is locked (dlsym). */
 RT_HIDDEN void rr_threads_prepare(void);

@@ -1,18 +1,21 @@
 /* rt_roots_threads.c - the roots in the threads: one root per thread
- * (kind RR_THREAD, its id as offset) holding its stack, its static TLS and
- * thread control block (glibc keeps the static TLS just below the thread
- * pointer and the control block, with the DTV pointer, at it) and, for the
- * calling thread, its callee-saved registers.
+ * (kind RR_THREAD, its id as offset) holding its registers, its stack, its
+ * static TLS and thread control block (glibc keeps the static TLS just
+ * below the thread pointer and the control block, with the DTV pointer,
+ * at it).
  *
- * The calling thread's stack is read from the runtime entry point's frame
- * up (output/rt_roots.h, RT_ROOTS_ENTER);
- * the other threads' (record/rt_threads.c: those started while roots=1,
- * and the main thread) whole, from their recorded bounds, with
- * process_vm_readv on our own process, which fails instead of faulting
- * on memory a thread that ended has given back.  The world is not stopped:
- * the other threads run on, their registers are not read, and what they
- * hold only in registers, or in stack words below their stack pointer,
- * is seen as it happens to be. */
+ * The calling thread's registers are the callee-saved ones its entry
+ * point saved, its stack is read from that entry point's frame up
+ * (output/rt_roots.h, RT_ROOTS_ENTER).  The other threads
+ * (record/rt_threads.c: those started while roots=1, and the main
+ * thread): those the census stopped (rt_roots_stop.c), their general
+ * registers and their stack from the saved stack pointer up, the red zone
+ * below it included (a leaf function's 128 bytes, which the kernel keeps
+ * when it delivers the signal); the others, and a stopped thread whose
+ * stack pointer is outside its recorded stack (on an alternate signal
+ * stack), their whole stack from the recorded bounds, as they run.  Other
+ * threads' memory is read with process_vm_readv on our own process, which
+ * fails instead of faulting on memory a thread that ended has given back. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <sys/syscall.h>
@@ -26,6 +29,7 @@
 #define CHUNK (64u << 10)
 /* glibc's struct pthread (the control block) is about 2.3 KiB. */
 #define TCB_BYTES 4096
+#define RED_ZONE 128
 
 static size_t static_tls; /* glibc's static TLS size (with the TCB's) */
 
@@ -43,8 +47,8 @@ void rr_threads_prepare(void) {
 /* Reads [lo, hi) of our own memory chunk by chunk through buf, from the
  * top down (a stack's unmapped part is at its bottom), scanning each
  * chunk's words as if in place; stops at the first chunk that cannot be
- * read. */
-static void scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) {
+ * read, and then returns 0. */
+static int scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) {
   lo = (lo + 7) & ~(uintptr_t)7;
   hi &= ~(uintptr_t)7;
   while (hi > lo) {
@@ -53,7 +57,7 @@ static void scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) 
     long n = rt_syscall6(SYS_process_vm_readv, rt_getpid(), (long)&local, 1, (long)&remote, 1,
                          0);
     if (n != (long)(hi - from))
-      return;
+      return 0;
     c->scanned += hi - from;
     for (size_t i = 0; i < (hi - from) / 8; i++) {
       int64_t j = rr_find(c, buf[i]);
@@ -62,11 +66,33 @@ static void scan_copy(rr_census *c, uintptr_t lo, uintptr_t hi, uintptr_t *buf) 
     }
     hi = from;
   }
+  return 1;
 }
 
+/* The static TLS below the thread pointer, and the control block above
+ * it page by page up to TCB_BYTES or the end of its mapping (the block
+ * sits at the top of a thread's stack mapping, often less than TCB_BYTES
+ * from its end). */
 static void scan_tls(rr_census *c, uintptr_t tp, uintptr_t *buf) {
-  if (tp > static_tls)
-    scan_copy(c, tp - static_tls, tp + TCB_BYTES, buf);
+  if (tp <= static_tls)
+    return;
+  scan_copy(c, tp - static_tls, tp, buf);
+  for (uintptr_t lo = tp, end = tp + TCB_BYTES; lo < end;) {
+    uintptr_t hi = rt_round_down(lo + RT_PAGE, RT_PAGE);
+    if (hi > end)
+      hi = end;
+    if (!scan_copy(c, lo, hi, buf))
+      break;
+    lo = hi;
+  }
+}
+
+static void scan_regs(rr_census *c, const uintptr_t *regs, int n) {
+  for (int i = 0; i < n; i++) {
+    int64_t j = rr_find(c, regs[i]);
+    if (j >= 0)
+      rr_target(c, j);
+  }
 }
 
 typedef struct others {
@@ -79,8 +105,14 @@ static void other_cb(const rt_thread_rec *t, void *ctx) {
   others *o = ctx;
   if (t->tid == o->self)
     return;
-  rr_root_begin(o->c, RR_THREAD, 0, (uint64_t)t->tid, t->top - t->bottom, 0);
-  scan_copy(o->c, t->bottom, t->top, o->buf);
+  const rr_stopped *s = rr_stopped_thread(t->slot, t->tid);
+  uintptr_t lo = t->bottom;
+  if (s && s->sp > t->bottom && s->sp <= t->top)
+    lo = s->sp - t->bottom > RED_ZONE ? s->sp - RED_ZONE : t->bottom;
+  rr_root_begin(o->c, RR_THREAD, 0, (uint64_t)t->tid, t->top - lo, 0);
+  if (s)
+    scan_regs(o->c, s->regs, RR_NREGS);
+  scan_copy(o->c, lo, t->top, o->buf);
   scan_tls(o->c, t->tp, o->buf);
   rr_root_end(o->c);
 }
@@ -94,11 +126,7 @@ void rr_threads_scan(rr_census *c, const uintptr_t *regs, int nregs, uintptr_t s
   int self = rt_gettid();
   uintptr_t top = rt_thread_stack_top();
   rr_root_begin(c, RR_THREAD, 0, (uint64_t)self, top > sp ? top - sp : 0, 0);
-  for (int i = 0; i < nregs; i++) {
-    int64_t j = rr_find(c, regs[i]);
-    if (j >= 0)
-      rr_target(c, j);
-  }
+  scan_regs(c, regs, nregs);
   if (top > sp)
     rr_scan(c, (const void *)sp, (const void *)top);
   scan_tls(c, (uintptr_t)__builtin_thread_pointer(), buf);

@@ -355,6 +355,8 @@ static inline int must_park(void) {
   return __atomic_load_n(&held, __ATOMIC_RELAXED) || rt_locks_held;
 }
 
+int rt_mib_thread_locked(void) { return must_park(); }
+
 /* The live flag of a block whose stripe this thread holds: no other free
  * of the block can run meanwhile (it needs the stripe), so no atomic. */
 static inline int claim_live_locked(uint32_t *state) {

@@ -26,6 +26,10 @@ RT_HIDDEN int rt_mib_on_free(const rt_block *b, uint32_t *live, uint64_t stamp);
 /* One more temporary block (rt_heap.c) for the context `stack`, after its
  * rt_mib_on_free. */
 RT_HIDDEN void rt_mib_count_temporary(uint32_t stack);
+/* Whether the calling thread holds (or is taking) a stripe or another
+ * runtime lock: a signal handler that interrupted it there must not wait
+ * for what a lock holder waits for (output/rt_roots_stop.c). */
+RT_HIDDEN int rt_mib_thread_locked(void);
 RT_HIDDEN void rt_mib_lock_all(void);
 RT_HIDDEN int rt_mib_trylock_all(void);
 RT_HIDDEN void rt_mib_unlock_all(void);

@@ -1,7 +1,9 @@
 /* rt_threads.c - a table of the threads started through pthread_create
  * while roots=1: each one's stack bounds and thread pointer, so that a
  * roots census taken on one thread can scan the others' stacks and TLS
- * (output/rt_roots_threads.c).  Nothing is recorded when roots is off.
+ * (output/rt_roots_threads.c), and stop them first (output/rt_roots_stop.c,
+ * whose signal handler finds its thread's slot in rt_thread_slot).
+ * Nothing is recorded when roots is off.
  *
  * A slot is claimed with one compare-and-swap and never blocks.  A thread
  * that returns from its start routine frees its slot;
@@ -11,10 +13,11 @@
 #include "runtime/base/rt_flags.h"
 #include "runtime/base/rt_sys.h"
 
-#define MAX_THREADS 4096
+#define MAX_THREADS RT_THREADS_MAX
 
 static rt_thread_rec table[MAX_THREADS];
 static int used; /* slots ever claimed: the census reads [0, used) */
+__thread int rt_thread_slot;
 
 int rt_threads_enter(uintptr_t bottom, uintptr_t top) {
   if (!rt_flags.roots)
@@ -31,6 +34,9 @@ int rt_threads_enter(uintptr_t bottom, uintptr_t top) {
     while (n <= i && !__atomic_compare_exchange_n(&used, &n, i + 1, 0, __ATOMIC_ACQ_REL,
                                                   __ATOMIC_ACQUIRE))
       ;
+    table[i].slot = i;
+    rt_thread_slot = i + 1; /* before the census can see it and ask */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&table[i].tid, rt_gettid(), __ATOMIC_RELEASE);
     return i;
   }
@@ -40,13 +46,21 @@ int rt_threads_enter(uintptr_t bottom, uintptr_t top) {
 void rt_threads_leave(int slot) {
   if (slot < 0)
     return;
+  rt_thread_slot = 0;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
   __atomic_store_n(&table[slot].tid, 0, __ATOMIC_RELEASE);
+}
+
+int rt_threads_tid(int slot) {
+  return slot >= 0 && slot < MAX_THREADS ? __atomic_load_n(&table[slot].tid, __ATOMIC_ACQUIRE)
+                                         : 0;
 }
 
 void rt_threads_for_each(void (*cb)(const rt_thread_rec *, void *), void *ctx) {
   int n = __atomic_load_n(&used, __ATOMIC_ACQUIRE);
   for (int i = 0; i < n && i < MAX_THREADS; i++) {
     rt_thread_rec r = table[i];
+    r.slot = i;
     if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) > 0 && r.tid > 0)
       cb(&r, ctx);
   }
@@ -55,6 +69,7 @@ void rt_threads_for_each(void (*cb)(const rt_thread_rec *, void *), void *ctx) {
 /* Only the forking thread lives on in the child, under another id: a
  * census scans it as the calling thread. */
 void rt_threads_fork_child(void) {
+  rt_thread_slot = 0;
   for (int i = 0; i < MAX_THREADS; i++)
     table[i].tid = 0;
   used = 0;

@@ -10,8 +10,14 @@
  * (glibc keeps its static TLS just below it, its control block at it). */
 typedef struct rt_thread_rec {
   int tid; /* 0: free slot, -1: being filled */
+  int slot; /* its index in the table (set in the copies for_each hands out) */
   uintptr_t bottom, top, tp;
 } rt_thread_rec;
+
+#define RT_THREADS_MAX 4096
+/* The calling thread's slot + 1; 0 when it has none (a signal handler
+ * reads it: output/rt_roots_stop.c). */
+RT_HIDDEN extern __thread int rt_thread_slot __attribute__((tls_model("initial-exec")));
 
 /* Registers the calling thread (entry/rt_thread.c's trampoline, before the
  * program's start routine); a slot index, or -1 (roots off, table full). */
@@ -19,6 +25,8 @@ RT_HIDDEN int rt_threads_enter(uintptr_t bottom, uintptr_t top);
 /* The thread of slot `slot` returned from its start routine. */
 RT_HIDDEN void rt_threads_leave(int slot);
 /* Calls cb with a copy of every registered thread's record. */
+/* The id of the thread in slot `slot` now (0: none). */
+RT_HIDDEN int rt_threads_tid(int slot);
 RT_HIDDEN void rt_threads_for_each(void (*cb)(const rt_thread_rec *, void *), void *ctx);
 RT_HIDDEN void rt_threads_fork_child(void);
 

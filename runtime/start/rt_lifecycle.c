@@ -76,6 +76,7 @@ static void fork_child(void) {
   rt_dump_fork_child();
   rt_timeline_fork_child();
   rt_threads_fork_child();
+  rt_roots_fork_child();
   /* The parent reports what it recorded; the child only its own frees and
    * the blocks it still holds at its dumps. */
   rt_mib_clear();

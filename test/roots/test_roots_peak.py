@@ -73,8 +73,8 @@ class RootsPeak(harness.ProfTest):
         # 4 threads allocate 20 blocks each at once and free them only when
         # all have allocated theirs (a barrier): no deadlock; every census
         # holds at least the 4 blocks whose allocation passed the step, and
-        # at most every block (a census does not stop the other threads,
-        # which allocate while it runs, so the figures between are not
+        # at most every block (the other threads allocate until the census
+        # stops them, roots_stop_threads, so the figures between are not
         # exact)
         cs = self.censuses([20, 0, 4], ":roots_peak_step_kb=64", ldflags=["-lpthread"])
         highs = [c["heap_bytes"] for c in cs if c["kind"] == AT_HIGH]
