@@ -107,9 +107,13 @@ static inline uint32_t unpack_cpu(uint32_t st) {
 }
 
 /* LEAD_BIT for a block of n bytes, alignment align, in class c: 0 when the
- * lead would not fit or would break alignment. */
+ * lead would not fit or would break alignment.  The block must start
+ * inside its slot: a block of 0 bytes 32 bytes into a 32-byte slot would
+ * start where the next slot's block does, and its free free that one. */
 static inline uint32_t lead_bit(int c, uint64_t n, size_t align) {
-  return align <= SLOT_LEAD && n + SLOT_LEAD <= class_size[c] ? LEAD_BIT : 0;
+  return align <= SLOT_LEAD && class_size[c] > SLOT_LEAD && n + SLOT_LEAD <= class_size[c]
+             ? LEAD_BIT
+             : 0;
 }
 
 static inline uint32_t lead_of(uint32_t st) { return st & LEAD_BIT ? SLOT_LEAD : 0; }

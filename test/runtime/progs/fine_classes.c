@@ -7,7 +7,11 @@
  * "size:distance", the most common distance between consecutive blocks:
  * the size of the class that served them.  Then checks that blocks of 24
  * bytes aligned to 32 and 64 (aligned_alloc, posix_memalign) keep their
- * alignment and prints "aligned ok".  With DSO, dlopens it (a module
+ * alignment and prints "aligned ok".  Then allocates 32 pairs of a
+ * 0-byte block aligned to 32 and a 24-byte block (both of the 32-byte
+ * class when it serves), and prints "distinct ok" when no two of those
+ * blocks start at the same address and freeing the 0-byte ones left
+ * every 24-byte one's bytes alone.  With DSO, dlopens it (a module
  * built with -fmemory-profile: its constructor calls __memprof_init) and
  * prints the line for 24 bytes again.  Blocks are kept: nothing freed
  * comes back. */
@@ -15,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N 64
 
@@ -48,6 +53,25 @@ int main(int argc, char **argv) {
     ok &= (uintptr_t)a % 32 == 0 && (uintptr_t)b % 64 == 0 && (uintptr_t)c % 64 == 0;
   }
   puts(ok ? "aligned ok" : "aligned broken");
+  char *pair[64];
+  for (int i = 0; i < 64; i += 2) {
+    pair[i] = NULL;
+    ok &= posix_memalign((void **)&pair[i], 32, 0) == 0;
+    pair[i + 1] = malloc(24);
+    memset(pair[i + 1], 'x', 24);
+  }
+  for (int i = 0; i < 64; i++)
+    for (int j = 0; j < i; j++)
+      ok &= pair[i] != pair[j];
+  for (int i = 0; i < 64; i += 2)
+    free(pair[i]);
+  for (int i = 0; i < 64; i += 2) { /* freed slots come back first */
+    char *again = malloc(24);
+    memset(again, 'y', 24);
+  }
+  for (int i = 1; i < 64; i += 2)
+    ok &= memcmp(pair[i], "xxxxxxxxxxxxxxxxxxxxxxxx", 24) == 0;
+  puts(ok ? "distinct ok" : "distinct broken");
   if (argc > 1) {
     if (!dlopen(argv[1], RTLD_NOW)) {
       fprintf(stderr, "%s\n", dlerror());
