@@ -178,8 +178,9 @@ int chk_elf_open(const char *path, chk_elf *e, mp_err *err) {
       add_exec(e, scn, &sh, name, &cap_exec);
   }
   if (!from_symtab && dynsym) read_syms(e, dynsym, &dynsh);
-  qsort(e->syms, e->n_syms, sizeof *e->syms, by_sym_addr);
-  qsort(e->got, e->n_got, sizeof *e->got, by_slot_addr);
+  /* a stripped binary may have neither: qsort must not see NULL */
+  if (e->n_syms) qsort(e->syms, e->n_syms, sizeof *e->syms, by_sym_addr);
+  if (e->n_got) qsort(e->got, e->n_got, sizeof *e->got, by_slot_addr);
   return 0;
 }
 

@@ -272,7 +272,7 @@ static void name_plt(scan *s) {
   chk_elf *e = s->e;
   for (size_t i = 0; i < e->n_exec; i++)
     if (e->exec[i].is_plt) scan_plt(s, &e->exec[i]);
-  qsort(e->plt, e->n_plt, sizeof *e->plt, by_addr);
+  if (e->n_plt) qsort(e->plt, e->n_plt, sizeof *e->plt, by_addr); /* NULL when none */
 }
 
 int chk_disasm(chk_elf *e, chk_calls *out, mp_err *err) {
@@ -282,8 +282,8 @@ int chk_disasm(chk_elf *e, chk_calls *out, mp_err *err) {
   name_plt(&s);
   for (size_t i = 0; i < e->n_exec; i++)
     if (!e->exec[i].is_plt) scan_section(&s, &e->exec[i]);
-  qsort(out->alloc, out->n_alloc, sizeof *out->alloc, by_call_addr);
-  qsort(out->edge, out->n_edge, sizeof *out->edge, by_call_addr);
+  if (out->n_alloc) qsort(out->alloc, out->n_alloc, sizeof *out->alloc, by_call_addr);
+  if (out->n_edge) qsort(out->edge, out->n_edge, sizeof *out->edge, by_call_addr);
   close_scan(&s);
   return 0;
 }
