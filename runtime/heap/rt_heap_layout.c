@@ -40,13 +40,21 @@ static uint64_t stagger_of(int c) {
   return (uint64_t)c * STAGGER & ~(grain - 1);
 }
 
+/* Slots of class c past its stagger, at most MAX_SLOTS (a batch link's
+ * reach, rt_heap_priv.h). */
+static uint64_t slots_of(int c) {
+  uint64_t skip = rt_flags.stagger_classes ? stagger_of(c) : 0;
+  uint64_t n = (REGION_SIZE - skip) / class_size[c];
+  return n < MAX_SLOTS ? n : MAX_SLOTS;
+}
+
 /* Reserves the regions and their metadata (never touched until used) and
  * places each class in its region. */
 static void reserve(void) {
   uintptr_t base = (uintptr_t)rt_mmap_anon((NCLASS + 1) * REGION_SIZE, 1);
   uint64_t meta_total = 0;
   for (int c = 0; c < NCLASS; c++)
-    meta_total += (REGION_SIZE / class_size[c]) * (sizeof(uint32_t) + sizeof(block_meta));
+    meta_total += slots_of(c) * (sizeof(uint32_t) + sizeof(block_meta));
   char *meta = rt_mmap_anon(meta_total, 1);
   if (!base || !meta) {
     rt_report("ERROR: cannot reserve the heap");
@@ -61,9 +69,7 @@ static void reserve(void) {
   for (int c = 0; c < NCLASS; c++) {
     uint64_t skip = rt_flags.stagger_classes ? stagger_of(c) : 0;
     region_start[c] = heap_base + (uint64_t)c * REGION_SIZE + skip;
-    uint64_t n = (REGION_SIZE - skip) / class_size[c];
-    if (n > MAX_SLOTS)
-      n = MAX_SLOTS;
+    uint64_t n = slots_of(c);
     xmeta_of_class[c] = (block_meta *)meta;
     meta += n * sizeof(block_meta);
     state_of_class[c] = (uint32_t *)meta;
