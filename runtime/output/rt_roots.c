@@ -144,8 +144,10 @@ static uint64_t take(int kind, const rt_roots_from *from) {
   rr_stop_world(&st);
   rt_mib_lock_all();
   if (rr_blocks_collect(&c) == 0) {
+    int64_t held[RT_EXITED_MAX];
+    int n_held = rr_exited_dtvs(&c, held, RT_EXITED_MAX);
     named_scan(&c);
-    rr_modules_scan(&c, ms);
+    rr_modules_scan(&c, ms, held, n_held);
     rr_threads_scan(&c, from->regs, 7, from->frame);
     ok = !c.failed && !c.roots.failed && !c.targets.failed && rr_mark(&c) == 0;
   }

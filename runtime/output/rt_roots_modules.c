@@ -251,9 +251,42 @@ rr_modules *rr_modules_list(void) {
   return ms;
 }
 
-static void scan_module(rr_census *c, const rr_mod *m, uint32_t module) {
+/* The dynamic linker's _rtld_global (its list of cached stacks holds the
+ * ended threads' control blocks), or NULL in any other module. */
+static const rr_sym *rtld_global(const rr_mod *m) {
+  static const char name[] = "_rtld_global";
+  for (uint64_t i = 0; i < m->nsyms; i++)
+    if (rt_strlen(m->syms[i].name) == sizeof name - 1 &&
+        !rt_memcmp(m->syms[i].name, name, sizeof name - 1))
+      return &m->syms[i];
+  return NULL;
+}
+
+typedef struct held_blocks {
+  const int64_t *blk;
+  int n;
+  const rr_sym *by; /* the root that holds them */
+} held_blocks;
+
+static void open_root(rr_census *c, const rr_mod *m, uint32_t module, const rr_sym *sym,
+                      uintptr_t w, held_blocks *h) {
+  if (!sym) {
+    rr_root_begin(c, RR_DATA, module, w - m->base, 8, 0);
+    return;
+  }
+  rr_root_begin(c, RR_GLOBAL, module, sym->addr - m->base, sym->size,
+                rr_str(c, sym->name, rt_strlen(sym->name)));
+  if (sym != h->by)
+    return;
+  for (int i = 0; i < h->n; i++)
+    rr_target(c, h->blk[i]);
+  h->by = NULL;
+}
+
+static void scan_module(rr_census *c, const rr_mod *m, uint32_t module, held_blocks *h) {
   const rr_sym *cur = NULL;
   int open = 0;
+  h->by = h->n ? rtld_global(m) : NULL;
   for (int s = 0; s < m->nseg; s++) {
     c->scanned += m->hi[s] - m->lo[s];
     for (const uintptr_t *w = (const uintptr_t *)m->lo[s]; w < (const uintptr_t *)m->hi[s];
@@ -267,11 +300,7 @@ static void scan_module(rr_census *c, const rr_mod *m, uint32_t module) {
       if (!open || !sym || sym != cur) {
         if (open)
           rr_root_end(c);
-        if (sym)
-          rr_root_begin(c, RR_GLOBAL, module, sym->addr - m->base, sym->size,
-                        rr_str(c, sym->name, rt_strlen(sym->name)));
-        else
-          rr_root_begin(c, RR_DATA, module, (uintptr_t)w - m->base, 8, 0);
+        open_root(c, m, module, sym, (uintptr_t)w, h);
         open = 1;
         cur = sym;
       }
@@ -280,18 +309,23 @@ static void scan_module(rr_census *c, const rr_mod *m, uint32_t module) {
   }
   if (open)
     rr_root_end(c);
+  if (h->by) { /* _rtld_global points to no block itself */
+    open_root(c, m, module, h->by, 0, h);
+    rr_root_end(c);
+  }
 }
 
-void rr_modules_scan(rr_census *c, rr_modules *ms) {
+void rr_modules_scan(rr_census *c, rr_modules *ms, const int64_t *held, int n_held) {
   if (!ms)
     return;
+  held_blocks h = {held, n_held, NULL};
   for (int i = 0; i < ms->n; i++) {
     uint64_t name = rr_str(c, ms->mod[i].name, rt_strlen(ms->mod[i].name));
     uint64_t *slot = rr_push(&c->modules, sizeof(uint64_t));
     if (!slot)
       return;
     *slot = name;
-    scan_module(c, &ms->mod[i], (uint32_t)c->modules.len);
+    scan_module(c, &ms->mod[i], (uint32_t)c->modules.len, &h);
   }
 }
 

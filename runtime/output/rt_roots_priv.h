@@ -174,8 +174,9 @@ RT_HIDDEN uint32_t rr_band_roots(const rr_census *c, uint32_t node, uint32_t *ou
 typedef struct rr_modules rr_modules;
 RT_HIDDEN rr_modules *rr_modules_list(void);
 /* One root per global variable (or per word outside any) that points
- * into the heap. */
-RT_HIDDEN void rr_modules_scan(rr_census *c, rr_modules *m);
+ * into the heap; the held blocks (the ended threads' DTVs) are added to
+ * the dynamic linker's _rtld_global, whose stack cache keeps them. */
+RT_HIDDEN void rr_modules_scan(rr_census *c, rr_modules *m, const int64_t *held, int n_held);
 RT_HIDDEN void rr_modules_free(rr_modules *m);
 
 /* ---- stopping the other threads (rt_roots_stop.c) ---- */
@@ -211,5 +212,9 @@ RT_HIDDEN void rr_stop_fork_child(void);
 RT_HIDDEN void rr_threads_scan(rr_census *c, const uintptr_t *regs, int nregs, uintptr_t sp);
 /* Looked up before the heap is locked (dlsym). */
 RT_HIDDEN void rr_threads_prepare(void);
+/* The blocks (at most max) that the control blocks of threads that ended
+ * point to as their DTV: glibc keeps those control blocks, and the DTVs,
+ * in its cache of stacks. */
+RT_HIDDEN int rr_exited_dtvs(const rr_census *c, int64_t *out, int max);
 
 #endif

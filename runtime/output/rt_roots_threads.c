@@ -30,6 +30,8 @@
 /* glibc's struct pthread (the control block) is about 2.3 KiB. */
 #define TCB_BYTES 4096
 #define RED_ZONE 128
+/* x86-64 glibc's tcbhead_t: tcb, then the DTV pointer. */
+#define DTV_AT 8
 
 static size_t static_tls; /* glibc's static TLS size (with the TCB's) */
 
@@ -85,6 +87,25 @@ static void scan_tls(rr_census *c, uintptr_t tp, uintptr_t *buf) {
       break;
     lo = hi;
   }
+}
+
+/* One word of our own memory at a, or 0 when it cannot be read. */
+static uintptr_t read_word(uintptr_t a) {
+  uintptr_t w = 0;
+  struct iovec local = {&w, sizeof w}, remote = {(void *)a, sizeof w};
+  long n = rt_syscall6(SYS_process_vm_readv, rt_getpid(), (long)&local, 1, (long)&remote, 1, 0);
+  return n == (long)sizeof w ? w : 0;
+}
+
+int rr_exited_dtvs(const rr_census *c, int64_t *out, int max) {
+  uintptr_t tps[RT_EXITED_MAX];
+  int n = rt_threads_exited(tps, RT_EXITED_MAX), k = 0;
+  for (int i = 0; i < n && k < max; i++) {
+    int64_t j = rr_find(c, read_word(tps[i] + DTV_AT));
+    if (j >= 0)
+      out[k++] = j;
+  }
+  return k;
 }
 
 static void scan_regs(rr_census *c, const uintptr_t *regs, int n) {

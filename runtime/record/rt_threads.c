@@ -6,9 +6,13 @@
  * Nothing is recorded when roots is off.
  *
  * A slot is claimed with one compare-and-swap and never blocks.  A thread
- * that returns from its start routine frees its slot;
- * one that ends through pthread_exit or is cancelled keeps its slot: the census reads its memory with process_vm_readv, which
- * fails harmlessly once glibc has unmapped the stack. */
+ * that returns from its start routine frees its slot, and its thread
+ * pointer goes into a ring of the last RT_EXITED_MAX ones: glibc keeps an
+ * ended thread's control block in its stack cache, and with it the DTV
+ * (and dynamic TLS) it allocated, until the stack is reused or unmapped.
+ * A thread that ends through pthread_exit or is cancelled keeps its slot:
+ * the census reads its memory with process_vm_readv, which fails
+ * harmlessly once glibc has unmapped the stack. */
 #include "rt_threads.h"
 #include "runtime/base/rt_flags.h"
 #include "runtime/base/rt_sys.h"
@@ -17,6 +21,8 @@
 
 static rt_thread_rec table[MAX_THREADS];
 static int used; /* slots ever claimed: the census reads [0, used) */
+static uintptr_t exited[RT_EXITED_MAX]; /* thread pointers, a ring */
+static unsigned n_exited;               /* ever put in the ring */
 __thread int rt_thread_slot;
 
 int rt_threads_enter(uintptr_t bottom, uintptr_t top) {
@@ -47,8 +53,32 @@ void rt_threads_leave(int slot) {
   if (slot < 0)
     return;
   rt_thread_slot = 0;
+  unsigned k = __atomic_fetch_add(&n_exited, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&exited[k % RT_EXITED_MAX], table[slot].tp, __ATOMIC_RELEASE);
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   __atomic_store_n(&table[slot].tid, 0, __ATOMIC_RELEASE);
+}
+
+static int live_tp(uintptr_t tp) {
+  int n = __atomic_load_n(&used, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < n && i < MAX_THREADS; i++)
+    if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) > 0 && table[i].tp == tp)
+      return 1;
+  return 0;
+}
+
+int rt_threads_exited(uintptr_t *out, int max) {
+  unsigned n = __atomic_load_n(&n_exited, __ATOMIC_ACQUIRE);
+  int k = 0;
+  for (unsigned i = n; i-- > 0 && n - i <= RT_EXITED_MAX && k < max;) {
+    uintptr_t tp = __atomic_load_n(&exited[i % RT_EXITED_MAX], __ATOMIC_ACQUIRE);
+    int seen = !tp || live_tp(tp);
+    for (int j = 0; j < k && !seen; j++)
+      seen = out[j] == tp;
+    if (!seen)
+      out[k++] = tp;
+  }
+  return k;
 }
 
 int rt_threads_tid(int slot) {
@@ -73,4 +103,5 @@ void rt_threads_fork_child(void) {
   for (int i = 0; i < MAX_THREADS; i++)
     table[i].tid = 0;
   used = 0;
+  n_exited = 0;
 }

@@ -121,6 +121,14 @@ class RootsStop(harness.ProfTest):
         self.assertEqual(kinds.count(ON_DEMAND), threads * (3000 // 64))
         self.assertGreaterEqual(kinds.count(AT_HIGH), 1)
         self.assertNotIn("WARNING", stderr)
+        # at exit every worker has ended: glibc's stack cache (in ld.so's
+        # _rtld_global) holds the DTVs of those whose stacks it kept,
+        # nothing is unreached
+        ended = [x for x in cs[-1]["roots"] if x["name"] == "_rtld_global"]
+        self.assertEqual(len(ended), 1)
+        self.assertGreaterEqual(ended[0]["retained"][1], 1)
+        self.assertLessEqual(ended[0]["retained"][1], threads)
+        self.assertEqual(cs[-1]["unreached"], (0, 0, 0, 0))
         if not stop:
             self.assertEqual(lines, [])
             return
