@@ -184,11 +184,12 @@ RT_HIDDEN void rr_modules_free(rr_modules *m);
 #define RR_NREGS 15
 typedef struct rr_stopped {
   int tid;
-  uintptr_t sp;
+  uintptr_t sp, tp; /* stack and thread pointers */
   uintptr_t regs[RR_NREGS]; /* rax rbx rcx rdx rsi rdi rbp r8..r15 */
 } rr_stopped;
 typedef struct rr_stop_stats {
   int asked, stopped, blocked, unanswered, gone;
+  int unknown; /* of those asked, threads the runtime did not start */
   uint64_t stop_us;  /* from the first request to the last answer */
   uint64_t since_ns; /* when they were stopped */
 } rr_stop_stats;
@@ -199,6 +200,20 @@ RT_HIDDEN void rr_stop_init(void);
 RT_HIDDEN void rr_stop_world(rr_stop_stats *st);
 /* What the thread of `slot` (id tid) saved, if this census stopped it. */
 RT_HIDDEN const rr_stopped *rr_stopped_thread(int slot, int tid);
+/* Threads the runtime did not start that a census stops, at most: */
+#define RR_UNKNOWN_MAX 256
+/* What the stopped threads the runtime does not know saved (at most max
+ * of them, into out); returns how many. */
+RT_HIDDEN int rr_stopped_unknown(const rr_stopped **out, int max);
+
+/* ---- the process's threads in /proc (rt_roots_tasks.c) ---- */
+/* The ids of the process's threads (at most max), or -1. */
+RT_HIDDEN int rr_tasks_list(int *tids, int max);
+/* 1 while thread tid lives (not a zombie), with *blocks whether it blocks
+ * signal sig; 0 once it has ended. */
+RT_HIDDEN int rr_task_status(int tid, int sig, int *blocks);
+/* The bounds of the mapping that holds address a; 0 if none does. */
+RT_HIDDEN int rr_mapping_of(uintptr_t a, uintptr_t *lo, uintptr_t *hi);
 /* Lets the stopped threads run on; reports (verbosity=1, or a thread
  * that did not answer). */
 RT_HIDDEN void rr_release_world(rr_stop_stats *st);

@@ -1,10 +1,13 @@
 /* rt_roots_stop.c - stopping the other threads for a roots census
  * (roots=1, roots_stop_threads=1): each thread the runtime knows
- * (record/rt_threads.c) is sent a signal whose handler saves its
- * general-purpose registers and stack pointer from the interrupted
+ * (record/rt_threads.c), then each other one /proc/self/task lists (up to
+ * RR_UNKNOWN_MAX: threads started before roots=1 took effect or by a raw
+ * clone), is sent a signal whose handler saves its general-purpose
+ * registers, stack pointer and thread pointer from the interrupted
  * context, answers, and waits on a futex until the census releases it;
  * rt_roots_threads.c then scans those registers and the stack from the
- * saved stack pointer up.
+ * saved stack pointer up.  A thread finds its request by its slot in the
+ * table (rt_thread_slot), or else by its id.
  *
  * The signal is SIGRTMAX-3: a real-time signal, so that a request is
  * queued, never merged with one the thread has pending; glibc reserves the
@@ -29,8 +32,10 @@
  * within roots_stop_wait_ms (it blocks the signal) is given up on, and is
  * not asked again while its SigBlk (/proc/self/task/TID/status) says it
  * still blocks the signal: it is left running, scanned as without
- * stopping, and reported once.  A thread that ended is skipped; threads
- * started while a census runs are not stopped. */
+ * stopping, and reported once; a thread the runtime does not know is
+ * asked only when /proc says it does not block the signal, and left
+ * unscanned when it does not stop.  A thread that ended is skipped;
+ * threads started while a census runs are not stopped. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <sys/syscall.h>
@@ -59,9 +64,13 @@ typedef struct stop_rec {
   rr_stopped saved;
 } stop_rec;
 
-static stop_rec recs[RT_THREADS_MAX];
-static int asked[RT_THREADS_MAX]; /* the slots the running census asked */
+/* The known threads' slots, then the unknown threads of this census. */
+#define NRECS (RT_THREADS_MAX + RR_UNKNOWN_MAX)
+static stop_rec recs[NRECS];
+static int asked[NRECS]; /* the records the running census asked */
 static int n_asked;
+static int known[RT_THREADS_MAX]; /* the known threads' ids this census */
+static int n_known, n_unknown;
 static int acks; /* futex word: bumped at each answer */
 static int sig;
 static struct sigaction prior;
@@ -90,15 +99,26 @@ static int answer(stop_rec *r, int st) {
   return 1;
 }
 
+/* The calling thread's request: in its slot, or among the unknown. */
+static stop_rec *request_of(int tid) {
+  int slot = rt_thread_slot - 1;
+  if (slot >= 0 && slot < RT_THREADS_MAX && recs[slot].tid == tid)
+    return &recs[slot];
+  int n = __atomic_load_n(&n_unknown, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < n; i++)
+    if (recs[RT_THREADS_MAX + i].tid == tid)
+      return &recs[RT_THREADS_MAX + i];
+  return NULL;
+}
+
 static void on_signal(int s, siginfo_t *si, void *uc) {
   if (si->si_code != SI_QUEUE || si->si_value.sival_ptr != &cookie) {
     chain(s, si, uc);
     return;
   }
-  int slot = rt_thread_slot - 1;
-  if (slot < 0 || slot >= RT_THREADS_MAX)
+  stop_rec *r = request_of(rt_gettid());
+  if (!r)
     return; /* a thread that left the table since it was asked */
-  stop_rec *r = &recs[slot];
   if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != ASKED)
     return; /* a late request the census gave up on */
   if (rt_mib_thread_locked()) { /* the census may need what it holds */
@@ -112,6 +132,7 @@ static void on_signal(int s, siginfo_t *si, void *uc) {
   for (int i = 0; i < RR_NREGS; i++)
     r->saved.regs[i] = (uintptr_t)g[which[i]];
   r->saved.sp = (uintptr_t)g[REG_RSP];
+  r->saved.tp = (uintptr_t)__builtin_thread_pointer();
   r->saved.tid = rt_gettid();
   if (!answer(r, STOPPED))
     return;
@@ -176,35 +197,13 @@ static long ask(int slot, rr_stop_stats *st) {
   return e;
 }
 
-/* Whether thread tid blocks the signal now (SigBlk of
- * /proc/self/task/TID/status).  Asked only of a thread that did not
- * answer the last time: threads block every signal for a moment (glibc
- * around clone, our handler until it returns), and such a one answers
- * once it unblocks. */
+/* Whether thread tid blocks the signal now (SigBlk in /proc).  Asked
+ * only of a thread that did not answer the last time: threads block every
+ * signal for a moment (glibc around clone, our handler until it returns),
+ * and such a one answers once it unblocks. */
 static int blocks_signal(int tid) {
-  char path[64], buf[4096];
-  rt_format(path, sizeof path, "/proc/self/task/%d/status", tid);
-  int fd = rt_open(path, 0 /* O_RDONLY */, 0);
-  if (fd < 0)
-    return 0;
-  long n = rt_syscall(SYS_read, fd, buf, sizeof buf - 1);
-  rt_close(fd);
-  static const char key[] = "\nSigBlk:";
-  for (long i = 0; i + (long)sizeof key < n; i++) {
-    if (rt_memcmp(buf + i, key, sizeof key - 1))
-      continue;
-    uint64_t mask = 0;
-    for (long k = i + (long)sizeof key - 1; k < n; k++) {
-      char ch = buf[k];
-      int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
-      if (d >= 0)
-        mask = mask << 4 | (uint64_t)d;
-      else if (ch != '\t' && ch != ' ')
-        break;
-    }
-    return (int)(mask >> (sig - 1) & 1);
-  }
-  return 0;
+  int blocks;
+  return rr_task_status(tid, sig, &blocks) && blocks;
 }
 
 typedef struct asking {
@@ -216,6 +215,7 @@ static void ask_cb(const rt_thread_rec *t, void *ctx) {
   asking *a = ctx;
   if (t->tid == a->self || n_asked >= RT_THREADS_MAX)
     return;
+  known[n_known++] = t->tid;
   if (recs[t->slot].missed == t->tid && blocks_signal(t->tid)) {
     a->st->blocked++; /* no new request queued to it at each census */
     return;
@@ -225,10 +225,40 @@ static void ask_cb(const rt_thread_rec *t, void *ctx) {
   ask(t->slot, a->st);
 }
 
-/* The thread asked in `slot` ended or left the table: no answer will come. */
-static int gone(int slot) {
-  int tid = recs[slot].tid;
-  return rt_threads_tid(slot) != tid ||
+static int is_known(int tid) {
+  for (int i = 0; i < n_known; i++)
+    if (known[i] == tid)
+      return 1;
+  return 0;
+}
+
+/* The threads /proc lists that the table does not: asked too, unless
+ * they ended or block the signal. */
+static void ask_unknown(asking *a) {
+  int tids[RR_UNKNOWN_MAX + 64 + RT_THREADS_MAX / 16];
+  int n = rr_tasks_list(tids, (int)(sizeof tids / sizeof *tids));
+  for (int i = 0; i < n && n_unknown < RR_UNKNOWN_MAX; i++) {
+    int blocks;
+    if (tids[i] == a->self || is_known(tids[i]) || !rr_task_status(tids[i], sig, &blocks))
+      continue;
+    if (blocks) {
+      a->st->blocked++;
+      continue;
+    }
+    int k = RT_THREADS_MAX + n_unknown;
+    recs[k].tid = tids[i];
+    __atomic_store_n(&n_unknown, n_unknown + 1, __ATOMIC_RELEASE);
+    asked[n_asked++] = k;
+    a->st->unknown++;
+    ask(k, a->st);
+  }
+}
+
+/* The thread asked in record k ended or left the table: no answer will
+ * come. */
+static int gone(int k) {
+  int tid = recs[k].tid;
+  return (k < RT_THREADS_MAX && rt_threads_tid(k) != tid) ||
          rt_syscall(SYS_tgkill, rt_getpid(), tid, 0) == -ESRCH;
 }
 
@@ -274,7 +304,8 @@ static int any_busy(void) {
 
 void rr_stop_world(rr_stop_stats *st) {
   *st = (rr_stop_stats){0};
-  n_asked = 0;
+  n_asked = n_known = 0;
+  __atomic_store_n(&n_unknown, 0, __ATOMIC_RELEASE);
   if (!installed)
     return;
   if (!still_ours()) {
@@ -287,6 +318,7 @@ void rr_stop_world(rr_stop_stats *st) {
   uint64_t t0 = now_ns(), deadline = t0 + (uint64_t)rt_flags.roots_stop_wait_ms * 1000000u;
   asking a = {rt_gettid(), st};
   rt_threads_for_each(ask_cb, &a);
+  ask_unknown(&a);
   st->asked = n_asked + st->blocked;
   for (;;) {
     int seen = __atomic_load_n(&acks, __ATOMIC_ACQUIRE);
@@ -309,6 +341,16 @@ void rr_stop_world(rr_stop_stats *st) {
   st->since_ns = now_ns();
 }
 
+int rr_stopped_unknown(const rr_stopped **out, int max) {
+  int k = 0;
+  for (int i = 0; i < n_unknown && k < max; i++) {
+    const stop_rec *r = &recs[RT_THREADS_MAX + i];
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == STOPPED && r->saved.tid == r->tid)
+      out[k++] = &r->saved;
+  }
+  return k;
+}
+
 const rr_stopped *rr_stopped_thread(int slot, int tid) {
   if (slot < 0 || slot >= RT_THREADS_MAX)
     return NULL;
@@ -327,6 +369,7 @@ void rr_release_world(rr_stop_stats *st) {
     rt_futex(&r->state, FUTEX_WAKE_PRIVATE, 1);
   }
   n_asked = 0;
+  __atomic_store_n(&n_unknown, 0, __ATOMIC_RELEASE);
   if (!installed)
     return;
   uint64_t held_us = st->since_ns ? (now_ns() - st->since_ns) / 1000 : 0;
@@ -336,15 +379,16 @@ void rr_release_world(rr_stop_stats *st) {
               sig, st->blocked, rt_flags.roots_stop_wait_ms, st->unanswered);
   if (rt_flags.verbosity >= 1)
     rt_report("roots census: %d of %d threads stopped in %llu us, held %llu us; "
-              "%d block the signal, %d did not answer, %d ended",
+              "%d block the signal, %d did not answer, %d ended; "
+              "%d not started by the runtime",
               st->stopped, st->asked, (unsigned long long)st->stop_us,
-              (unsigned long long)held_us, st->blocked, st->unanswered, st->gone);
+              (unsigned long long)held_us, st->blocked, st->unanswered, st->gone, st->unknown);
 }
 
 /* The child's only thread is the one that forked: no census runs there. */
 void rr_stop_fork_child(void) {
-  for (int i = 0; i < RT_THREADS_MAX; i++)
+  for (int i = 0; i < NRECS; i++)
     recs[i].state = recs[i].missed = IDLE;
-  n_asked = 0;
+  n_asked = n_known = n_unknown = 0;
   acks = 0;
 }

@@ -8,7 +8,8 @@
  * point saved, its stack is read from that entry point's frame up
  * (output/rt_roots.h, RT_ROOTS_ENTER).  The other threads
  * (record/rt_threads.c: those started while roots=1, and the main
- * thread): those the census stopped (rt_roots_stop.c), their general
+ * thread, then those the census found in /proc and stopped): those the
+ * census stopped (rt_roots_stop.c), their general
  * registers and their stack from the saved stack pointer up, the red zone
  * below it included (a leaf function's 128 bytes, which the kernel keeps
  * when it delivers the signal); the others, and a stopped thread whose
@@ -138,6 +139,28 @@ static void other_cb(const rt_thread_rec *t, void *ctx) {
   rr_root_end(o->c);
 }
 
+/* The stopped threads the runtime did not start: the registers, the
+ * stack from the stack pointer to the end of its mapping, and the TLS,
+ * unless the thread shares its thread pointer with a known thread (a raw
+ * clone without CLONE_SETTLS). */
+static void unknown_scan(rr_census *c, uintptr_t *buf, uintptr_t self_tp) {
+  const rr_stopped *s[RR_UNKNOWN_MAX];
+  int n = rr_stopped_unknown(s, RR_UNKNOWN_MAX);
+  for (int i = 0; i < n; i++) {
+    uintptr_t lo = 0, hi = 0;
+    if (!rr_mapping_of(s[i]->sp, &lo, &hi))
+      lo = hi = s[i]->sp;
+    if (s[i]->sp - lo > RED_ZONE)
+      lo = s[i]->sp - RED_ZONE;
+    rr_root_begin(c, RR_THREAD, 0, (uint64_t)s[i]->tid, hi - lo, 0);
+    scan_regs(c, s[i]->regs, RR_NREGS);
+    scan_copy(c, lo, hi, buf);
+    if (s[i]->tp != self_tp && !rt_threads_live_tp(s[i]->tp))
+      scan_tls(c, s[i]->tp, buf);
+    rr_root_end(c);
+  }
+}
+
 void rr_threads_scan(rr_census *c, const uintptr_t *regs, int nregs, uintptr_t sp) {
   uintptr_t *buf = rt_mmap_anon(CHUNK, 0);
   if (!buf) {
@@ -154,5 +177,6 @@ void rr_threads_scan(rr_census *c, const uintptr_t *regs, int nregs, uintptr_t s
   rr_root_end(c);
   others o = {c, buf, self};
   rt_threads_for_each(other_cb, &o);
+  unknown_scan(c, buf, (uintptr_t)__builtin_thread_pointer());
   rt_munmap(buf, CHUNK);
 }

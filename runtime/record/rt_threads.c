@@ -59,7 +59,7 @@ void rt_threads_leave(int slot) {
   __atomic_store_n(&table[slot].tid, 0, __ATOMIC_RELEASE);
 }
 
-static int live_tp(uintptr_t tp) {
+int rt_threads_live_tp(uintptr_t tp) {
   int n = __atomic_load_n(&used, __ATOMIC_ACQUIRE);
   for (int i = 0; i < n && i < MAX_THREADS; i++)
     if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) > 0 && table[i].tp == tp)
@@ -72,7 +72,7 @@ int rt_threads_exited(uintptr_t *out, int max) {
   int k = 0;
   for (unsigned i = n; i-- > 0 && n - i <= RT_EXITED_MAX && k < max;) {
     uintptr_t tp = __atomic_load_n(&exited[i % RT_EXITED_MAX], __ATOMIC_ACQUIRE);
-    int seen = !tp || live_tp(tp);
+    int seen = !tp || rt_threads_live_tp(tp);
     for (int j = 0; j < k && !seen; j++)
       seen = out[j] == tp;
     if (!seen)

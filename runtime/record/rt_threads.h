@@ -31,6 +31,8 @@ RT_HIDDEN void rt_threads_leave(int slot);
 RT_HIDDEN int rt_threads_tid(int slot);
 /* Calls cb with a copy of every registered thread's record. */
 RT_HIDDEN void rt_threads_for_each(void (*cb)(const rt_thread_rec *, void *), void *ctx);
+/* Whether a registered thread has thread pointer tp. */
+RT_HIDDEN int rt_threads_live_tp(uintptr_t tp);
 /* The thread pointers of the last threads that returned from their start
  * routine, newest first, each once and none a registered thread has now;
  * returns how many (at most max). */

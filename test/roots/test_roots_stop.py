@@ -8,6 +8,10 @@ without -fmemory-profile:
   first is retained by that thread and the second unreached; with
   roots_stop_threads=0 (its whole stack read as it runs, no register) the
   other way round;
+- a thread started by a raw clone (the runtime does not know it: the
+  census finds it in /proc/self/task) that holds a block only in a
+  register: stopped, it retains the block; with roots_stop_threads=0,
+  neither stopped nor scanned, the block is unreached;
 - a worker that blocks the census's signal: the first census waits
   roots_stop_wait_ms for it, scans it as it runs and says so; the second
   does not ask it (/proc says it still blocks the signal);
@@ -29,7 +33,7 @@ import harness  # noqa: E402
 import roots_file as rf  # noqa: E402
 
 SRC = harness.prog_path(__file__, "roots_stop.c")
-IN_REGISTER, BELOW_SP = 4444, 5555
+IN_REGISTER, BELOW_SP, CLONED = 4444, 5555, 7777
 ON_DEMAND, AT_EXIT, AT_HIGH = 1, 3, 4
 LINE = re.compile(r"roots census: (\d+) of (\d+) threads stopped in \d+ us, held \d+ us; "
                   r"(\d+) block the signal, (\d+) did not answer, (\d+) ended")
@@ -99,6 +103,37 @@ class RootsStop(harness.ProfTest):
 
     def test_hold_preloaded_off(self):
         self.hold("preloaded", 0)
+
+    def cloned(self, kind, stop):
+        raw, cs, stderr, lines = self.run_prog(
+            kind, ["clone"], f":roots_stop_threads={stop}:roots_stop_wait_ms=20000")
+        sizes = sizes_of(raw)
+        self.assertEqual([c["kind"] for c in cs], [ON_DEMAND, AT_EXIT])
+        pid = int(re.search(r"\.(\d+)$", raw).group(1))
+        held = [(x["offset"], nbytes) for x in cs[0]["roots"] if x["kind"] == 3
+                for sid, nbytes, _ in x["ctx"] if sizes[sid] == CLONED]
+        if stop:
+            self.assertEqual(len(held), 1, cs[0]["roots"])
+            self.assertNotEqual(held[0][0], pid)
+            self.assertEqual(held[0][1], CLONED)
+            self.assertEqual(cs[0]["unreached"], (0, 0, 0, 0))
+            self.assertEqual(lines, [(1, 1, 0, 0, 0), (0, 0, 0, 0, 0)])
+            self.assertIn("; 1 not started by the runtime", stderr)
+        else:
+            self.assertEqual(held, [])
+            self.assertEqual(cs[0]["unreached"], (CLONED, 1, CLONED, 1))
+            self.assertEqual(lines, [])
+        # the thread ended without freeing it
+        self.assertEqual(cs[1]["unreached"], (CLONED, 1, CLONED, 1))
+
+    def test_clone_linked(self):
+        self.cloned("linked", 1)
+
+    def test_clone_preloaded(self):
+        self.cloned("preloaded", 1)
+
+    def test_clone_preloaded_off(self):
+        self.cloned("preloaded", 0)
 
     def test_blocked_signal(self):
         t0 = time.monotonic()

@@ -2,12 +2,17 @@
  * or stack pointer tell apart, for the censuses that stop the other
  * threads (roots_stop_threads; test/roots/test_roots_stop.py).  x86-64.
  *
- * Usage: roots_stop hold | block | stress T N
+ * Usage: roots_stop hold | clone | block | stress T N
  *   hold    a worker keeps a 4444-byte block only in r12 and a 5555-byte
  *           block only in a dead stack slot 16 KiB below its stack
  *           pointer (everything else it wrote below the pointer zeroed,
  *           the caller-saved registers cleared), and spins; the main
  *           thread takes a census, then lets it free the first block.
+ *   clone   as hold, for a thread started by a raw clone (sharing the
+ *           main thread's TLS, on a stack of its own mapping): the main
+ *           thread allocates a 7777-byte block, the thread keeps it only
+ *           in r12 and spins; the main thread takes a census, lets the
+ *           thread end and waits for it (the block is then lost).
  *   block   a worker blocks the census's signal (SIGRTMAX-3) and waits
  *           while the main thread takes two censuses.
  *   stress  T threads (at most 16) each make N random mallocs and frees
@@ -16,8 +21,13 @@
  *           or ends while one runs), and free all they hold.
  * Calls __memprof_heap_census through a weak declaration (the runtime may
  * be preloaded).  Allocates nothing else (no stdio). */
+#define _GNU_SOURCE
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +86,60 @@ __asm__(".text\n"
         "  pop %rbp\n"
         "  ret\n"
         ".size hold_blocks, .-hold_blocks\n");
+
+/* hold_given(&given, &ready, &done): takes *given into r12 alone, clears
+ * it, says ready, spins until done. */
+void hold_given(void *volatile *given_slot, volatile int *ready_flag, volatile int *done_flag);
+__asm__(".text\n"
+        ".globl hold_given\n"
+        ".type hold_given,@function\n"
+        "hold_given:\n"
+        "  push %r12\n"
+        "  mov (%rdi), %r12\n"
+        "  movq $0, (%rdi)\n"
+        "  xor %eax, %eax\n"
+        "  movl $1, (%rsi)\n"
+        "1:\n"
+        "  pause\n"
+        "  cmpl $0, (%rdx)\n"
+        "  je 1b\n"
+        "  xor %r12d, %r12d\n"
+        "  pop %r12\n"
+        "  ret\n"
+        ".size hold_given, .-hold_given\n");
+
+static void *volatile given;
+
+static int cloned(void *arg) {
+  (void)arg;
+  hold_given(&given, &ready, &done);
+  return 0;
+}
+
+/* A thread the runtime does not start: clone(2) with no new TLS, on a
+ * stack mapped for it; waits for it to end through the kernel's clearing
+ * of its id. */
+static int clone_worker(void) {
+  size_t size = 256 << 10;
+  char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack == MAP_FAILED)
+    return 1;
+  static volatile pid_t child;
+  given = malloc(7777);
+  int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+              CLONE_SYSVSEM | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+  if (clone(cloned, stack + size, flags, NULL, &child, NULL, &child) < 0)
+    return 1;
+  while (!ready)
+    usleep(1000);
+  if (__memprof_heap_census)
+    __memprof_heap_census();
+  done = 1;
+  for (pid_t t; (t = child) != 0;)
+    syscall(SYS_futex, &child, FUTEX_WAIT, t, NULL, NULL, 0);
+  munmap(stack, size);
+  return 0;
+}
 
 static void *holder(void *arg) {
   (void)arg;
@@ -136,6 +200,8 @@ static int one_worker(void *(*fn)(void *), int censuses) {
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "hold"))
     return one_worker(holder, 1);
+  if (argc > 1 && !strcmp(argv[1], "clone"))
+    return clone_worker();
   if (argc > 1 && !strcmp(argv[1], "block"))
     return one_worker(blocker, 2);
 
