@@ -327,6 +327,9 @@ const char *rpt_roots_kind_name(uint64_t kind);
  * (report_roots_json.c), nothing without roots files; marks in
  * shown[ctx] every context it lists. */
 void rpt_write_roots_json(const rpt *r, mp_buf *out, uint8_t *shown);
+/* The graph of who held the memory over a process's censuses as the JSON
+ * member ,"graph":{...} (report_roots_graph.c); for two censuses or more. */
+void rpt_write_roots_graph_json(mp_buf *out, const mp_roots *rs);
 
 /* ---- values ---------------------------------------------------------- */
 
