@@ -19,7 +19,7 @@
  *     "reachable":[[ref,bytes,blocks,shared bytes]...],"reachableMore",
  *     "bands":[[[label...],bytes,blocks]...] (version 3 files),
  *     "bandsOther":[bytes,blocks]},
- *     "graph":{"labels","t","total","series"}}]}
+ *     "graph":{"labels","sets","otherSets","t","total","series"}}]}
  *
  * A context `ref` is the report context's index (the page's context
  * rows), -1 the stacks without a symbolizable frame; every context
@@ -92,12 +92,23 @@ static void roots_json(const rpt *r, mp_buf *o, size_t k, const mp_roots_census 
   free(ord);
 }
 
+void rpt_write_band_labels_json(mp_buf *o, const mp_roots_census *c, const mp_roots_band *b) {
+  char label[600];
+  mp_buf_u8(o, '[');
+  for (size_t j = 0; j < b->n_roots; j++) {
+    mp_roots_label(c, &c->roots[b->roots[j]], label, sizeof label);
+    mp_buf_printf(o, "%s\"", j ? "," : "");
+    rpt_json_str(o, label);
+    mp_buf_u8(o, '"');
+  }
+  mp_buf_u8(o, ']');
+}
+
 /* The bands as the text report lists them (report_roots.c). */
 static void bands_json(const rpt *r, mp_buf *o, const mp_roots_census *c) {
   if (!c->n_bands && !c->other_blocks) return;
   size_t top = top_of(r, c->n_bands);
   uint64_t other[2] = {c->other_bytes, c->other_blocks};
-  char label[600];
   mp_buf_printf(o, ",\"bands\":[");
   for (size_t i = 0; i < c->n_bands; i++) {
     const mp_roots_band *b = &c->bands[i];
@@ -105,14 +116,9 @@ static void bands_json(const rpt *r, mp_buf *o, const mp_roots_census *c) {
       other[0] += b->bytes, other[1] += b->blocks;
       continue;
     }
-    mp_buf_printf(o, "%s[[", i ? "," : "");
-    for (size_t j = 0; j < b->n_roots; j++) {
-      mp_roots_label(c, &c->roots[b->roots[j]], label, sizeof label);
-      mp_buf_printf(o, "%s\"", j ? "," : "");
-      rpt_json_str(o, label);
-      mp_buf_u8(o, '"');
-    }
-    mp_buf_printf(o, "],%" PRIu64 ",%" PRIu64 "]", b->bytes, b->blocks);
+    mp_buf_printf(o, "%s[", i ? "," : "");
+    rpt_write_band_labels_json(o, c, b);
+    mp_buf_printf(o, ",%" PRIu64 ",%" PRIu64 "]", b->bytes, b->blocks);
   }
   mp_buf_u8(o, ']');
   pair(o, "bandsOther", other[0], other[1]);
