@@ -6,7 +6,10 @@ and LeakSanitizer:
 * HTML: the page's data ("roots") holds exactly the text report's exit
   census (roots, contexts, leaked and still reachable rows), the page
   renders the same lines in headless Chromium, and the graph of retained
-  bytes by root over the two censuses has exact bands;
+  bytes by root over the two censuses has exact layers; the graph of
+  progs/roots_bands_time.c, whose sets of roots sharing blocks change over
+  four censuses, has a layer per set, exact per census, in the data and
+  as drawn;
 * pprof: `go tool pprof` reads the retained and leaked sample types with
   the exact bytes, by function and by root label;
 * DHAT: eb/ebk are the blocks live at exit, or with --dhat-at-end=leaked
@@ -27,6 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
 import harness  # noqa: E402
 import report_common as rc  # noqa: E402
+import roots_file as rf  # noqa: E402
 
 SRC = harness.prog_path(__file__, "roots_prog.c")
 
@@ -144,6 +148,8 @@ class RootsHtml(CensusTest):
         self.assertEqual(g["labels"], ["cache (app)", "interior (app)", "gone (named)",
                                        "removed_buf (app)", "my_named_root (named)",
                                        "list_a (app)"])
+        # the shared bytes: list_a and list_b's band, no other set
+        self.assertEqual((g["sets"], g["otherSets"]), ([["list_a (app)", "list_b (app)"]], 0))
         self.assertEqual(g["total"], [HEAP[0]] * 2)
         self.assertEqual(g["series"], [[3000, 3000], [400, 400], [250, 0], [0, 250],
                                        [200, 200], [64, 64], [128, 128], [492, 492]])
@@ -186,8 +192,116 @@ class RootsHtml(CensusTest):
         titles = re.findall(r'<polygon[^>]*class="layer"[^>]*><title>(.*?)</title>', svg.group(0))
         self.assertEqual(titles, ["cache (app)", "interior (app)", "gone (named)",
                                   "removed_buf (app)", "my_named_root (named)", "list_a (app)",
-                                  "shared by several roots", "unreachable (leaked at exit)",
+                                  "list_a (app) + list_b (app)", "unreachable (leaked at exit)",
                                   "other roots"])
+
+
+# progs/roots_bands_time.c: four censuses (three on demand, one at exit);
+# the graph's sets, largest at some census first, each with its bytes per
+# census; the other sets' bytes (de's 96, at census 2 the file's ninth set
+# in no band, and bc's 110, the ninth set by size); ga's own 48 bytes and
+# the leaked 72 throughout.
+SETS_OVER_TIME = [
+    (["ga (app)", "gb (app)"], [1000, 1800, 1800, 1800]),
+    (["gc (app)", "gd (app)"], [600, 600, 910, 0]),
+    (["ga (app)", "gb (app)", "gc (app)"], [800, 0, 0, 0]),
+    (["ga (app)", "ge (app)"], [0, 400, 0, 0]),
+    (["gb (app)", "gd (app)"], [0, 300, 0, 0]),
+    (["gb (app)", "ge (app)"], [0, 200, 0, 0]),
+    (["gc (app)", "ge (app)"], [0, 150, 0, 0]),
+    (["ga (app)", "gc (app)"], [0, 120, 120, 120]),
+]
+OTHER_SETS = [96, 206, 206, 206]
+SHARED_OVER_TIME = [2496, 3776, 3036, 2126]
+GA_OWN, LEAK = 48, 72
+
+
+class RootsBandsGraph(harness.ProfTest):
+    """The graph of progs/roots_bands_time.c, whose sets of roots sharing
+    blocks change from census to census: the shared bytes are a layer per
+    set (the 8 largest at some census, 0 where a census lists no band of
+    it) and the other sets; the layers of a census add up to its heap."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.shared = harness.Scratch("roots-views-bandsgraph")
+        src = harness.prog_path(__file__, "roots_bands_time.c")
+        cls.exe = harness.compile_program(cls.shared, src, out="app",
+                                          cflags=["-fno-omit-frame-pointer"])
+        _, raws = harness.run_program(cls.shared, cls.exe, [], env={"MEMPROF_OPTIONS": "roots=1"})
+        cls.raw = [r for r in raws if re.search(r"\.profraw\.\d+$", r)][0]
+        with open(cls.raw + ".roots", "rb") as f:
+            cls.roots = rf.decode(f.read())
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.shared.cleanup()
+
+    def graph(self, raw):
+        page = self.scratch.path("r.html")
+        harness.memprof_profdata("report", raw, f"--profiled-binary={self.exe}", "--format=html",
+                                 "-o", page)
+        return page, page_data(page)["roots"]["procs"][0]["graph"]
+
+    def test_a_layer_per_set(self):
+        _, g = self.graph(self.raw)
+        self.assertEqual([c["kind"] for c in self.roots["census"]], [1, 1, 1, 3])
+        self.assertEqual(g["labels"], ["ga (app)"])
+        self.assertEqual((g["sets"], g["otherSets"]), ([s for s, _ in SETS_OVER_TIME], 1))
+        self.assertEqual(g["series"], [[GA_OWN] * 4] + [v for _, v in SETS_OVER_TIME] +
+                         [OTHER_SETS, [LEAK] * 4])
+        total = [GA_OWN + s + LEAK for s in SHARED_OVER_TIME]
+        self.assertEqual(g["total"], total)
+        self.assertEqual([sum(col) for col in zip(*g["series"])], total)
+        # the sets' layers and the other sets split each census's shared bytes
+        self.assertEqual([sum(col) for col in zip(*g["series"][1:-1])], SHARED_OVER_TIME)
+        self.assertEqual([c["shared"][0] for c in self.roots["census"]], SHARED_OVER_TIME)
+        # a set's layer is its band's bytes in the file, 0 where it has none
+        for k, c in enumerate(self.roots["census"]):
+            names = [rf.root_name(c, x) for x in c["roots"]]
+            bands = {tuple(names[i] for i in roots): b for roots, b, _ in c["bands"]}
+            self.assertEqual([bands.get(tuple(s), 0) for s, _ in SETS_OVER_TIME],
+                             [v[k] for _, v in SETS_OVER_TIME])
+
+    def test_version_2_has_one_shared_layer(self):
+        old = dict(self.roots, version=2)
+        raw = self.scratch.path(os.path.basename(self.raw))
+        shutil.copy(self.raw, raw)
+        with open(raw + ".roots", "wb") as f:
+            f.write(rf.encode(old))
+        _, g = self.graph(raw)
+        self.assertNotIn("sets", g)
+        self.assertNotIn("otherSets", g)
+        self.assertEqual(g["series"], [[GA_OWN] * 4, SHARED_OVER_TIME, [LEAK] * 4])
+
+    @unittest.skipUnless(rc.chromium(), "chromium is not installed")
+    def test_page_draws_the_sets(self):
+        page, g = self.graph(self.raw)
+        r = rc.chromium_run(["--dump-dom", "file://" + page])
+        self.assertEqual(rc.console_lines(r.stderr), [])
+        dom = r.stdout
+        box = dom[dom.index('<div id="roots">'):dom.index('<div id="temporary">')]
+        svg = re.search(r'<svg[^>]*id="rootsgraph0".*?</svg>', box, re.S).group(0)
+        layers = re.findall(r'<polygon points="([^"]*)"[^>]*class="layer"[^>]*>'
+                            r'<title>(.*?)</title>', svg)
+        names = ["ga (app)"] + [" + ".join(s) for s, _ in SETS_OVER_TIME] + \
+            ["other sets", "unreachable (leaked at exit)"]
+        self.assertEqual([html.unescape(t) for _, t in layers], names + ["other roots"])
+        legend = re.search(r'<div class="tllegend">(.*?)</div>', box[box.index("rootsgraph0"):],
+                           re.S).group(1)
+        self.assertEqual([html.unescape(t) for t in re.findall(r"<span>(.*?)</span>", legend)],
+                         names + ["other roots"])
+        self.assertIn("(1 root, 8 sets of roots sharing blocks and the unreachable bytes as layers "
+                      "of their own)", svg)
+        # each layer's height at each census, back from the drawing: the
+        # first half of its points are its top, the second its bottom
+        # backwards, in pixels of 250 for the largest total
+        ymax, want = max(g["total"]), g["series"] + [[0] * 4]
+        for (points, _), values in zip(layers, want):
+            ys = [float(p.split(",")[1]) for p in points.split()]
+            top, bottom = ys[:4], ys[4:][::-1]
+            for k in range(4):
+                self.assertAlmostEqual((bottom[k] - top[k]) * ymax / 250, values[k], delta=1.6)
 
 
 def pprof(*args):
