@@ -327,7 +327,8 @@ const char *rpt_roots_kind_name(uint64_t kind);
  * (report_roots_json.c), nothing without roots files; marks in
  * shown[ctx] every context it lists. */
 void rpt_write_roots_json(const rpt *r, mp_buf *out, uint8_t *shown);
-/* A band's roots as a JSON array of their labels, in the band's order. */
+/* A band's roots as a JSON array of their labels, in the band's order
+ * (report_roots_graph.c). */
 void rpt_write_band_labels_json(mp_buf *out, const mp_roots_census *c, const mp_roots_band *b);
 /* The graph of who held the memory over a process's censuses as the JSON
  * member ,"graph":{...} (report_roots_graph.c); for two censuses or more. */

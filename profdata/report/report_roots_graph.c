@@ -52,6 +52,18 @@ typedef struct layers {
   uint64_t *v;
 } layers;
 
+void rpt_write_band_labels_json(mp_buf *o, const mp_roots_census *c, const mp_roots_band *b) {
+  char label[600];
+  mp_buf_u8(o, '[');
+  for (size_t j = 0; j < b->n_roots; j++) {
+    mp_roots_label(c, &c->roots[b->roots[j]], label, sizeof label);
+    mp_buf_printf(o, "%s\"", j ? "," : "");
+    rpt_json_str(o, label);
+    mp_buf_u8(o, '"');
+  }
+  mp_buf_u8(o, ']');
+}
+
 static int by_label(const void *a, const void *b) {
   const named_bytes *x = a, *y = b;
   int d = strcmp(x->label, y->label);

@@ -92,18 +92,6 @@ static void roots_json(const rpt *r, mp_buf *o, size_t k, const mp_roots_census 
   free(ord);
 }
 
-void rpt_write_band_labels_json(mp_buf *o, const mp_roots_census *c, const mp_roots_band *b) {
-  char label[600];
-  mp_buf_u8(o, '[');
-  for (size_t j = 0; j < b->n_roots; j++) {
-    mp_roots_label(c, &c->roots[b->roots[j]], label, sizeof label);
-    mp_buf_printf(o, "%s\"", j ? "," : "");
-    rpt_json_str(o, label);
-    mp_buf_u8(o, '"');
-  }
-  mp_buf_u8(o, ']');
-}
-
 /* The bands as the text report lists them (report_roots.c). */
 static void bands_json(const rpt *r, mp_buf *o, const mp_roots_census *c) {
   if (!c->n_bands && !c->other_blocks) return;
