@@ -68,9 +68,11 @@ static int attach_temporaries(mp_profile *p, const mp_symsec *s,
                               const mp_frame_keys *stack_keys, mp_err *err) {
   for (uint32_t i = 0; i < s->n_temporaries; i++)
     if (mp_frame_keys_find(stack_keys, s->temp_keys[i]) == UINT32_MAX)
-      return mp_fail(err, "symbolized section: temporary allocation entry %u "
-                     "names call stack 0x%llx, which the memprof section "
-                     "does not have", i, (unsigned long long)s->temp_keys[i]);
+      return mp_fail(err, "symbolized section at offset 0x%llx: temporary "
+                     "allocation entry %u names call stack 0x%llx, which the "
+                     "memprof section does not have",
+                     (unsigned long long)s->llvm_end, i,
+                     (unsigned long long)s->temp_keys[i]);
   for (uint32_t i = 0; i < s->n_temporaries; i++)
     mp_add_temporaries(p, mp_frame_keys_find(stack_keys, s->temp_keys[i]),
                        s->temp_counts[i]);
