@@ -34,9 +34,11 @@ void mp_wview_free(mp_wview *v);
 
 /* Write the memprof section at out->len.  sym_key[i] receives the key under
  * which view frame i is known in this section (its linear id in the frame
- * array for v3/v4, its FrameId for v2) for the symbolized section. */
+ * array for v3/v4, its FrameId for v2), stack_key[i] the key of view stack
+ * i (its linear call-stack id, the radix array position records name, for
+ * v3/v4, its CallStackId for v2), for the symbolized section. */
 int mp_write_memprof(mp_buf *out, const mp_wview *v, const mp_index_opts *o,
-                     uint64_t *sym_key, mp_err *err);
+                     uint64_t *sym_key, uint64_t *stack_key, mp_err *err);
 
 
 /* The profile's data-access profile (non-empty) at out->len (dap_io.c). */
@@ -45,7 +47,9 @@ void mp_write_dap(mp_buf *out, const mp_profile *p);
 /* ---- reading ------------------------------------------------------------ */
 
 /* Which model frame each on-disk frame key (linear id for v3/v4, FrameId
- * for v2) became; sorted by key.  Used to attach the symbolized section. */
+ * for v2) became; sorted by key.  Used to attach the symbolized section;
+ * the same table maps call-stack keys (linear call-stack id, CallStackId)
+ * to model stacks. */
 typedef struct mp_frame_keys {
   uint64_t *keys;
   uint32_t *frames;
@@ -58,10 +62,11 @@ uint32_t mp_frame_keys_find(const mp_frame_keys *k, uint64_t key);
 void mp_frame_keys_free(mp_frame_keys *k);
 
 /* Read the memprof section at `off`; everything LLVM owns lies in
- * data[0, end).  *version receives the memprof version. */
+ * data[0, end).  *version receives the memprof version, `keys` the frame
+ * keys, `stack_keys` the keys of the call stacks the records name. */
 int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,
-                    uint64_t off, mp_frame_keys *keys, unsigned *version,
-                    mp_err *err);
+                    uint64_t off, mp_frame_keys *keys,
+                    mp_frame_keys *stack_keys, unsigned *version, mp_err *err);
 
 /* Read the data-access profile at `off` of data[0, end) (dap_io.c). */
 int mp_read_dap(mp_profile *p, const unsigned char *data, size_t end,

@@ -3,7 +3,8 @@
  * (memprof_read.c) and to the instrumentation part's (instrprof_index.c),
  * and attaching our symbolized section's symbol info to the frames it
  * names (and the in_library mark of the contexts whose leaf frame it
- * flags) and its facts (how the inputs were recorded) to the profile.
+ * flags), its facts (how the inputs were recorded) and its temporary
+ * allocations to the profile.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,24 @@ static int attach_syms(mp_profile *p, const mp_symsec *s, unsigned memprof_v,
   }
   mark_library_calls(p, lib);
   free(lib);
+  return 0;
+}
+
+/* The section's temporary allocations, added to the call stacks its keys
+ * name (the keys of attach_syms, already checked); a key that names no call
+ * stack of the memprof section is damage. */
+static int attach_temporaries(mp_profile *p, const mp_symsec *s,
+                              const mp_frame_keys *stack_keys, mp_err *err) {
+  for (uint32_t i = 0; i < s->n_temporaries; i++)
+    if (mp_frame_keys_find(stack_keys, s->temp_keys[i]) == UINT32_MAX)
+      return mp_fail(err, "symbolized section at offset 0x%llx: temporary "
+                     "allocation entry %u names call stack 0x%llx, which the "
+                     "memprof section does not have",
+                     (unsigned long long)s->llvm_end, i,
+                     (unsigned long long)s->temp_keys[i]);
+  for (uint32_t i = 0; i < s->n_temporaries; i++)
+    mp_add_temporaries(p, mp_frame_keys_find(stack_keys, s->temp_keys[i]),
+                       s->temp_counts[i]);
   return 0;
 }
 
@@ -145,12 +164,13 @@ int mp_read_indexed_input(mp_profile *p, const void *data, size_t len,
   if (has_sec && mp_symsec_read(d, len, &sec, err)) return -1;
   size_t end = has_sec ? sec.llvm_end : len;
 
-  mp_frame_keys keys = {0};
+  mp_frame_keys keys = {0}, stack_keys = {0};
   unsigned version = 0;
   int rc = 0;
   if (memprof) {
     mp_profile_begin_input(p);
-    rc = mp_read_memprof(p, d, end, memprof, &keys, &version, err);
+    rc = mp_read_memprof(p, d, end, memprof, &keys, &stack_keys, &version,
+                         err);
   }
   if (rc == 0) rc = check_tail(d, end, err);
   if (rc == 0)
@@ -158,8 +178,10 @@ int mp_read_indexed_input(mp_profile *p, const void *data, size_t len,
   if (rc == 0 && has_sec && !memprof)
     rc = mp_fail(err, "symbolized section without a memory profile");
   if (rc == 0 && has_sec) rc = attach_syms(p, &sec, version, &keys, err);
+  if (rc == 0 && has_sec) rc = attach_temporaries(p, &sec, &stack_keys, err);
   if (rc == 0 && memprof) add_facts(p, has_sec ? &sec : NULL);
   mp_frame_keys_free(&keys);
+  mp_frame_keys_free(&stack_keys);
   mp_symsec_free(&sec);
   return rc;
 }

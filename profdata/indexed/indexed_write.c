@@ -55,7 +55,7 @@ static uint64_t variant_flags(const mp_profile *p) {
 }
 
 static int write_body(const mp_wview *v, const mp_index_opts *o, mp_buf *out,
-                      uint64_t *sym_key, mp_err *err) {
+                      uint64_t *sym_key, uint64_t *stack_key, mp_err *err) {
   unsigned hw = header_words(o->index_version);
   uint64_t hdr[9] = {MPF_INDEXED_MAGIC,
                      variant_flags(v->p) | o->index_version};
@@ -64,7 +64,7 @@ static int write_body(const mp_wview *v, const mp_index_opts *o, mp_buf *out,
   if (!hdr[H_HASH_OFF]) return -1;
   if (has_memprof(v->p)) {
     hdr[H_MEMPROF_OFF] = out->len;
-    if (mp_write_memprof(out, v, o, sym_key, err)) return -1;
+    if (mp_write_memprof(out, v, o, sym_key, stack_key, err)) return -1;
   }
   hdr[H_BINID_OFF] = out->len;
   mp_instr_write_binary_ids(out, v->p->instr);
@@ -82,23 +82,28 @@ int mp_write_indexed(const mp_profile *p, const mp_index_opts *o, mp_buf *out,
   mp_wview v;
   if (mp_wview_init(&v, p, o->memprof_version == 2, err)) return -1;
   uint64_t *sym_key = mp_xmalloc((v.n_frames + 1) * 8);
+  uint64_t *stack_key = mp_xmalloc((v.n_stacks + 1) * 8);
   size_t start = out->len;
   int rc = -1;
   if (start != 0) {
     mp_fail(err, "internal: indexed output must start an empty buffer");
     goto done;
   }
-  if (write_body(&v, o, out, sym_key, err)) goto done;
-  /* the section also keeps how the inputs were recorded, which LLVM's
-   * format has no room for */
+  if (write_body(&v, o, out, sym_key, stack_key, err)) goto done;
+  mp_symsec_keys k = {v.frames, sym_key, v.n_frames, v.stacks, stack_key,
+                      v.n_stacks,
+                      o->memprof_version == 2 ? MP_SYMSEC_KEY_FRAME_ID
+                                              : MP_SYMSEC_KEY_LINEAR};
+  /* the section also keeps how the inputs were recorded and their
+   * temporary allocations, which LLVM's format has no room for */
   if (o->symbolized_section && has_memprof(p) &&
-      (has_syms(&v) || mp_symsec_has_facts(p)))
-    mp_symsec_write(out, p, v.frames, sym_key, v.n_frames,
-                    o->memprof_version == 2 ? MP_SYMSEC_KEY_FRAME_ID
-                                            : MP_SYMSEC_KEY_LINEAR);
+      (has_syms(&v) || mp_symsec_has_facts(p) ||
+       mp_symsec_has_temporaries(p, &k)))
+    mp_symsec_write(out, p, &k);
   rc = 0;
 done:
   free(sym_key);
+  free(stack_key);
   mp_wview_free(&v);
   return rc;
 }

@@ -25,7 +25,7 @@ typedef struct rd {
   unsigned version;
   mp_schema schema;
   size_t mib_size;
-  mp_frame_keys *keys;
+  mp_frame_keys *keys, *stack_keys;
   /* v3/v4 */
   uint64_t frames_off, n_frames;
   uint32_t *frame_map; /* linear frame id -> model frame */
@@ -172,6 +172,7 @@ static int radix_stack(rd *r, uint32_t at, uint32_t *stack, mp_err *err) {
   for (long i = 0; i < n; i++) r->tmp[i] = linear_frame(r, r->tmp[i]);
   *stack = mp_intern_stack(r->p, r->tmp, (uint32_t)n);
   mp_map_put(&r->stack_cache, at, *stack);
+  mp_frame_keys_add(r->stack_keys, at, *stack);
   return 0;
 }
 
@@ -231,8 +232,10 @@ static int read_v2_stacks(rd *r, uint64_t payload, uint64_t table,
                        (unsigned long long)item.key_off,
                        (unsigned long long)fid);
     }
-    mp_frame_keys_add(&r->v2_stacks, mp_rd64(r->d + item.key_off),
-                      mp_intern_stack(r->p, r->tmp, (uint32_t)n));
+    uint64_t key = mp_rd64(r->d + item.key_off);
+    uint32_t stack = mp_intern_stack(r->p, r->tmp, (uint32_t)n);
+    mp_frame_keys_add(&r->v2_stacks, key, stack);
+    mp_frame_keys_add(r->stack_keys, key, stack);
   }
   mp_frame_keys_sort(&r->v2_stacks);
   return rc;
@@ -400,13 +403,14 @@ static int read_v3v4(rd *r, uint64_t off, mp_err *err) {
 }
 
 int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,
-                    uint64_t off, mp_frame_keys *keys, unsigned *version,
-                    mp_err *err) {
+                    uint64_t off, mp_frame_keys *keys,
+                    mp_frame_keys *stack_keys, unsigned *version, mp_err *err) {
   rd r = {0};
   r.p = p;
   r.d = data;
   r.end = end;
   r.keys = keys;
+  r.stack_keys = stack_keys;
   if (need(&r, off, 8, "memprof section", err)) return -1;
   uint64_t v = mp_rd64(data + off);
   if (v < 2 || v > 4)
@@ -423,5 +427,6 @@ int mp_read_memprof(mp_profile *p, const unsigned char *data, size_t end,
   mp_frame_keys_free(&r.v2_frames);
   mp_frame_keys_free(&r.v2_stacks);
   mp_frame_keys_sort(keys);
+  mp_frame_keys_sort(stack_keys);
   return rc;
 }

@@ -110,7 +110,7 @@ static void emit_stack(mp_buf *out, size_t i, void *ctx) {
 }
 
 static int write_v2(mp_buf *out, const mp_wview *v, const mp_schema *schema,
-                    uint64_t *sym_key, mp_err *err) {
+                    uint64_t *sym_key, uint64_t *stack_key, mp_err *err) {
   size_t hdr = out->len;
   mp_buf_u64(out, 2);
   for (int i = 0; i < 5; i++) mp_buf_u64(out, 0); /* patched below */
@@ -130,6 +130,7 @@ static int write_v2(mp_buf *out, const mp_wview *v, const mp_schema *schema,
                    stack_table};
   for (int i = 0; i < 5; i++) mp_buf_set_u64(out, hdr + 8 + 8 * i, f[i]);
   memcpy(sym_key, v->frame_id, v->n_frames * 8);
+  memcpy(stack_key, v->stack_id, v->n_stacks * 8);
   return 0;
 }
 
@@ -280,7 +281,7 @@ static summary compute_summary(const mp_wview *v) {
 
 static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
                       const mp_schema *schema, uint64_t *sym_key,
-                      mp_err *err) {
+                      uint64_t *stack_key, mp_err *err) {
   size_t hdr = out->len;
   mp_buf_u64(out, version);
   for (int i = 0; i < 3; i++) mp_buf_u64(out, 0); /* patched below */
@@ -313,6 +314,7 @@ static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
   c.lin = lin;
   uint64_t rec_payload = out->len;
   uint64_t rec_table = write_records(out, &c, err);
+  for (size_t i = 0; i < v->n_stacks; i++) stack_key[i] = lin[i];
   free(lin);
   if (!rec_table) return -1;
   mp_buf_set_u64(out, hdr + 8, cs_payload);
@@ -326,12 +328,14 @@ static int write_v3v4(mp_buf *out, const mp_wview *v, unsigned version,
 }
 
 int mp_write_memprof(mp_buf *out, const mp_wview *v, const mp_index_opts *o,
-                     uint64_t *sym_key, mp_err *err) {
+                     uint64_t *sym_key, uint64_t *stack_key, mp_err *err) {
   mp_schema schema;
   if (o->full_schema)
     mp_schema_full(&schema);
   else
     mp_schema_hot_cold(&schema);
-  if (o->memprof_version == 2) return write_v2(out, v, &schema, sym_key, err);
-  return write_v3v4(out, v, o->memprof_version, &schema, sym_key, err);
+  if (o->memprof_version == 2)
+    return write_v2(out, v, &schema, sym_key, stack_key, err);
+  return write_v3v4(out, v, o->memprof_version, &schema, sym_key, stack_key,
+                    err);
 }

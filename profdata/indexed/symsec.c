@@ -1,16 +1,19 @@
 /* symsec.c - writing and reading our symbolized section (symsec.h).
  *
  * Section (all offsets relative to its first byte, every table 8-aligned):
- *   header (64 bytes; 80 from version 1.1 when the profile has facts),
+ *   header (64 bytes; 80 from version 1.1 when the profile has facts, 96
+ *   from 1.2 when it has temporary allocations),
  *   entries (32 bytes each; the last word the entry's flags), path nodes (8 bytes each: component string
  *   id, parent node id), string table (8 bytes each: offset and length in
- *   the blob), blob, and from 1.1 the sampling intervals (u64 each).
+ *   the blob), blob, from 1.1 the sampling intervals (u64 each), and from
+ *   1.2 the temporaries (u64 call-stack key, u64 count, keys increasing).
  * Trailer (last 40 bytes of the file): "MPSYMSEC", u32 major, u32 minor,
  * u64 section offset, u64 section size, u32 crc32 of the section, u32 0.
  * The facts (how the inputs were recorded: their sampling intervals and
- * whether one was not instrumented) are written only when there is
- * something to say, so that a profile recorded in full gets the 1.0
- * section byte for byte.
+ * whether one was not instrumented) and the temporaries are written only
+ * when there is something to say, so that a profile recorded in full gets
+ * the 1.0 section byte for byte, and one without temporaries the 1.0 or
+ * 1.1 section.
  * docs/symbolized-section.md is the normative description.
  */
 #include "common/io.h"
@@ -23,9 +26,11 @@
 #define NONE UINT32_MAX
 #define HEADER_SIZE 64u
 #define HEADER_SIZE_FACTS 80u /* 1.1: facts flags, intervals count and offset */
+#define HEADER_SIZE_TEMPS 96u /* 1.2: temporaries count, 0, offset */
 #define ENTRY_SIZE 32u
 #define NODE_SIZE 8u
 #define STRING_SIZE 8u
+#define TEMP_SIZE 16u
 #define MAX_PATH_DEPTH 4096u
 
 /* ---- writing -------------------------------------------------------------- */
@@ -91,6 +96,48 @@ int mp_symsec_has_facts(const mp_profile *p) {
   return mp_max_interval(p) != 0 || p->uninstrumented;
 }
 
+/* A written stack's count of temporary allocations under its key. */
+typedef struct temp_entry {
+  uint64_t key, count;
+} temp_entry;
+
+static int cmp_temp_entry(const void *a, const void *b) {
+  uint64_t x = ((const temp_entry *)a)->key, y = ((const temp_entry *)b)->key;
+  return x < y ? -1 : x > y;
+}
+
+/* The written stacks that have temporary allocations, by key; *n of them. */
+static temp_entry *temp_entries(const mp_profile *p, const mp_symsec_keys *k,
+                                size_t *n) {
+  temp_entry *t = mp_xmalloc((k->n_stacks + 1) * sizeof *t);
+  *n = 0;
+  for (size_t i = 0; i < k->n_stacks; i++) {
+    uint64_t c = mp_temporaries(p, k->stacks[i]);
+    if (c) t[(*n)++] = (temp_entry){k->stack_keys[i], c};
+  }
+  qsort(t, *n, sizeof *t, cmp_temp_entry);
+  return t;
+}
+
+int mp_symsec_has_temporaries(const mp_profile *p, const mp_symsec_keys *k) {
+  for (size_t i = 0; i < k->n_stacks; i++)
+    if (mp_temporaries(p, k->stacks[i])) return 1;
+  return 0;
+}
+
+/* The 1.2 header fields and the temporaries table, at the section's end. */
+static void write_temporaries(mp_buf *out, size_t base, const temp_entry *t,
+                              size_t n) {
+  uint64_t off = out->len - base;
+  for (size_t i = 0; i < n; i++) {
+    mp_buf_u64(out, t[i].key);
+    mp_buf_u64(out, t[i].count);
+  }
+  uint32_t h32[2] = {(uint32_t)n, 0};
+  memcpy(out->data + base + HEADER_SIZE_FACTS, h32, sizeof h32);
+  memcpy(out->data + base + HEADER_SIZE_FACTS + 8, &off, sizeof off);
+}
+
 /* The 1.1 header fields and the intervals table, at the section's end. */
 static void write_facts(mp_buf *out, size_t base, const mp_profile *p) {
   uint64_t off = out->len - base;
@@ -126,8 +173,7 @@ static uint8_t *entry_flags(const mp_profile *p) {
   return fl;
 }
 
-void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
-                     const uint64_t *keys, size_t n, unsigned key_kind) {
+void mp_symsec_write(mp_buf *out, const mp_profile *p, const mp_symsec_keys *k) {
   writer w = {mp_profile_new(), {0}, NULL, NULL, 0, 0};
   mp_map_init(&w.nodes, 1);
   uint32_t *file_node = mp_xmalloc((p->n_strings + 1) * 4);
@@ -135,13 +181,18 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
 
   while (out->len % 8) mp_buf_u8(out, 0);
   size_t base = out->len;
-  int facts = mp_symsec_has_facts(p);
-  uint32_t header_size = facts ? HEADER_SIZE_FACTS : HEADER_SIZE;
+  size_t n_temps;
+  temp_entry *temps = temp_entries(p, k, &n_temps);
+  /* a 1.2 header holds the facts' fields too: they are always written
+   * with it (the intervals the inputs had, 0 for a full record) */
+  int facts = mp_symsec_has_facts(p) || n_temps;
+  uint32_t header_size = n_temps ? HEADER_SIZE_TEMPS
+                         : facts ? HEADER_SIZE_FACTS : HEADER_SIZE;
   for (unsigned i = 0; i < header_size; i++) mp_buf_u8(out, 0);
   uint8_t *flags = entry_flags(p);
   uint32_t n_entries = 0;
-  for (size_t i = 0; i < n; i++) {
-    const mp_frame_sym *s = &p->syms[frames[i]];
+  for (size_t i = 0; i < k->n_frames; i++) {
+    const mp_frame_sym *s = &p->syms[k->frames[i]];
     if (s->name == MP_NO_STRING && s->file == MP_NO_STRING) continue;
     const char *name = mp_string(p, s->name), *file = mp_string(p, s->file);
     uint32_t node = NONE;
@@ -149,13 +200,13 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
       if (file_node[s->file] == NONE) file_node[s->file] = path_node(&w, file);
       node = file_node[s->file];
     }
-    mp_buf_u64(out, keys[i]);
+    mp_buf_u64(out, k->frame_keys[i]);
     mp_buf_u32(out, name ? mp_intern_string(w.strs, name, strlen(name)) : NONE);
     mp_buf_u32(out, node);
     mp_buf_u32(out, s->line);
     mp_buf_u32(out, s->column);
     mp_buf_u32(out, s->discriminator);
-    mp_buf_u32(out, flags[frames[i]]);
+    mp_buf_u32(out, flags[k->frames[i]]);
     n_entries++;
   }
   uint64_t nodes_off = out->len - base;
@@ -168,14 +219,17 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
   write_strings(out, base, w.strs, &strings_off, &blob_off, &blob_size);
 
   if (facts) write_facts(out, base, p);
+  if (n_temps) write_temporaries(out, base, temps, n_temps);
 
-  uint32_t h32[6] = {header_size, key_kind, n_entries, ENTRY_SIZE,
+  uint32_t h32[6] = {header_size, k->key_kind, n_entries, ENTRY_SIZE,
                      (uint32_t)w.n_nodes, (uint32_t)w.strs->n_strings};
   memcpy(out->data + base, h32, sizeof h32);
   uint64_t h64[5] = {header_size, nodes_off, strings_off, blob_off, blob_size};
   memcpy(out->data + base + 24, h64, sizeof h64);
-  write_trailer(out, base, facts ? MP_SYMSEC_MINOR : 0);
+  write_trailer(out, base, n_temps ? MP_SYMSEC_MINOR_TEMPORARIES
+                           : facts ? MP_SYMSEC_MINOR_FACTS : 0);
 
+  free(temps);
   free(flags);
   free(file_node);
   free(w.node_comp);
@@ -199,6 +253,8 @@ typedef struct sec {
   uint64_t entries_off, nodes_off, strings_off, blob_off, blob_size;
   uint32_t facts, n_intervals; /* 1.1 */
   uint64_t intervals_off;
+  uint32_t n_temps; /* 1.2 */
+  uint64_t temps_off;
 } sec;
 
 /* [off, off + count*elem) inside the section? */
@@ -294,6 +350,40 @@ static int read_facts(sec *s, mp_symsec *out, mp_err *err) {
   return 0;
 }
 
+/* The 1.2 temporaries, when the header is long enough to hold them: the
+ * table must lie inside the section, its keys increasing (distinct, in
+ * order) and every count above 0 (what the writer puts). */
+static int read_temporaries(sec *s, mp_symsec *out, mp_err *err) {
+  if (mp_rd32(s->d) < HEADER_SIZE_TEMPS) return 0;
+  s->n_temps = mp_rd32(s->d + 80);
+  s->temps_off = mp_rd64(s->d + 88);
+  if (!table_fits(s, s->temps_off, s->n_temps, TEMP_SIZE))
+    return mp_fail(err, "symbolized section at offset 0x%llx: %u temporary "
+                   "allocation entries at 0x%llx are outside the section",
+                   (unsigned long long)s->base, s->n_temps,
+                   (unsigned long long)s->temps_off);
+  out->temp_keys = mp_xmalloc(((size_t)s->n_temps + 1) * 16);
+  out->temp_counts = out->temp_keys + s->n_temps + 1;
+  for (uint32_t i = 0; i < s->n_temps; i++) {
+    const unsigned char *e = s->d + s->temps_off + (uint64_t)TEMP_SIZE * i;
+    uint64_t key = mp_rd64(e), n = mp_rd64(e + 8);
+    if (i && key <= out->temp_keys[i - 1])
+      return mp_fail(err, "symbolized section at offset 0x%llx: temporary "
+                     "allocation entry %u (call stack 0x%llx) does not follow "
+                     "0x%llx in increasing order", (unsigned long long)s->base,
+                     i, (unsigned long long)key,
+                     (unsigned long long)out->temp_keys[i - 1]);
+    if (n == 0)
+      return mp_fail(err, "symbolized section at offset 0x%llx: temporary "
+                     "allocation entry %u (call stack 0x%llx) has count 0",
+                     (unsigned long long)s->base, i, (unsigned long long)key);
+    out->temp_keys[i] = key;
+    out->temp_counts[i] = n;
+  }
+  out->n_temporaries = s->n_temps;
+  return 0;
+}
+
 static int get_string(const sec *s, uint32_t id, const unsigned char **p,
                       uint32_t *n, mp_err *err) {
   const unsigned char *e = s->d + s->strings_off + (uint64_t)id * STRING_SIZE;
@@ -372,7 +462,7 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
   if (!mp_symsec_present(data, len))
     return mp_fail(err, "no symbolized section trailer");
   if (read_trailer(data, len, &s, err) || read_header(&s, err)) return -1;
-  if (read_facts(&s, out, err)) {
+  if (read_facts(&s, out, err) || read_temporaries(&s, out, err)) {
     mp_symsec_free(out);
     return -1;
   }
@@ -395,7 +485,7 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
       free(e);
       free(name_at);
       free(b.d);
-      mp_symsec_free(out); /* the facts read above */
+      mp_symsec_free(out); /* the facts and temporaries read above */
       return -1;
     }
   }
@@ -416,5 +506,6 @@ void mp_symsec_free(mp_symsec *s) {
   free(s->entries);
   free(s->storage);
   free(s->intervals);
+  free(s->temp_keys); /* temp_counts shares its block */
   memset(s, 0, sizeof *s);
 }

@@ -1,10 +1,11 @@
 /* symsec.h - our symbolized section (docs/symbolized-section.md): per
  * written frame its function name, source file, line, column and
  * discriminator, whether it is a call into a library that allocated
- * (the model's in_library, on the context's leaf frame), and how the
- * inputs were recorded (sampling intervals, not
- * instrumented).  Stored after LLVM's sections and found through a 40-byte
- * trailer at the very end of the file, so LLVM's readers never see it.
+ * (the model's in_library, on the context's leaf frame), how the
+ * inputs were recorded (sampling intervals, not instrumented), and per
+ * written call stack its count of temporary allocations.  Stored after
+ * LLVM's sections and found through a 40-byte trailer at the very end of
+ * the file, so LLVM's readers never see it.
  */
 #ifndef PROFDATA_SYMSEC_H
 #define PROFDATA_SYMSEC_H
@@ -18,7 +19,9 @@
 
 #define MP_SYMSEC_MAGIC "MPSYMSEC"
 #define MP_SYMSEC_MAJOR 1u
-#define MP_SYMSEC_MINOR 1u /* written only with facts; 1.0 otherwise */
+/* Minor versions: 2 with temporaries, 1 with facts only, 0 otherwise. */
+#define MP_SYMSEC_MINOR_FACTS 1u
+#define MP_SYMSEC_MINOR_TEMPORARIES 2u
 #define MP_SYMSEC_TRAILER_SIZE 40u
 
 /* What an entry's frame key means. */
@@ -38,11 +41,25 @@ enum {
 /* 1 if the profile has facts to record (sampled or not instrumented). */
 int mp_symsec_has_facts(const mp_profile *p);
 
-/* Pad `out` to 8 and append the section (one entry for each of the n
- * model frames `frames[i]` that has symbol info, keyed by keys[i]), then
- * the trailer. */
-void mp_symsec_write(mp_buf *out, const mp_profile *p, const uint32_t *frames,
-                     const uint64_t *keys, size_t n, unsigned key_kind);
+/* What the memprof section wrote, under which keys (key_kind): the model
+ * frames and call stacks it has, with the key of each. */
+typedef struct mp_symsec_keys {
+  const uint32_t *frames;     /* model frame ids */
+  const uint64_t *frame_keys; /* parallel to frames */
+  size_t n_frames;
+  const uint32_t *stacks;     /* model stack ids */
+  const uint64_t *stack_keys; /* parallel to stacks */
+  size_t n_stacks;
+  unsigned key_kind;
+} mp_symsec_keys;
+
+/* 1 if some written call stack has temporary allocations to record. */
+int mp_symsec_has_temporaries(const mp_profile *p, const mp_symsec_keys *k);
+
+/* Pad `out` to 8 and append the section (one entry for each written
+ * frame that has symbol info, one temporaries entry for each written
+ * stack that has temporary allocations), then the trailer. */
+void mp_symsec_write(mp_buf *out, const mp_profile *p, const mp_symsec_keys *k);
 
 typedef struct mp_symsec_entry {
   uint64_t key;
@@ -62,6 +79,10 @@ typedef struct mp_symsec {
   int has_facts, uninstrumented;
   uint64_t *intervals; /* distinct sampling intervals, increasing */
   uint32_t n_intervals;
+  /* the temporary allocations (1.2): per call-stack key (key_kind),
+   * increasing, its count (> 0) */
+  uint64_t *temp_keys, *temp_counts;
+  uint32_t n_temporaries;
 } mp_symsec;
 
 /* 1 if the file ends with our trailer magic. */

@@ -256,6 +256,10 @@ void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
  * bytes for any order and grouping of the inputs. */
 void mp_profile_begin_input(mp_profile *p);
 void mp_profile_finish(mp_profile *p);
+/* Two stacks in the order of their frames' contents (GUID, line offset,
+ * column, inline flag; leaf first), then of their lengths: the same order
+ * in every profile that has them (model_order.c). */
+int mp_stack_cmp(const mp_profile *p, uint32_t a, uint32_t b);
 /* Fold the site's last input into its representative fields (model.c). */
 void mp_site_settle_rep(mp_alloc_site *a);
 /* Rebuild the record and site indexes after records or sites moved

@@ -35,8 +35,7 @@ static int cmp_frame(const mp_frame *a, const mp_frame *b) {
   return (int)a->is_inline - (int)b->is_inline;
 }
 
-static int cmp_stack(uint32_t sa, uint32_t sb, void *ctx) {
-  const mp_profile *p = ctx;
+int mp_stack_cmp(const mp_profile *p, uint32_t sa, uint32_t sb) {
   const uint32_t *fa = mp_stack_frames(p, sa), *fb = mp_stack_frames(p, sb);
   uint32_t na = p->stacks[sa].len, nb = p->stacks[sb].len;
   for (uint32_t i = 0; i < na && i < nb; i++) {
@@ -69,7 +68,7 @@ static uint64_t content_key(const mp_profile *p, uint32_t s) {
 static int cmp_keyed(uint32_t sa, uint32_t sb, const order_ctx *o) {
   uint64_t ka = o->key[sa], kb = o->key[sb];
   if (ka != kb) return ka < kb ? -1 : 1;
-  return cmp_stack(sa, sb, (void *)o->p);
+  return mp_stack_cmp(o->p, sa, sb);
 }
 
 static int cmp_alloc(const void *a, const void *b, void *ctx) {

@@ -409,7 +409,8 @@ void rpt_write_text(rpt *r, mp_buf *out);
 /* The text report's section on temporary allocations, when the profile
  * has their counts (report_temporary.c). */
 void rpt_write_temporaries_text(rpt *r, mp_buf *out);
-/* The contexts with temporary allocations, most first (ties by stack id);
+/* The contexts with temporary allocations, most first (ties by bytes,
+ * then by their stacks' frames, mp_stack_cmp);
  * *n gets their number.  Caller frees. */
 uint32_t *rpt_temporaries_order(const rpt *r, size_t *n);
 void rpt_write_html(rpt *r, mp_buf *out);

@@ -22,7 +22,11 @@ static int cmp_temporaries(const void *a, const void *b, void *arg) {
   const rpt_ctx *y = &r->ctx[*(const uint32_t *)b];
   uint64_t tx = temporaries(r, x), ty = temporaries(r, y);
   if (tx != ty) return tx < ty ? 1 : -1;
-  return x->stack < y->stack ? -1 : x->stack > y->stack;
+  /* then as the top contexts, by bytes; then by the stacks' frames, not
+   * their ids: the same order for a raw profile and its merged file */
+  uint64_t bx = x->mib->TotalSize, by = y->mib->TotalSize;
+  if (bx != by) return bx < by ? 1 : -1;
+  return mp_stack_cmp(r->p, x->stack, y->stack);
 }
 
 uint32_t *rpt_temporaries_order(const rpt *r, size_t *n) {

@@ -336,29 +336,73 @@ def symsec_cases(ours):
     add("sym-facts-repeated.memprofdata", with_facts(ours, [0, 4096, 4096]),
         f"symbolized section at offset 0x{base:x}: sampling interval 2 (4096) does "
         "not follow 4096 in increasing order")
+    # version 1.2's temporary allocations: (call-stack key, count) entries
+    end = size + 32 + 8  # where with_temporaries puts the table
+    add("sym-temps-outside.memprofdata", with_temporaries(ours, [(0, 5)], at=end + 8),
+        f"symbolized section at offset 0x{base:x}: 1 temporary allocation entries "
+        f"at 0x{end + 8:x} are outside the section")
+    add("sym-temps-count-huge.memprofdata", with_temporaries(ours, [(0, 5)], n=2**32 - 1),
+        f"symbolized section at offset 0x{base:x}: 4294967295 temporary allocation "
+        f"entries at 0x{end:x} are outside the section")
+    add("sym-temps-unordered.memprofdata", with_temporaries(ours, [(9, 1), (8, 1)]),
+        f"symbolized section at offset 0x{base:x}: temporary allocation entry 1 "
+        "(call stack 0x8) does not follow 0x9 in increasing order")
+    add("sym-temps-repeated.memprofdata", with_temporaries(ours, [(8, 1), (8, 2)]),
+        f"symbolized section at offset 0x{base:x}: temporary allocation entry 1 "
+        "(call stack 0x8) does not follow 0x8 in increasing order")
+    add("sym-temps-zero.memprofdata", with_temporaries(ours, [(0, 3), (8, 0)]),
+        f"symbolized section at offset 0x{base:x}: temporary allocation entry 1 "
+        "(call stack 0x8) has count 0")
+    add("sym-temps-unknown-stack.memprofdata", with_temporaries(ours, [(0xdead, 1)]),
+        f"symbolized section at offset 0x{base:x}: temporary allocation entry 0 "
+        "names call stack 0xdead, which the memprof section does not have")
     return c
+
+
+def grown_section(ours, fields, tail, minor):
+    """`ours` with its section's header grown by `fields` (the header
+    fields after byte 64), its tables moved on as far, `tail` after the
+    section's old end, and the trailer saying 1.<minor> with the new size
+    and checksum."""
+    import zlib
+    t = len(ours) - 40
+    base, size = u64(ours, t + 16), u64(ours, t + 24)
+    sec = ours[base:base + size]
+    head = put32(sec[:64], 0, 64 + len(fields))
+    for off in (24, 32, 40, 48):
+        head = put64(head, off, u64(head, off) + len(fields))
+    new = head + fields + sec[64:] + tail
+    trailer = (b"MPSYMSEC" + struct.pack("<IIQQII", 1, minor, base, len(new),
+                                         zlib.crc32(new), 0))
+    return ours[:base] + new + trailer
+
+
+def section_size(ours):
+    return u64(ours, len(ours) - 40 + 24)
 
 
 def with_facts(ours, intervals, flags=0, n=None, at=None):
     """`ours` with a version 1.1 section: the header grows to 80 bytes
     (facts flags, the number of intervals and their table's offset), the
-    tables move 16 bytes on, the intervals follow the section's old end
-    (at `at` and counted `n` when given), the trailer says 1.1 with the
-    new size and checksum."""
-    import zlib
-    t = len(ours) - 40
-    base, size = u64(ours, t + 16), u64(ours, t + 24)
-    sec = ours[base:base + size]
-    head = put32(sec[:64], 0, 80)
-    for off in (24, 32, 40, 48):
-        head = put64(head, off, u64(head, off) + 16)
-    table = struct.pack(f"<{len(intervals)}Q", *intervals)
+    intervals follow the section's old end (at `at` and counted `n` when
+    given)."""
+    size = section_size(ours)
     facts = struct.pack("<IIQ", flags, len(intervals) if n is None else n,
                         size + 16 if at is None else at)
-    new = head + facts + sec[64:] + table
-    trailer = (b"MPSYMSEC" + struct.pack("<IIQQII", 1, 1, base, len(new),
-                                         zlib.crc32(new), 0))
-    return ours[:base] + new + trailer
+    return grown_section(ours, facts, struct.pack(f"<{len(intervals)}Q", *intervals), 1)
+
+
+def with_temporaries(ours, entries, n=None, at=None):
+    """`ours` with a version 1.2 section: the header grows to 96 bytes
+    (the facts' fields: flags 0 and the one interval 0, then the
+    temporaries' count, 0 and offset), the interval and then the (key,
+    count) entries follow the section's old end (at `at` and counted `n`
+    when given)."""
+    size = section_size(ours)
+    fields = struct.pack("<IIQIIQ", 0, 1, size + 32, len(entries) if n is None else n,
+                         0, size + 40 if at is None else at)
+    table = b"".join(struct.pack("<QQ", k, v) for k, v in entries)
+    return grown_section(ours, fields, struct.pack("<Q", 0) + table, 2)
 
 
 # ---- instrumentation profiles (docs/instrprof-format.md) ------------------------

@@ -6,9 +6,13 @@ Six processes of progs/fleet.c (different seeds: shared and unshared
 contexts, different counts, blocks live at exit) write six raw profiles.
 They are merged flat in three orders, as two halves whose results are
 merged, and as an uneven tree; every result must be the same file, and
-its totals the sums of the inputs'."""
+its totals the sums of the inputs'.  The same holds for the program
+preloaded into a build without -fmemory-profile, whose raw profiles count
+temporary allocations: their merged counts are the inputs' sums."""
 import os
 import random
+import re
+import struct
 
 import harness
 
@@ -153,6 +157,79 @@ class MergeOrder(harness.ProfTest):
         harness.run(["llvm-profdata-22", "merge", self.raws[0],
                      f"--profiled-binary={self.exe}", "-o", llvm])
         self.assertEqual(self.read(ours), self.read(llvm))
+
+
+def temporaries(report):
+    """{context's frames: temporary blocks} from a text report's
+    temporaries section (all its rows: --top large enough)."""
+    section = report.split("\nTemporary allocations", 1)[1].split("\n\n", 1)[0]
+    out = {}
+    for row in re.split(r"\n(?= +\d+ +\d+ +\S+% )", section)[1:]:
+        head, *frames = row.split("\n")
+        out[tuple(tuple(f.split()) for f in frames if f.strip())] = int(head.split()[1])
+    return out
+
+
+class PreloadedMergeOrder(harness.ProfTest):
+    """The same for fleet.c built without -fmemory-profile and preloaded
+    with libmemprof.so, recording every allocation: the runtime counts each
+    context's temporary blocks (those freed at once rather than kept),
+    which merge keeps (symbolized-section.md section 11) and adds up."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fleet = harness.Scratch("fleet-preloaded")
+        cls.exe = cls.fleet.path("fleet")
+        harness.run(["clang-22", "-O0", "-g", "-fno-omit-frame-pointer", SRC, "-o", cls.exe])
+        env = {"LD_PRELOAD": harness.find_built("libmemprof.so")}
+        cls.raws = []
+        for seed in SEEDS[:4]:
+            _, raws = harness.run_program(cls.fleet, cls.exe, [str(seed)], env=env)
+            cls.raws += raws
+        assert len(cls.raws) == 4, cls.raws
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fleet.cleanup()
+
+    def merge(self, inputs, name):
+        out = self.scratch.path(name)
+        harness.memprof_profdata("merge", *inputs, "-o", out)
+        return out
+
+    def read(self, path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def temporaries(self, path):
+        return temporaries(harness.memprof_profdata("report", path, "--top=1000").stdout)
+
+    def test_any_order_and_grouping_gives_one_file(self):
+        raws = self.raws
+        want = self.read(self.merge(raws, "flat.memprofdata"))
+        self.assertEqual(want[-40:-28], b"MPSYMSEC" + struct.pack("<I", 1))
+        self.assertEqual(struct.unpack_from("<I", want, len(want) - 28)[0], 2)
+        lo = self.merge(raws[:2], "lo.memprofdata")
+        hi = self.merge(raws[2:], "hi.memprofdata")
+        one = self.merge([raws[1]], "one.memprofdata")
+        variants = {"reverse": self.merge(raws[::-1], "rev.memprofdata"),
+                    "halves": self.merge([hi, lo], "halves.memprofdata"),
+                    "tree": self.merge([raws[3], one, self.merge([raws[2], raws[0]],
+                                                                 "pair.memprofdata")],
+                                       "tree.memprofdata")}
+        for name, path in variants.items():
+            with self.subTest(grouping=name):
+                self.assertEqual(self.read(path), want)
+
+    def test_counts_of_a_context_add_up(self):
+        want = {}
+        for raw in self.raws:
+            for ctx, n in self.temporaries(raw).items():
+                want[ctx] = want.get(ctx, 0) + n
+        self.assertGreater(len(want), 20)
+        lo = self.merge(self.raws[:2], "lo.memprofdata")
+        hi = self.merge(self.raws[2:], "hi.memprofdata")
+        self.assertEqual(self.temporaries(self.merge([lo, hi], "all.memprofdata")), want)
 
 
 if __name__ == "__main__":

@@ -231,14 +231,18 @@ class NoProfiledBinary(harness.ProfTest):
 
     def test_merge_and_show_without_binary(self):
         """merge and show find the modules too; the merged file keeps every
-        context and gives the raw profile's report (less the temporaries,
-        which merge does not carry)."""
+        context and gives the raw profile's report, its temporary
+        allocations too."""
         exe = build(self.scratch, "nodebug_merge")
         raw = preload_run(self.scratch, exe)
         merged = self.scratch.path("m.memprofdata")
         harness.memprof_profdata("merge", raw, "-o", merged)
-        self.assertEqual(contexts(rc.report(merged).stdout),
-                         contexts(rc.report(raw).stdout))
+        want = rc.report(raw).stdout
+        got = rc.report(merged).stdout
+        self.assertEqual(contexts(got), contexts(want))
+        self.assertIn("\nTemporary allocations", want)
+        self.assertEqual(got.split("\nTemporary allocations")[1],
+                         want.split("\nTemporary allocations")[1])
         stacks = callstacks(harness.memprof_profdata("show", raw).stdout)
         self.assertEqual(stacks,
                          callstacks(harness.memprof_profdata("show", merged).stdout))
