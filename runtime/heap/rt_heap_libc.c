@@ -1,6 +1,8 @@
 /* rt_heap_libc.c - the C library's allocator as the home of the blocks
  * sampling leaves unrecorded (sample_interval with unsampled_to_libc=1,
- * the default).
+ * the default in an instrumented program; preloaded into a program with
+ * no instrumented code, start/rt_init.c resolves the default to 0: with
+ * no shadow to keep, the profiler's heap serves small blocks faster).
  *
  * An unrecorded block needs nothing of ours: no stack, no metadata, no
  * shadow.  Served by the allocator after ours in the loader's order

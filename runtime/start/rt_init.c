@@ -44,6 +44,8 @@ void rt_init_core(void) {
   }
   init_running_here = 1;
   rt_flags_init();
+  if (rt_flags.unsampled_to_libc < 0) /* the C library's where code counts from here */
+    rt_flags.unsampled_to_libc = !rt_flags.lazy_shadow || rt_shadow_program_instrumented();
   rt_timeline_init();
   rt_sample_init(rt_timeline_on); /* after the timeline: it turns sampling off */
   rt_roots_init();                /* after sampling: it refuses the C library's */

@@ -16,8 +16,10 @@ symbolized.  `memprof-profdata report` of each profile, with no
 --profiled-binary, must find the modules itself and keep every byte and
 the marker's context.  Every expected writer must have written a profile.
 
-RealProgramsSampled runs every case again with sample_interval=64, most
-blocks then served by glibc's malloc behind ours (unsampled_to_libc).
+RealProgramsSampled runs every case again with sample_interval=64 and
+unsampled_to_libc=1, most blocks then served by glibc's malloc behind ours
+(the default preloaded serves them from the profiler's heap, as
+RealPrograms does).
 
 A program missing from the machine skips its case (visibly); programs
 are looked up in /usr/bin and /bin only, so version-manager shims in PATH
@@ -310,11 +312,11 @@ class RealPrograms(harness.ProfTest):
 
 class RealProgramsSampled(RealPrograms):
     """The same with sampling at R = 64 bytes: a block of 32 bytes is
-    recorded with probability 0.39, so the C library's heap (the default
-    unsampled_to_libc=1) and ours both serve many blocks, and realloc and
+    recorded with probability 0.39, so the C library's heap
+    (unsampled_to_libc=1) and ours both serve many blocks, and realloc and
     free cross between them.  The marker's block of 4321 bytes is recorded
     with probability 1 - exp(-67) and weighs 1: its context is as exact."""
-    OPTIONS = ":sample_interval=64"
+    OPTIONS = ":sample_interval=64:unsampled_to_libc=1"
 
 
 if __name__ == "__main__":

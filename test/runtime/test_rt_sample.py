@@ -1,9 +1,12 @@
 """test_rt_sample.py - allocation sampling (sample_interval, sample_seed).
 
-The classes run with the default unsampled_to_libc=1 (the blocks sampling
-leaves unrecorded come from the C library's malloc), and those named
-...OwnHeap again with unsampled_to_libc=0 (from the profiler's heap); the
-two settings record the same blocks for a seed (TestSampleHeaps).
+The classes run with the default unsampled_to_libc=-1: in the
+instrumented programs, the blocks sampling leaves unrecorded come from
+the C library's malloc, and preloaded into a program built without
+-fmemory-profile, from the profiler's heap; those named ...OwnHeap run
+again with unsampled_to_libc=0 (the profiler's heap), and
+TestSamplePreloadedLibc with unsampled_to_libc=1 (the C library's); the
+settings record the same blocks for a seed (TestSampleHeaps).
 
 The programs (progs/sample_sites.c, progs/sample_threads.c) allocate known
 numbers of blocks of sizes no other site uses, so each site's truth is
@@ -298,6 +301,7 @@ class TestSamplePreloaded(SampleTest):
 
 
 OWN_HEAP = ":unsampled_to_libc=0"
+LIBC_HEAP = ":unsampled_to_libc=1"
 
 
 class TestSampleFixedSeedOwnHeap(TestSampleFixedSeed):
@@ -310,6 +314,10 @@ class TestSampleThreadsForkSignalOwnHeap(TestSampleThreadsForkSignal):
 
 class TestSamplePreloadedOwnHeap(TestSamplePreloaded):
     EXTRA = OWN_HEAP
+
+
+class TestSamplePreloadedLibc(TestSamplePreloaded):
+    EXTRA = LIBC_HEAP
 
 
 class TestSampleHeaps(SampleTest):
@@ -329,14 +337,23 @@ class TestSampleHeaps(SampleTest):
         return out
 
     def test_unrecorded_blocks_leave_the_heap(self):
-        """At R = 1 GiB no block of 32 bytes is recorded: with the default
-        none of 10000 is the profiler's, with unsampled_to_libc=0 and
-        without sampling all are."""
+        """At R = 1 GiB no block of 32 bytes is recorded: in the
+        instrumented program, with the default none of 10000 is the
+        profiler's, with unsampled_to_libc=0 and without sampling all are;
+        preloaded into a program built without -fmemory-profile, the
+        default keeps them all (nothing counts accesses there), and
+        unsampled_to_libc=1 none."""
         exe = self.build("sample_heaps.c")
         never = "sample_interval=1073741824"
         self.assertEqual(self.run_heaps(exe, "own", never), "0")
         self.assertEqual(self.run_heaps(exe, "own", never + OWN_HEAP), "10000")
         self.assertEqual(self.run_heaps(exe, "own", ""), "10000")
+        plain = self.scratch.path("plain_heaps")
+        harness.run(["clang-22", "-O1", "-g", prog("sample_heaps.c"), "-o", plain])
+        self.assertEqual(self.run_heaps(plain, "own", never, preload=True), "10000")
+        self.assertEqual(self.run_heaps(plain, "own", never + LIBC_HEAP, preload=True), "0")
+        self.assertEqual(self.run_heaps(plain, "own", never + ":lazy_shadow=0", preload=True),
+                         "0")
 
     def test_api_across_heaps(self):
         """Every malloc-family call, realloc moving blocks between the
@@ -346,7 +363,7 @@ class TestSampleHeaps(SampleTest):
         exe = self.build("sample_heaps.c")
         plain = self.scratch.path("plain_heaps")
         harness.run(["clang-22", "-O1", "-g", prog("sample_heaps.c"), "-o", plain])
-        for extra in ("", OWN_HEAP):
+        for extra in ("", OWN_HEAP, LIBC_HEAP):
             for seed in (1, 2):
                 opts = f"sample_interval=256:sample_seed={seed}" + extra
                 with self.subTest(options=opts):
