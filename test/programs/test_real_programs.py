@@ -16,6 +16,10 @@ symbolized.  `memprof-profdata report` of each profile, with no
 --profiled-binary, must find the modules itself and keep every byte and
 the marker's context.  Every expected writer must have written a profile.
 
+RealProgramsRoots runs every case again with roots=1: each process also
+writes its .roots file, whose every census adds up, the last at exit, and
+its report says who holds the memory.
+
 RealProgramsSampled runs every case again with sample_interval=64 and
 unsampled_to_libc=1, most blocks then served by glibc's malloc behind ours
 (the default preloaded serves them from the profiler's heap, as
@@ -33,6 +37,7 @@ import subprocess
 import unittest
 
 import harness
+import roots_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SYSTEM_PATH = "/usr/bin:/bin"
@@ -308,6 +313,31 @@ class RealPrograms(harness.ProfTest):
 
     def test_zstd_threads(self):
         self.compressor_round_trip("zstd", ["-q", "-T2", "-3", "-B262144"], ["-q", "-d"])
+
+
+class RealProgramsRoots(RealPrograms):
+    """The same with roots=1: beside each profile its .roots file, whose
+    censuses all add up (roots_file.decode checks every sum), the last
+    one taken at exit; the text report shows it."""
+    OPTIONS = ":roots=1"
+    AT_EXIT = 3
+
+    def run_both(self, argv, **kw):
+        paths, plain = super().run_both(argv, **kw)
+        profs = [p for p in paths if not p.endswith(".roots")]
+        roots = [p for p in paths if p.endswith(".roots")]
+        self.assertEqual(roots, [p + ".roots" for p in profs], f"{argv[0]}: .roots files")
+        for path in roots:
+            with open(path, "rb") as f:
+                censuses = roots_file.decode(f.read())["census"]
+            self.assertEqual(censuses[-1]["kind"], self.AT_EXIT, path)
+        return profs, plain
+
+    def check_report(self, prof, dump, writer):
+        super().check_report(prof, dump, writer)
+        r = harness.memprof_profdata("report", prof, check=False)
+        self.assertEqual(r.returncode, 0, f"{prof} of {writer}: report failed:\n{r.stderr}")
+        self.assertIn("Who holds the memory at exit", r.stdout, f"{prof} of {writer}")
 
 
 class RealProgramsSampled(RealPrograms):
