@@ -2,7 +2,7 @@
 """bench/preload.py: libmemprof.so preloaded into Debian's own programs
 (built without -fmemory-profile), against the same programs run plain.
 
-Not part of the tests nor of bench/run.sh.  Three parts:
+Not part of the tests nor of bench/run.sh.  Four parts:
 
   rss    peak RSS of `sort` of a generated 20 MB file: plain, with
          libmemprof.so preloaded (recording every allocation; again with
@@ -28,7 +28,14 @@ Not part of the tests nor of bench/run.sh.  Three parts:
          (heaptrack - plain), of the medians and the median of each
          repetition's own ratio
 
-Usage: bench/preload.py [--only rss|speed|exact] [--reps N] [--programs python3,sqlite3,perl,jq]
+  roots  what roots=1 adds to the same programs recording every
+         allocation: CPU time preloaded with roots=1 (a census at exit;
+         again with roots_peak_step_kb=16384, a census at each new high
+         of the live heap by 16 MiB; and each --variant's options after
+         roots=1) over the same preloaded without it, run as pairs as in
+         speed, medians of the ratios
+
+Usage: bench/preload.py [--only rss|speed|exact|roots] [--reps N] [--programs python3,sqlite3,perl,jq]
                         [--variant OPTS]...
 Environment: BENCH_DIR (default build-bench/), MEMPROF_BUILD_DIR (a build
 of this tree holding libmemprof.so; default build/).
@@ -46,6 +53,7 @@ from bench import machine_line  # noqa: E402
 from bench_lib import fmt, log, median  # noqa: E402
 
 SAMPLED = "sample_interval=524288"
+ROOTS_STEP_KB = 16384
 SORT_MB = 20
 
 
@@ -125,8 +133,10 @@ def programs(cfg):
     }
 
 
-def speed(cfg, so):
-    variants = [SAMPLED] + [f"{SAMPLED}:{v}" for v in cfg.variants]
+def ratio_table(cfg, so, part, base, variants):
+    """Per program, its CPU time with each of variants' MEMPROF_OPTIONS
+    (preloaded) over its time in the base run (preloaded with base's
+    options; None: plain), the two run as a pair, medians of the ratios."""
     rows = []
     progs = programs(cfg)
     for name in cfg.programs:
@@ -135,20 +145,35 @@ def speed(cfg, so):
         for cwd in cwds:
             for f in inputs:
                 os.symlink(f, os.path.join(cwd, os.path.basename(f)))
-        log(f"speed: {name}, {cfg.reps} reps")
+        log(f"{part}: {name}, {cfg.reps} reps")
+        base_env = env if base is None else dict(env, LD_PRELOAD=so, MEMPROF_OPTIONS=base)
         ratios = {v: [] for v in variants}
         for rep in range(cfg.reps):
             for v in variants:
-                plain = (argv, cwds[0], env)
-                ours = (argv, cwds[1], dict(env, LD_PRELOAD=so, MEMPROF_OPTIONS=v))
-                r = B.pair_ratio(rep, plain, ours)
+                first = (argv, cwds[0], base_env)
+                other = (argv, cwds[1], dict(env, LD_PRELOAD=so, MEMPROF_OPTIONS=v))
+                r = B.pair_ratio(rep, first, other)
                 for cwd in cwds:
                     B.clean_profiles(cwd)
                 if r:
                     ratios[v].append(r)
         rows.append([name] + [fmt(median(ratios[v])) if ratios[v] else "failed"
                               for v in variants])
-    return B.table(["program"] + [f"CPU ratio to plain, {v}" for v in variants], rows)
+    what = "plain" if base is None else "preloaded" + (f" {base}" if base else "")
+    return B.table(["program"] + [f"CPU ratio to {what}, {v}" for v in variants], rows)
+
+
+def speed(cfg, so):
+    return ratio_table(cfg, so, "speed", None,
+                       [SAMPLED] + [f"{SAMPLED}:{v}" for v in cfg.variants])
+
+
+def roots(cfg, so):
+    """What roots=1 adds to a preloaded run recording every allocation: a
+    census at exit, and censuses at each new high by ROOTS_STEP_KB."""
+    variants = ["roots=1", f"roots=1:roots_peak_step_kb={ROOTS_STEP_KB}"]
+    return ratio_table(cfg, so, "roots", "",
+                       variants + [f"roots=1:{v}" for v in cfg.variants])
 
 
 def exact_variants(cfg, argv, env, so, cwd):
@@ -218,7 +243,7 @@ def exact(cfg, so):
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", choices=["rss", "speed", "exact"])
+    ap.add_argument("--only", choices=["rss", "speed", "exact", "roots"])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--programs", default="python3,sqlite3,perl,jq")
     ap.add_argument("--variant", action="append", default=[], dest="variants",
@@ -242,7 +267,9 @@ def main():
     if cfg.only in (None, "speed"):
         print(speed(cfg, so) + "\n")
     if cfg.only in (None, "exact"):
-        print(exact(cfg, so))
+        print(exact(cfg, so) + "\n")
+    if cfg.only in (None, "roots"):
+        print(roots(cfg, so))
 
 
 if __name__ == "__main__":
