@@ -3,18 +3,22 @@
 
 Not part of the tests nor of bench/run.sh.  Each program is profiled with
 our runtime (a representative run), the profile merged with our tool, and
-the optimized program built from the same sources five ways:
+the optimized program built from the same sources six ways:
 
   plain        -O2 without the profile, glibc malloc
   lib          the same objects linked with libmemprof-hotcold
   hints+ours   -fmemory-profile-use -optimize-hot-cold-new, libmemprof-hotcold
-  hints, jemalloc ignores   the same binary, MEMPROF_HOTCOLD_OPTIONS=cold_arena=0
+  hints+LTO    the same profile and thresholds compiled -flto, linked by
+               ld.gold with LLVM's context disambiguation and hot/cold new
+               (docs/hotcold.md, "What the compiler needs"), libmemprof-hotcold
+  hints, jemalloc ignores   the hints+ours binary, MEMPROF_HOTCOLD_OPTIONS=cold_arena=0
   hints, glibc ignores      the hinted objects, hotcold_ignore.c (libstdc++'s
                             operator new on glibc malloc, hint dropped)
 
-The hinted build uses a cold lifetime threshold for a short run; a build
+The hinted builds use a cold lifetime threshold for a short run; a build
 with clang's default thresholds is made too, and `memprof-profdata check`
-summarizes what landed in each.
+summarizes what landed in each (with LTO: what the clones split of the
+calls the build without LTO hints ambiguous).
 
 Programs: hotcold_effect.cc (written to show the effect: hot nodes
 interleaved with long-lived records written once and never read again,
@@ -24,6 +28,11 @@ bench/gen_json.py's input and `ninja -n` in bench/gen_ninja.py's tree.
 Variants run interleaved, figures are medians.
 
 Usage: bench/hotcold.py [--quick] [--reps N] [--programs effect,jsoncpp,ninja]
+                        [--cold-density D] [--no-lto] [--check-only]
+--cold-density sets the measured builds' cold access density threshold
+(LLVM's 0.05 by default; a short profiling run raises densities as it
+shortens lifetimes); --no-lto leaves the LTO build out; --check-only makes
+the builds, check and the stats=1 runs without the timed ones.
 Environment: BENCH_DIR (default build-bench/ at the top of the tree),
 MEMPROF_BUILD_DIR (an existing build of this tree; else built in
 BENCH_DIR/tree).
@@ -44,14 +53,24 @@ import hotcold_programs as P  # noqa: E402
 
 # A 1-2 s profiling run is never cold under LLVM's default of 200 s.
 COLD_LIFETIME_S = 1
-LOWERED = [f"-memprof-ave-lifetime-cold-threshold={COLD_LIFETIME_S}"]
+# LLVM's default cold access density (accesses per byte per second).
+COLD_DENSITY = 0.05
 DEFAULT_USE_FLAGS = ["-O2", "-gmlt", "-fdebug-info-for-profiling",
                      "-mllvm", "-optimize-hot-cold-new"]
-USE_FLAGS = DEFAULT_USE_FLAGS + [a for t in LOWERED for a in ("-mllvm", t)]
+# docs/hotcold.md, "What the compiler needs": full LTO through ld.gold and
+# LLVM 22's LLVMgold.so; the thresholds on the compile command, the
+# rewriting to the hot/cold operator new at the link.
+LTO_COMPILE_FLAGS = ["-O2", "-flto", "-gmlt", "-fdebug-info-for-profiling"]
+LTO_LINK_FLAGS = ["-O2", "-flto", "-fuse-ld=gold",
+                  "-Wl,-plugin-opt=-enable-memprof-context-disambiguation",
+                  "-Wl,-plugin-opt=-supports-hot-cold-new",
+                  "-Wl,-plugin-opt=-optimize-hot-cold-new",
+                  "-Wl,-plugin-opt=-optimize-existing-hot-cold-new"]
 VARIANTS = [
     ("plain", "plain (glibc)"),
     ("lib", "no profile, libmemprof-hotcold"),
     ("ours", "hints + libmemprof-hotcold"),
+    ("ours_lto", "hints + LTO + libmemprof-hotcold"),
     ("ours_off", "hints, jemalloc ignores (cold_arena=0)"),
     ("glibc_ign", "hints, glibc ignores"),
 ]
@@ -61,8 +80,20 @@ IDLE_MS = 1500
 class Config:
     def __init__(self, args):
         self.quick = args.quick
-        self.reps = args.reps or (3 if args.quick else 5)
+        self.reps = 0 if args.check_only else args.reps or (3 if args.quick else 5)
         self.programs = args.programs.split(",")
+        # The lowered thresholds of the measured builds, as -mllvm takes them.
+        self.density = COLD_DENSITY if args.cold_density is None else args.cold_density
+        self.lowered = [f"-memprof-ave-lifetime-cold-threshold={COLD_LIFETIME_S}"]
+        if args.cold_density is not None:
+            self.lowered.append(
+                f"-memprof-lifetime-access-density-cold-threshold={args.cold_density:g}")
+        mllvm = [a for t in self.lowered for a in ("-mllvm", t)]
+        self.use_flags = DEFAULT_USE_FLAGS + mllvm
+        self.lto_use_flags = LTO_COMPILE_FLAGS + mllvm
+        self.lto = not args.no_lto
+        self.variants = [(v, label) for v, label in VARIANTS
+                         if self.lto or v != "ours_lto"]
         self.bench_dir = os.path.abspath(os.environ.get(
             "BENCH_DIR", os.path.join(B.ROOT, "build-bench")))
         self.obj = os.path.join(self.bench_dir, "obj", "hotcold")
@@ -108,8 +139,9 @@ def profile(cfg, name, objs, argv, inputs, pieces):
     return out, B.run([tool, "show", "--symbolized", out])
 
 
-def link_variants(cfg, name, plain_objs, use_objs, pieces):
-    """{variant: (exe, env)} from the same sources."""
+def link_variants(cfg, name, plain_objs, use_objs, lto_objs, pieces):
+    """{variant: (exe, env)} from the same sources; lto_objs (bitcode) are
+    linked with LTO unless None."""
     hotcold = pieces[2]
     ign = B.compile_obj(os.path.join(B.BENCH_SRC, "hotcold_ignore.c"),
                         os.path.join(cfg.obj, "hotcold_ignore.o"), B.CC, ["-O2"])
@@ -122,15 +154,18 @@ def link_variants(cfg, name, plain_objs, use_objs, pieces):
         "ours": [*use_objs, *with_lib],
         "glibc_ign": [*use_objs, ign],
     }
+    if lto_objs is not None:
+        plans["ours_lto"] = [*LTO_LINK_FLAGS, *lto_objs, *with_lib]
     exes = {}
     for v, args in plans.items():
         exe = f"{base}.{v}"
+        if v == "ours_lto":
+            log(f"{name}: linking with LTO")
         B.run([B.CXX, *args, "-o", exe])
         exes[v] = exe
-    return {"plain": (exes["plain"], {}), "lib": (exes["lib"], {}),
-            "ours": (exes["ours"], {}),
-            "ours_off": (exes["ours"], {"MEMPROF_HOTCOLD_OPTIONS": "cold_arena=0"}),
-            "glibc_ign": (exes["glibc_ign"], {})}
+    out = {v: (exe, {}) for v, exe in exes.items()}
+    out["ours_off"] = (exes["ours"], {"MEMPROF_HOTCOLD_OPTIONS": "cold_arena=0"})
+    return out
 
 
 def hint_stats(exe, argv, cwd):
@@ -148,10 +183,10 @@ def hint_stats(exe, argv, cwd):
     return classes, (sum(int(a) for a, _ in served), sum(int(b) for _, b in served))
 
 
-def profile_summary(show):
+def profile_summary(show, density):
     """Contexts of the profile and LLVM's decision for each (cold when the
     average lifetime reaches the threshold and the access density is below
-    0.05 per byte per second).  `show` lists a context under every function
+    `density` per byte per second).  `show` lists a context under every function
     of its inlined allocation frames: each is counted once, by its stack."""
     by_stack = {}
     cur = stack = None
@@ -171,9 +206,10 @@ def profile_summary(show):
     mibs = [m for m in mibs if m.get("AllocCount")]
     life = [m["TotalLifetime"] / m["AllocCount"] for m in mibs]
     dens = [m["TotalLifetimeAccessDensity"] / m["AllocCount"] / 100 for m in mibs]
-    cold = [m for m, li, d in zip(mibs, life, dens) if d < 0.05 and li >= COLD_LIFETIME_S * 1000]
+    cold = [m for m, li, d in zip(mibs, life, dens)
+            if d < density and li >= COLD_LIFETIME_S * 1000]
     long_lived = sum(1 for li in life if li >= COLD_LIFETIME_S * 1000)
-    sparse = sum(1 for d in dens if d < 0.05)
+    sparse = sum(1 for d in dens if d < density)
     return {"contexts": len(mibs), "cold": len(cold),
             "cold_allocs": sum(m["AllocCount"] for m in cold),
             "allocs": sum(m["AllocCount"] for m in mibs),
@@ -183,14 +219,14 @@ def profile_summary(show):
 
 def measure_all(cfg, name, variants, argv, inputs, parse_out):
     cwds = {}
-    for v, _ in VARIANTS:
+    for v, _ in cfg.variants:
         cwds[v] = B.fresh_dir(os.path.join(cfg.work, name, v))
         for f in inputs:
             os.symlink(f, os.path.join(cwds[v], os.path.basename(f)))
-    rows = {v: [] for v, _ in VARIANTS}
-    log(f"{name}: {cfg.reps} interleaved repetitions of {len(VARIANTS)} builds")
+    rows = {v: [] for v, _ in cfg.variants}
+    log(f"{name}: {cfg.reps} interleaved repetitions of {len(cfg.variants)} builds")
     for _ in range(cfg.reps):
-        for v, _ in VARIANTS:
+        for v, _ in cfg.variants:
             exe, env = variants[v]
             out_path = os.path.join(cwds[v], "stdout.txt")
             with open(out_path, "w") as out:
@@ -230,12 +266,15 @@ def effect_out(text):
     return {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", text)}
 
 
-def table(rows_spec, rows):
-    header = ["median (fastest)"] + [label for _, label in VARIANTS]
+def table(cfg, rows_spec, rows):
+    if not cfg.reps:
+        return "(no timed runs: --check-only)"
+    header = ["median (fastest)"] + [label for _, label in cfg.variants]
     lines = []
     for label, key, scale, spec in rows_spec:
         with_min = label.endswith(" s")
-        lines.append([label] + [cell(rows, v, key, scale, spec, with_min) for v, _ in VARIANTS])
+        lines.append([label] + [cell(rows, v, key, scale, spec, with_min)
+                                for v, _ in cfg.variants])
     return B.table(header, lines)
 
 
@@ -250,15 +289,19 @@ def effect_section(cfg, pieces):
                          pieces)
     plain_o = B.compile_obj(src, os.path.join(cfg.obj, "effect.plain.o"), B.CXX, ["-O2"])
     use_o = os.path.join(cfg.obj, "effect.use.o")
-    B.run([B.CXX, "-c", *USE_FLAGS, f"-fmemory-profile-use={prof}", src, "-o", use_o])
+    B.run([B.CXX, "-c", *cfg.use_flags, f"-fmemory-profile-use={prof}", src, "-o", use_o])
     default_o = os.path.join(cfg.obj, "effect.use-default.o")
     B.run([B.CXX, "-c", *DEFAULT_USE_FLAGS, f"-fmemory-profile-use={prof}", src, "-o",
            default_o])
-    variants = link_variants(cfg, "effect", [plain_o], [use_o], pieces)
-    checks = checks_of(cfg, "effect", prof, pieces, [default_o], variants["ours"][0])
+    lto_objs = None
+    if cfg.lto:
+        lto_objs = [os.path.join(cfg.obj, "effect.use-lto.o")]
+        B.run([B.CXX, "-c", *cfg.lto_use_flags, f"-fmemory-profile-use={prof}", src, "-o",
+               lto_objs[0]])
+    variants = link_variants(cfg, "effect", [plain_o], [use_o], lto_objs, pieces)
+    checks = checks_of(cfg, "effect", prof, pieces, [default_o], variants)
     argv = [str(n), str(per), str(passes), str(IDLE_MS)]
     rows, cwds = measure_all(cfg, "effect", variants, argv, [], effect_out)
-    classes, arena = hint_stats(variants["ours"][0], argv, cwds["ours"])
     per_kib = 1 / 1024
     spec = [
         ("hot passes, CPU s", "prog:hot_s", 1, "{:.3f}"),
@@ -270,12 +313,12 @@ def effect_section(cfg, pieces):
         ("of which untouched by the hot passes, MiB", "prog:idle_untouched_kb", per_kib,
          "{:.1f}"),
     ]
-    summary = profile_summary(show)
+    summary = profile_summary(show, cfg.density)
     text = [f"### hotcold_effect {n} hot nodes, {per} cold records each, {passes} passes",
-            "", table(spec, rows), "",
+            "", table(cfg, spec, rows), "",
             f"Profile: {summary['contexts']} contexts, {summary['cold']} cold "
             f"({summary['cold_allocs']} of {summary['allocs']} allocations). "
-            + stats_line(classes, arena), "",
+            + stats_lines(cfg, variants, argv, cwds), "",
             "`memprof-profdata check` of the hinted builds:", "", check_table(checks)]
     return "\n".join(text)
 
@@ -323,23 +366,36 @@ def check_table(checks):
     return B.table(header, lines)
 
 
-def checks_of(cfg, name, prof, pieces, default_objs, lowered_exe):
+def checks_of(cfg, name, prof, pieces, default_objs, variants):
     """check of the build with clang's default thresholds (linked here) and
-    of the measured build with the lowered ones."""
+    of the measured builds with the lowered ones, without LTO and with."""
     default_exe = os.path.join(cfg.obj, name + ".default")
     B.run([B.CXX, *default_objs, "-o", default_exe, "-Wl,--whole-archive", pieces[2],
            "-Wl,--no-whole-archive", "-lpthread", "-ldl", "-lm"])
     tool = pieces[1]
-    return [("clang's defaults (build and check)", check_summary(tool, prof, default_exe, [])),
-            (" ".join(LOWERED) + " (build and check)",
-             check_summary(tool, prof, lowered_exe, LOWERED))]
+    lowered = " ".join(cfg.lowered)
+    rows = [("clang's defaults (build and check)", check_summary(tool, prof, default_exe, [])),
+            (lowered + " (build and check)",
+             check_summary(tool, prof, variants["ours"][0], cfg.lowered))]
+    if "ours_lto" in variants:
+        rows.append(("LTO, " + lowered + " (build and check)",
+                     check_summary(tool, prof, variants["ours_lto"][0], cfg.lowered)))
+    return rows
 
 
-def stats_line(classes, arena):
-    """The hinted build's stats=1 counts, one sentence."""
+def stats_line(label, classes, arena):
+    """A hinted build's stats=1 counts, one sentence."""
     used = ", ".join(f"{k} {a} ({mib(b)})" for k, (a, b) in classes.items() if a)
-    return (f"Run of hints+ours with stats=1 (allocations, bytes asked): {used}; the cold "
+    return (f"Run of {label} with stats=1 (allocations, bytes asked): {used}; the cold "
             f"arena served {arena[0]} ({mib(arena[1])}).")
+
+
+def stats_lines(cfg, variants, argv, cwds):
+    """stats_line of each hinted build the library serves."""
+    builds = [("ours", "hints + libmemprof-hotcold"),
+              ("ours_lto", "hints + LTO + libmemprof-hotcold")]
+    return " ".join(stats_line(label, *hint_stats(variants[v][0], argv, cwds[v]))
+                    for v, label in builds if v in variants)
 
 
 def program_section(cfg, pieces, prog):
@@ -348,23 +404,28 @@ def program_section(cfg, pieces, prog):
     prof_objs = prog.build(["-O2", *B.PROFILE_FLAGS], "prof")
     prof, show = profile(cfg, prog.name, prof_objs, prog.argv, prog.inputs, pieces)
     plain_objs = prog.build(["-O2"], "plain")
-    use_objs = prog.build([*USE_FLAGS, f"-fmemory-profile-use={prof}"], "use", fresh=True)
+    use_objs = prog.build([*cfg.use_flags, f"-fmemory-profile-use={prof}"], "use", fresh=True)
     default_objs = prog.build([*DEFAULT_USE_FLAGS, f"-fmemory-profile-use={prof}"],
                               "use-default", fresh=True)
-    variants = link_variants(cfg, prog.name, plain_objs, use_objs, pieces)
-    checks = checks_of(cfg, prog.name, prof, pieces, default_objs, variants["ours"][0])
+    lto_objs = None
+    if cfg.lto:
+        lto_objs = prog.build([*cfg.lto_use_flags, f"-fmemory-profile-use={prof}"], "use-lto",
+                              fresh=True)
+    variants = link_variants(cfg, prog.name, plain_objs, use_objs, lto_objs, pieces)
+    checks = checks_of(cfg, prog.name, prof, pieces, default_objs, variants)
     rows, cwds = measure_all(cfg, prog.name, variants, prog.argv, prog.inputs, None)
-    with open(os.path.join(cwds["plain"], "stdout.txt")) as f:
-        prog.validate(f.read())
-    classes, arena = hint_stats(variants["ours"][0], prog.argv, cwds["ours"])
-    s = profile_summary(show)
+    if cfg.reps:
+        with open(os.path.join(cwds["plain"], "stdout.txt")) as f:
+            prog.validate(f.read())
+    s = profile_summary(show, cfg.density)
     spec = [("wall s", "wall", 1, "{:.3f}"), ("CPU s", "cpu", 1, "{:.3f}"),
             ("peak RSS, MiB", "rss_kb", 1 / 1024, "{:.1f}")]
     why = (f"Profile of the representative run: {s['contexts']} contexts, {s['cold']} cold "
            f"under a {COLD_LIFETIME_S} s lifetime threshold; {s['long_lived']} live "
            f"{COLD_LIFETIME_S} s or more on average (the longest {s['max_life_ms']:.0f} ms), "
-           f"{s['sparse']} have an access density under 0.05. " + stats_line(classes, arena))
-    return "\n".join([f"### {prog.title}", "", table(spec, rows), "", why, "",
+           f"{s['sparse']} have an access density under {cfg.density:g}. "
+           + stats_lines(cfg, variants, prog.argv, cwds))
+    return "\n".join([f"### {prog.title}", "", table(cfg, spec, rows), "", why, "",
                       "`memprof-profdata check` of the hinted builds:", "",
                       check_table(checks)])
 
@@ -382,6 +443,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="3 repetitions, smaller effect program")
     ap.add_argument("--reps", type=int, help="override repetitions")
+    ap.add_argument("--check-only", action="store_true",
+                    help="the builds, check and the stats=1 runs; no timed runs")
+    ap.add_argument("--cold-density", type=float,
+                    help="the builds' -memprof-lifetime-access-density-cold-threshold "
+                         f"(default LLVM's {COLD_DENSITY})")
+    ap.add_argument("--no-lto", action="store_true",
+                    help="leave out the LTO build (hints + LTO + libmemprof-hotcold)")
     ap.add_argument("--programs", default="effect,jsoncpp,ninja",
                     help="comma-separated subset of effect,jsoncpp,ninja")
     cfg = Config(ap.parse_args())
