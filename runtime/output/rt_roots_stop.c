@@ -69,7 +69,7 @@ typedef struct stop_rec {
 static stop_rec recs[NRECS];
 static int asked[NRECS]; /* the records the running census asked */
 static int n_asked;
-static int known[RT_THREADS_MAX]; /* the known threads' ids this census */
+static uint64_t known[RT_THREADS_MAX]; /* the known threads' ids this census, sorted */
 static int n_known, n_unknown;
 static int acks; /* futex word: bumped at each answer */
 static int sig;
@@ -215,7 +215,7 @@ static void ask_cb(const rt_thread_rec *t, void *ctx) {
   asking *a = ctx;
   if (t->tid == a->self || n_asked >= RT_THREADS_MAX)
     return;
-  known[n_known++] = t->tid;
+  known[n_known++] = (uint64_t)t->tid;
   if (recs[t->slot].missed == t->tid && blocks_signal(t->tid)) {
     a->st->blocked++; /* no new request queued to it at each census */
     return;
@@ -225,11 +225,17 @@ static void ask_cb(const rt_thread_rec *t, void *ctx) {
   ask(t->slot, a->st);
 }
 
+/* Whether the table listed thread tid (known[] sorted). */
 static int is_known(int tid) {
-  for (int i = 0; i < n_known; i++)
-    if (known[i] == tid)
-      return 1;
-  return 0;
+  int lo = 0, hi = n_known;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (known[mid] < (uint64_t)tid)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n_known && known[lo] == (uint64_t)tid;
 }
 
 /* The threads /proc lists that the table does not: asked too, unless
@@ -237,6 +243,7 @@ static int is_known(int tid) {
 static void ask_unknown(asking *a) {
   int tids[RR_UNKNOWN_MAX + 64 + RT_THREADS_MAX / 16];
   int n = rr_tasks_list(tids, (int)(sizeof tids / sizeof *tids));
+  rr_sort(known, (uint64_t)n_known, sizeof *known);
   for (int i = 0; i < n && n_unknown < RR_UNKNOWN_MAX; i++) {
     int blocks;
     if (tids[i] == a->self || is_known(tids[i]) || !rr_task_status(tids[i], sig, &blocks))
