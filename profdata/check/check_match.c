@@ -242,14 +242,17 @@ static int by_u64(const void *a, const void *b) {
 }
 
 /* GUIDs of the binary's function symbols (and of the functions its
- * allocation calls were inlined from), for "not in the binary". */
+ * allocation calls were inlined from), for "not in the binary"; and how
+ * many of those symbols are LTO clones, for the reasons' wording. */
 static void collect_guids(chk *c) {
   size_t n = c->elf.n_syms;
   for (size_t i = 0; i < c->n_sites; i++) n += c->sites[i].n;
   c->guids = mp_xmalloc((n + 1) * sizeof *c->guids);
   for (size_t i = 0; i < c->elf.n_syms; i++) {
     const char *name = c->elf.syms[i].name;
-    c->guids[c->n_guids++] = mp_guid_of_name(name, unclone_len(name));
+    size_t len = unclone_len(name);
+    if (name[len]) c->lto_clones++;
+    c->guids[c->n_guids++] = mp_guid_of_name(name, len);
   }
   for (size_t i = 0; i < c->n_sites; i++)
     for (size_t k = 0; k < c->sites[i].n; k++)

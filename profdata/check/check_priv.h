@@ -144,7 +144,9 @@ enum {
   CHK_R_NOT_REWRITTEN, /* an operator new call without a hint */
   CHK_R_NOT_IN_BINARY, /* the function is not in the binary */
   CHK_R_STALE,       /* the function's allocation calls are elsewhere */
-  CHK_R_AMBIGUOUS,   /* a cold context at a call hinted ambiguous */
+  CHK_R_AMBIGUOUS,   /* a cold context at a call hinted ambiguous, in a
+                        binary without LTO clones */
+  CHK_R_AMBIGUOUS_LTO, /* the same in a binary with LTO clones */
   CHK_R_CALL_NOTCOLD, /* a cold context at a call hinted not cold */
   CHK_R_LIFETIME,    /* not cold: lives shorter than the lifetime threshold */
   CHK_R_DENSITY,     /* not cold: accessed more than the density threshold */
@@ -191,6 +193,8 @@ typedef struct chk {
   size_t n_edge_keys;
   uint64_t *guids; /* of the binary's function symbols, sorted */
   size_t n_guids;
+  size_t lto_clones; /* function symbols named X.memprof.N: LTO's context
+                        disambiguation cloned functions of the binary */
   size_t no_frames; /* allocation calls without debug information */
   const chk_run_file *run; /* --hotcold-sites, or NULL */
   chk_run_sum run_sum;

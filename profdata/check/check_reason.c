@@ -3,7 +3,10 @@
  * In this order: a cold hint landed (no reason; but a context not cold
  * under check's thresholds says the build's thresholds differ); a hint landed that is not
  * cold: for a context clang calls cold, the call was hinted ambiguous
- * (reached by cold and not-cold contexts, no LTO clone) or not cold; for
+ * (reached by cold and not-cold contexts, and not cloned apart) or not
+ * cold, worded by whether the binary has LTO clones (functions named
+ * X.memprof.N: LTO's context disambiguation ran, and it hints each call it
+ * handles cold or not cold, a mix it cannot clone apart not cold); for
  * the others, the threshold that kept it from being cold (its lifetime
  * under -memprof-ave-lifetime-cold-threshold, with the value that would
  * make it cold, or its access density not under
@@ -25,8 +28,8 @@
 
 static const char *const CODES[CHK_R_NUM] = {
     "", "clang_cannot_match", "malloc", "not_rewritten", "not_in_binary",
-    "stale_profile", "ambiguous_no_lto", "call_not_cold", "lifetime_threshold",
-    "density_threshold", "verdict_differs",
+    "stale_profile", "ambiguous_no_lto", "ambiguous_after_lto", "call_not_cold",
+    "lifetime_threshold", "density_threshold", "verdict_differs",
 };
 
 const char *chk_reason_code(unsigned reason) {
@@ -113,7 +116,8 @@ void chk_decide_reason(chk *c, size_t i) {
     int amb = 0;
     for (size_t j = 0; j < x->n_sites; j++)
       amb |= c->sites[x->sites[j]].call->value == 222;
-    x->reason = amb ? CHK_R_AMBIGUOUS : CHK_R_CALL_NOTCOLD;
+    x->reason = !amb ? CHK_R_CALL_NOTCOLD
+                : c->lto_clones ? CHK_R_AMBIGUOUS_LTO : CHK_R_AMBIGUOUS;
     return;
   }
   x->reason = density_of(rc->mib) >= c->r->opts.clang.lifetime_access_density_cold
@@ -200,15 +204,38 @@ const char *chk_reason_text(chk *c, size_t i, char *buf, size_t n) {
   }
   case CHK_R_AMBIGUOUS:
     snprintf(buf, n, "the call at 0x%" PRIx64 " is reached by cold and "
-             "not-cold contexts and was hinted ambiguous (222): only LTO "
-             "(context disambiguation) clones it per context", first->addr);
+             "not-cold contexts and was hinted ambiguous (222), and the binary "
+             "has no LTO clones (no function named *.memprof.N): it was built "
+             "without LTO, or with LTO without context disambiguation "
+             "(-enable-memprof-context-disambiguation), which clones a call "
+             "per context", first->addr);
+    break;
+  case CHK_R_AMBIGUOUS_LTO:
+    snprintf(buf, n, "the call at 0x%" PRIx64 " is reached by cold and "
+             "not-cold contexts and was hinted ambiguous (222), though LTO "
+             "cloned functions of this binary (%zu clone%s, *.memprof.N): "
+             "LTO's context disambiguation hints every call it handles cold or "
+             "not cold, so it did not handle this one (its translation unit "
+             "was compiled without -flto?)", first->addr, c->lto_clones,
+             c->lto_clones == 1 ? "" : "s");
     break;
   case CHK_R_CALL_NOTCOLD:
-    snprintf(buf, n, "the call at 0x%" PRIx64 " was hinted %s (%d): its "
-             "contexts together were not given cold, or the build had other "
-             "-memprof-* thresholds than check was given (they go on the "
-             "compile command, also with LTO)", first->addr,
-             hint_class(first->value), first->value);
+    if (c->lto_clones)
+      snprintf(buf, n, "the call at 0x%" PRIx64 " was hinted %s (%d): LTO "
+               "cloned functions of this binary (%zu clone%s, *.memprof.N), "
+               "but this context's path reaches this copy: context "
+               "disambiguation could not clone it apart from the not-cold "
+               "contexts at the call (they part at an indirect call, or inside "
+               "a recursion) and hints such a mix not cold; or the build had "
+               "other -memprof-* thresholds than check was given", first->addr,
+               hint_class(first->value), first->value, c->lto_clones,
+               c->lto_clones == 1 ? "" : "s");
+    else
+      snprintf(buf, n, "the call at 0x%" PRIx64 " was hinted %s (%d): its "
+               "contexts together were not given cold, or the build had "
+               "other -memprof-* thresholds than check was given (they go on "
+               "the compile command, also with LTO)", first->addr,
+               hint_class(first->value), first->value);
     break;
   case CHK_R_LIFETIME: {
     double s = (double)m->TotalLifetime / (double)m->AllocCount / 1000.0;

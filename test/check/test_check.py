@@ -11,7 +11,10 @@ shared (PLT calls).  Ground truth:
 * the verdicts are what clang-22 attaches (`-S -emit-llvm`: the calls'
   "memprof" attributes and the !memprof MIB nodes);
 * with LTO, the cold context's hint is the one in the clone that
-  cold_path calls (objdump's call graph);
+  cold_path calls (objdump's call graph); a call LTO cannot clone apart
+  (reached through a function pointer) is hinted 128, and one in a
+  translation unit compiled without -flto keeps 222 (objdump's hints in
+  those functions; the clones are objdump's `.memprof.` functions);
 * the reasons: a build without the lifetime threshold, a source whose
   allocation moved (the profile no longer matches it; lines added at the
   top of the file do not stale it, as clang keys lines by their offset in
@@ -34,6 +37,8 @@ CONTEXTS = os.path.join(harness.ROOT, "test", "hotcold", "progs", "contexts.cc")
 C_MALLOC = os.path.join(HERE, "progs", "c_malloc.c")
 POOL = os.path.join(HERE, "progs", "pool.cc")
 APP = os.path.join(HERE, "progs", "app.cc")
+PARTED = os.path.join(HERE, "progs", "parted.cc")
+NATIVE = os.path.join(HERE, "progs", "native.cc")
 THRESHOLD = "-memprof-ave-lifetime-cold-threshold=1"
 USE = ["-O2", "-gmlt", "-fdebug-info-for-profiling"]
 MIB = 1 << 20  # the demo's cold buffer
@@ -74,6 +79,32 @@ def profile(scratch, src, name, ldflags=()):
     return prof
 
 
+def profile_objects(scratch, srcs, name):
+    """Profile the program of C++ sources `srcs` (compiled apart); returns
+    the merged profile."""
+    objs = []
+    for src in srcs:
+        obj = scratch.path(os.path.basename(src) + ".o")
+        harness.run(["clang++-22", "-c", "-O1", *harness.PROFILE_FLAGS, src, "-o", obj])
+        objs.append(obj)
+    exe = scratch.path(name)
+    harness.run(["clang++-22", *objs, "-o", exe, "-Wl,--whole-archive",
+                 harness.find_built("libmemprof.a"), "-Wl,--no-whole-archive",
+                 "-lpthread", "-ldl", "-lm"])
+    _, raws = harness.run_program(scratch, exe)
+    prof = scratch.path(name + ".memprofdata")
+    harness.run([harness.profdata_tool(), "merge", *raws,
+                 f"--profiled-binary={exe}", "-o", prof])
+    return prof
+
+
+# The LTO link: context disambiguation clones per context, then the hints.
+CLONE = "-Wl,-plugin-opt=-enable-memprof-context-disambiguation"
+LTO_HINTS = ["-Wl,-plugin-opt=-supports-hot-cold-new",
+             "-Wl,-plugin-opt=-optimize-hot-cold-new",
+             "-Wl,-plugin-opt=-optimize-existing-hot-cold-new"]
+
+
 def build_use(scratch, src, prof, out, lto=False, threshold=True, kind="static"):
     cc = "clang++-22" if src.endswith(".cc") else "clang-22"
     t = ["-mllvm", THRESHOLD] if threshold else []
@@ -85,12 +116,17 @@ def build_use(scratch, src, prof, out, lto=False, threshold=True, kind="static")
     obj = scratch.path(out + ".o")
     harness.run([cc, *USE, "-flto", f"-fmemory-profile-use={prof}", *t, "-c", src,
                  "-o", obj])
-    harness.run([cc, "-O2", "-flto", "-fuse-ld=gold", obj, "-o", exe,
-                 "-Wl,-plugin-opt=-enable-memprof-context-disambiguation",
-                 "-Wl,-plugin-opt=-supports-hot-cold-new",
-                 "-Wl,-plugin-opt=-optimize-hot-cold-new",
-                 "-Wl,-plugin-opt=-optimize-existing-hot-cold-new", *hc.lib_flags(kind)])
+    harness.run([cc, "-O2", "-flto", "-fuse-ld=gold", obj, "-o", exe, CLONE,
+                 *LTO_HINTS, *hc.lib_flags(kind)])
     return exe
+
+
+AMBIGUOUS_NO_LTO = (
+    "the call at 0x%x is reached by cold and not-cold contexts and was hinted "
+    "ambiguous (222), and the binary has no LTO clones (no function named "
+    "*.memprof.N): it was built without LTO, or with LTO without context "
+    "disambiguation (-enable-memprof-context-disambiguation), which clones a "
+    "call per context")
 
 
 def check(prof, exe, threshold=True):
@@ -265,6 +301,7 @@ class CheckDemo(unittest.TestCase):
             self.assertEqual(c["call"], "ambiguous")
             self.assertEqual(c["hints"], [{"address": addr, "value": 222}])
         self.assertEqual(cold["reason"], "ambiguous_no_lto")
+        self.assertEqual(cold["why"], AMBIGUOUS_NO_LTO % addr)
         self.assertEqual(hot["reason"], "density_threshold")
         s = r["summary"]
         self.assertEqual((s["cold_contexts"], s["cold_bytes"], s["cold_hinted_bytes"]),
@@ -506,6 +543,95 @@ class CheckNested(unittest.TestCase):
 
 
 @needs_check
+class CheckLtoParted(unittest.TestCase):
+    """progs/parted.cc built with LTO and progs/native.cc without: LTO
+    clones make_buffer per path; make_block, reached through a function
+    pointer, cannot be cloned apart and LTO hints its call not cold;
+    native.cc's make_native keeps the ambiguous hint clang gave it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.work = harness.Scratch("check-lto-parted")
+        cls.prof = profile_objects(cls.work, (PARTED, NATIVE), "parted")
+        lto, native = cls.work.path("parted.lto.o"), cls.work.path("native.use.o")
+        use = ["-fmemory-profile-use=" + cls.prof, "-mllvm", THRESHOLD]
+        harness.run(["clang++-22", *USE, "-flto", *use, "-c", PARTED, "-o", lto])
+        harness.run(["clang++-22", *USE, *use, "-mllvm", "-optimize-hot-cold-new", "-c",
+                     NATIVE, "-o", native])
+        cls.exe, cls.plain = cls.work.path("use"), cls.work.path("use-no-clones")
+        for exe, clone in ((cls.exe, [CLONE]), (cls.plain, [])):
+            harness.run(["clang++-22", "-O2", "-flto", "-fuse-ld=gold", lto, native,
+                         "-o", exe, *clone, *LTO_HINTS, *hc.lib_flags("static")])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.work.cleanup()
+
+    def cold(self, result, func):
+        (ctx,) = [c for c in result["contexts"]
+                  if leaf(c) == func and c["verdict"] == "cold"]
+        return ctx
+
+    def missed(self, result, funcs, func, value, reason):
+        """(why, address) of the cold context of `func` (make_buffer, ...):
+        the one hinted call in func, `value` per objdump, serves it, and
+        the reason is `reason`."""
+        hints = objdump_hints(funcs)
+        ((addr, hint),) = [(a, hints[a]) for a, _, _ in
+                           funcs["_Z%d%sm" % (len(func), func)] if a in hints]
+        self.assertEqual(hint, value)
+        ctx = self.cold(result, func + "(unsigned long)")
+        self.assertEqual(ctx["hints"], [{"address": addr, "value": value}])
+        self.assertEqual(ctx["reason"], reason)
+        return ctx["why"], addr
+
+    def test_each_call_says_how_lto_left_it(self):
+        r = check(self.prof, self.exe)
+        text = harness.run([harness.profdata_tool(), "check", self.prof, self.exe,
+                            "--" + THRESHOLD[1:]]).stdout
+        funcs = objdump(self.exe)
+        self.assertEqual(calls_of(r), objdump_hints(funcs))
+        self.assertEqual([f for f in funcs if ".memprof." in f], ["_Z11make_bufferm.memprof.1"])
+        # LTO cloned make_buffer: the cold path reaches the clone's cold hint
+        buffer = self.cold(r, "make_buffer(unsigned long)")
+        self.assertEqual([h["value"] for h in buffer["hints"]], [1])
+        self.assertNotIn("reason", buffer)
+        # the function pointer: one call, hinted not cold, serves both paths
+        why, addr = self.missed(r, funcs, "make_block", 128, "call_not_cold")
+        self.assertEqual(why, (
+            "the call at 0x%x was hinted notcold (128): LTO cloned functions of this "
+            "binary (1 clone, *.memprof.N), but this context's path reaches this copy: "
+            "context disambiguation could not clone it apart from the not-cold contexts "
+            "at the call (they part at an indirect call, or inside a recursion) and "
+            "hints such a mix not cold; or the build had other -memprof-* thresholds "
+            "than check was given") % addr)
+        # native.cc, compiled without -flto, keeps clang's ambiguous hint
+        why, addr = self.missed(r, funcs, "make_native", 222, "ambiguous_after_lto")
+        self.assertEqual(why, (
+            "the call at 0x%x is reached by cold and not-cold contexts and was hinted "
+            "ambiguous (222), though LTO cloned functions of this binary (1 clone, "
+            "*.memprof.N): LTO's context disambiguation hints every call it handles "
+            "cold or not cold, so it did not handle this one (its translation unit was "
+            "compiled without -flto?)") % addr)
+        self.assertEqual(r["summary"]["cold_missed"], {
+            "ambiguous_after_lto": {"contexts": 1, "bytes": MIB},
+            "call_not_cold": {"contexts": 1, "bytes": MIB}})
+        self.assertIn("\n    ambiguous_after_lto  1 context, 1048576 bytes\n"
+                      "    call_not_cold        1 context, 1048576 bytes\n", text)
+
+    def test_without_clones_lto_is_not_claimed(self):
+        # LTO without context disambiguation: no clones, every call ambiguous
+        r = check(self.prof, self.plain)
+        funcs = objdump(self.plain)
+        self.assertEqual([f for f in funcs if ".memprof." in f], [])
+        self.assertEqual(set(objdump_hints(funcs).values()), {222})
+        for func in ("make_buffer", "make_block", "make_native"):
+            with self.subTest(func=func):
+                why, addr = self.missed(r, funcs, func, 222, "ambiguous_no_lto")
+                self.assertEqual(why, AMBIGUOUS_NO_LTO % addr)
+
+
+@needs_check
 class CheckForms(unittest.TestCase):
     """test/hotcold/progs/contexts.cc: every __hot_cold_t form, a cold and
     a warm context each, each in its own function."""
@@ -562,20 +688,7 @@ class CheckOffPath(unittest.TestCase):
     def test_inlined_helper_hint_is_counted_apart(self):
         work = harness.Scratch("check-offpath")
         try:
-            objs = []
-            for src in (POOL, APP):
-                obj = work.path(os.path.basename(src) + ".o")
-                harness.run(["clang++-22", "-c", "-O1", *harness.PROFILE_FLAGS, src,
-                             "-o", obj])
-                objs.append(obj)
-            exe = work.path("prof")
-            harness.run(["clang++-22", *objs, "-o", exe, "-Wl,--whole-archive",
-                         harness.find_built("libmemprof.a"), "-Wl,--no-whole-archive",
-                         "-lpthread", "-ldl", "-lm"])
-            _, raws = harness.run_program(work, exe)
-            prof = work.path("app.memprofdata")
-            harness.run([harness.profdata_tool(), "merge", *raws,
-                         f"--profiled-binary={exe}", "-o", prof])
+            prof = profile_objects(work, (POOL, APP), "app")
             lto = []
             for src in (POOL, APP):
                 obj = work.path(os.path.basename(src) + ".lto.o")
