@@ -215,8 +215,10 @@ const char *chk_reason_text(chk *c, size_t i, char *buf, size_t n) {
              "not-cold contexts and was hinted ambiguous (222), though LTO "
              "cloned functions of this binary (%zu clone%s, *.memprof.N): "
              "LTO's context disambiguation hints every call it handles cold or "
-             "not cold, so it did not handle this one (its translation unit "
-             "was compiled without -flto?)", first->addr, c->lto_clones,
+             "not cold, so it left this one as compiled: its translation unit "
+             "was compiled without -flto, or its contexts' callers did not "
+             "match the calls LTO saw (inlined differently than in the "
+             "profiled build)", first->addr, c->lto_clones,
              c->lto_clones == 1 ? "" : "s");
     break;
   case CHK_R_CALL_NOTCOLD:

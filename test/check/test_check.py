@@ -611,8 +611,9 @@ class CheckLtoParted(unittest.TestCase):
             "the call at 0x%x is reached by cold and not-cold contexts and was hinted "
             "ambiguous (222), though LTO cloned functions of this binary (1 clone, "
             "*.memprof.N): LTO's context disambiguation hints every call it handles "
-            "cold or not cold, so it did not handle this one (its translation unit was "
-            "compiled without -flto?)") % addr)
+            "cold or not cold, so it left this one as compiled: its translation unit was "
+            "compiled without -flto, or its contexts' callers did not match the calls "
+            "LTO saw (inlined differently than in the profiled build)") % addr)
         self.assertEqual(r["summary"]["cold_missed"], {
             "ambiguous_after_lto": {"contexts": 1, "bytes": MIB},
             "call_not_cold": {"contexts": 1, "bytes": MIB}})
