@@ -29,7 +29,7 @@ rt_mutex heap_init_mu = RT_MUTEX_INIT;
 
 /* An odd number of pages and of cache lines: the classes' first slots
  * spread over the page numbers' low bits and over the lines of a page.
- * 80 classes take at most 6 MiB of their 4 GiB. */
+ * 88 classes take at most 7 MiB of their 4 GiB. */
 #define STAGGER (17 * 4096 + 47 * 64)
 
 /* Where class c's slots start past its region's boundary: c * STAGGER,
@@ -86,7 +86,7 @@ void rt_heap_init(void) {
   rt_mutex_lock(&heap_init_mu);
   if (!heap_ready) {
     /* fine classes only where no code counts (rt_size_class.h) */
-    rt_size_classes_init(rt_flags.fine_classes && !rt_counting_load());
+    rt_size_classes_init(rt_flags.fine_classes && !rt_counting_load(), rt_flags.fill_classes);
     reserve();
     __atomic_store_n(&heap_ready, 1, __ATOMIC_RELEASE);
   }

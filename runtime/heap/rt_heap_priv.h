@@ -48,7 +48,9 @@
  * anyway, and no page of metadata), else in the slot's last 8 bytes when
  * the block leaves them free (blocks of 33-56 bytes: their free then
  * touches no line of metadata), else, for a block that fills its slot, in
- * a second parallel array.  The runtime's own stores are not instrumented,
+ * a second parallel array (such blocks of up to 128 bytes take twin
+ * classes of their own while the fine classes serve, rt_size_class.h, so
+ * that its pages in use hold only theirs).  The runtime's own stores are not instrumented,
  * so none of this is counted as an access.
  *
  * Locking: per-thread caches of free slot indices (initial-exec TLS) serve
@@ -84,6 +86,7 @@ typedef struct block_meta {
 } __attribute__((may_alias)) block_meta;
 typedef uint32_t __attribute__((may_alias)) slot_word;
 _Static_assert(sizeof(block_meta) <= 32, "block metadata fits the lead");
+_Static_assert(sizeof(block_meta) == SLOT_TAIL_META, "the twins' rule (rt_size_class.h)");
 #define DIRTY_BIT 0x40000000u /* handed out before: calloc must clear it */
 #define LEAD_BIT 0x20000000u  /* the block starts SLOT_LEAD bytes into its slot */
 #define SIZE_MASK 0x3FFFFu    /* class sizes are <= 2^17 */

@@ -17,19 +17,33 @@ int rt_fine_classes;
 
 static int fine_size(uint32_t s) { return s <= 128 || s == 160 || s == 224; }
 
-/* The smallest class of at least n bytes, among all or the whole-cell ones. */
-static int smallest(uint32_t n, int fine) {
+/* Whether class c may take a block of n bytes: a twin only a block that
+ * leaves fewer than SLOT_TAIL_META bytes free, and then only the twin. */
+static int twin_fits(int c, uint32_t n, int twins) {
+  int fills = n + SLOT_TAIL_META > class_size[c];
+  if (rt_class_twin(c))
+    return twins && fills;
+  return !(twins && fills && c + 1 < NCLASS && rt_class_twin(c + 1));
+}
+
+/* The smallest class of at least n bytes, among all or the whole-cell
+ * ones, the twins included or not. */
+static int smallest(uint32_t n, int fine, int twins) {
   int c = 0;
-  while (class_size[c] < n || (!fine && !rt_class_whole_cells(c)))
+  while (class_size[c] < n || (!fine && !rt_class_whole_cells(c)) ||
+         !twin_fits(c, n, fine && twins))
     c++;
   return c;
 }
 
-void rt_size_classes_init(int fine) {
+void rt_size_classes_init(int fine, int twins) {
   int c = 0;
   for (uint32_t s = 16; s <= 1024; s += 16)
-    if (s % 64 == 0 || fine_size(s))
+    if (s % 64 == 0 || fine_size(s)) {
       class_size[c++] = s;
+      if (s <= TWIN_MAX)
+        class_size[c++] = s;
+    }
   for (uint32_t base = 1024; base < MAX_CLASS_SIZE; base *= 2)
     for (uint32_t q = 1; q <= 1u << STEPS_LOG2; q++)
       class_size[c++] = base + (base >> STEPS_LOG2) * q;
@@ -39,9 +53,9 @@ void rt_size_classes_init(int fine) {
     tc_cap[c] = cap > TC_MAX ? TC_MAX : cap < 2 ? 2 : cap;
   }
   for (int k = 0; k < SMALL_STEPS; k++) {
-    uint32_t n = k ? 16u * (uint32_t)k : 1;
-    small_class[0][k] = (uint8_t)smallest(n, 0);
-    small_class[1][k] = (uint8_t)smallest(n, 1);
+    uint32_t n = k ? 8u * (uint32_t)k : 1;
+    small_class[0][k] = (uint8_t)smallest(n, 0, 0);
+    small_class[1][k] = (uint8_t)smallest(n, 1, twins);
   }
   __atomic_store_n(&rt_fine_classes, fine ? 1 : 0, __ATOMIC_RELEASE);
 }

@@ -3,10 +3,13 @@ runtime/heap/rt_size_class.h): the class serving small blocks, read off
 the distance between consecutive fresh blocks (progs/fine_classes.c).
 
 Preloaded into a program built without -fmemory-profile, blocks of 8, 24,
-40, 100 and 200 bytes take the 16-, 32-, 48-, 112- and 224-byte classes;
-with fine_classes=0, with lazy_shadow=0 (counting from start-up) and in a
-program linked with -fmemory-profile, whole 64-byte cells: 64, 64, 64, 128
-and 256.  Once a module built with -fmemory-profile is dlopened (its
+40, 100 and 200 bytes take the 16-, 32-, 48-, 112- and 224-byte classes,
+and a block of 32 bytes, which fills its slot, the 32-byte class's twin,
+in another region than the 24-byte block's (fill_classes; with
+fill_classes=0 both share the 32-byte class).  With fine_classes=0, with
+lazy_shadow=0 (counting from start-up) and in a program linked with
+-fmemory-profile, whole 64-byte cells: 64, 64, 64, 128 and 256, the 24-
+and 32-byte blocks in one class.  Once a module built with -fmemory-profile is dlopened (its
 constructor calls __memprof_init), 24-byte blocks take 64 again.  Blocks
 aligned to 32 and 64 bytes keep their alignment in every setting, and a 0-byte block aligned to 32 bytes stays
 inside its 32-byte slot (its lead would have put it where the next
@@ -16,8 +19,8 @@ import harness
 import rt_common
 
 CHECKS = ["aligned", "ok", "distinct", "ok"]
-FINE = ["8:16", "24:32", "40:48", "100:112", "200:224"] + CHECKS
-WHOLE = ["8:64", "24:64", "40:64", "100:128", "200:256"] + CHECKS
+FINE = ["8:16", "24:32", "40:48", "100:112", "200:224", "fill:apart"] + CHECKS
+WHOLE = ["8:64", "24:64", "40:64", "100:128", "200:256", "fill:shared"] + CHECKS
 
 
 class FineClasses(harness.ProfTest):
@@ -40,6 +43,10 @@ class FineClasses(harness.ProfTest):
     def test_off(self):
         self.assertEqual(self.preloaded(self.plain(), "fine_classes=0"),
                          WHOLE)
+
+    def test_fill_classes_off(self):
+        self.assertEqual(self.preloaded(self.plain(), "fill_classes=0"),
+                         FINE[:5] + ["fill:shared"] + CHECKS)
 
     def test_counting_from_start(self):
         self.assertEqual(self.preloaded(self.plain(), "lazy_shadow=0"),

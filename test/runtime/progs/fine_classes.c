@@ -5,7 +5,10 @@
  * For each of the sizes 8, 24, 40, 100 and 200 bytes, allocates 64 blocks
  * in a row (never-used slots come in ascending address order) and prints
  * "size:distance", the most common distance between consecutive blocks:
- * the size of the class that served them.  Then checks that blocks of 24
+ * the size of the class that served them.  Then prints "fill:apart" when
+ * a block of 24 bytes and one of 32 bytes lie in different 4 GiB regions
+ * (classes: the 32-byte one in the twin of the 24-byte one's class, as a
+ * block filling its slot), else "fill:shared".  Then checks that blocks of 24
  * bytes aligned to 32 and 64 (aligned_alloc, posix_memalign) keep their
  * alignment and prints "aligned ok".  Then allocates 32 pairs of a
  * 0-byte block aligned to 32 and a 24-byte block (both of the 32-byte
@@ -46,6 +49,8 @@ int main(int argc, char **argv) {
   size_t sizes[] = {8, 24, 40, 100, 200};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
     distance(sizes[i]);
+  uintptr_t partial = (uintptr_t)malloc(24), full = (uintptr_t)malloc(32);
+  puts(partial >> 32 != full >> 32 ? "fill:apart" : "fill:shared");
   int ok = 1;
   for (int i = 0; i < 100; i++) {
     void *a = aligned_alloc(32, 32), *b = aligned_alloc(64, 64), *c = NULL;
