@@ -7,6 +7,7 @@
  * bump-allocated at its exact size: rounding MIB entries and stack nodes
  * up to powers of two cost many more pages, each a page fault. */
 #include "rt_ialloc.h"
+#include "rt_flags.h"
 #include "rt_libc.h"
 #include "rt_lock.h"
 #include "rt_state.h"
@@ -84,7 +85,9 @@ static char *perm_region(void) {
   char *b = __atomic_load_n(&rt_perm_base, __ATOMIC_ACQUIRE);
   if (RT_LIKELY(b != NULL))
     return b;
-  char *c = rt_reserve_huge_after(PERM_RESERVE, PERM_SMALL);
+  /* huge_tables=0: the whole reservation in small pages */
+  char *c = rt_reserve_huge_after(PERM_RESERVE,
+                                  rt_flags.huge_tables ? PERM_SMALL : PERM_RESERVE);
   if (!c)
     return NULL;
   if (!__atomic_compare_exchange_n(&rt_perm_base, &b, c, 0, __ATOMIC_ACQ_REL,
