@@ -106,15 +106,11 @@ class TailCalls(harness.ProfTest):
         return exe, raws, merged
 
     def test_prediction_equals_clang_remarks(self):
-        exe = harness.compile_program(self.scratch, SRC, out="tail", opt="-O2",
-                                      cflags=["-foptimize-sibling-calls"])
+        exe, raws, merged = self.profiled(SRC, "tail")
         dis = harness.run(["objdump", "-d", "--no-show-raw-insn", exe]).stdout
         # the wrapper is a tail jump, as in a build without our test flags
         self.assertRegex(dis, r"<_Z9new_blockm>:\n(?:.*\n){0,4}.*\tjmp +[0-9a-f]+ <_Znam>")
-        _, raws = harness.run_program(self.scratch, exe, env=rc.FP_ONLY)
-        merged = self.scratch.path("tail.memprofdata")
         again = self.scratch.path("again.memprofdata")
-        harness.memprof_profdata("merge", *raws, f"--profiled-binary={exe}", "-o", merged)
         harness.memprof_profdata("merge", merged, "-o", again)
 
         want = remark_calls(self.scratch, merged)
