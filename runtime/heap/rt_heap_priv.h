@@ -50,8 +50,8 @@
  * touches no line of metadata), else, for a block that fills its slot, in
  * a second parallel array (such blocks of up to 128 bytes take twin
  * classes of their own while the fine classes serve, rt_size_class.h, so
- * that its pages in use hold only theirs).  The runtime's own stores are not instrumented,
- * so none of this is counted as an access.
+ * that its pages in use hold only theirs).  The runtime's own stores are
+ * not instrumented, so none of this is counted as an access.
  *
  * Locking: per-thread caches of free slot indices (initial-exec TLS) serve
  * most malloc/free calls without locks; they refill/drain in batches from a
