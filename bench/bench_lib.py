@@ -134,6 +134,59 @@ def measure(argv, cwd=None, env=None, stdout=subprocess.DEVNULL, stamp=None):
     return Sample(end - start, utime + stime, rss_kb, proc.returncode, lag)
 
 
+def _children():
+    """pid -> parent pid of every process /proc lists now."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    st = f.read()
+                out[int(d)] = int(st[st.rfind(")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+def _rss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_peak_rss(argv, cwd=None, env=None, every=0.01):
+    """Run argv once; the peak of the summed RSS of it and all its
+    descendants, read from /proc every `every` seconds (KB; None if the
+    command failed).  wait4's ru_maxrss gives the largest process only: a
+    tool that keeps its data in a helper process (heaptrack's
+    interpreter) looks smaller by it than it is."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    with tempfile.TemporaryFile() as err:  # a pipe could fill while we poll
+        proc = subprocess.Popen(argv, cwd=cwd, env=full_env, stdout=subprocess.DEVNULL,
+                                stderr=err)
+        peak = 0
+        while proc.poll() is None:
+            parent = _children()
+            tree, grew = {proc.pid}, True
+            while grew:
+                new = {c for c, pp in parent.items() if pp in tree} - tree
+                tree |= new
+                grew = bool(new)
+            peak = max(peak, sum(_rss_kb(p) for p in tree))
+            time.sleep(every)
+        if proc.returncode != 0:
+            err.seek(0)
+            log(f"{' '.join(argv)[:200]} exited {proc.returncode}: {err.read()[-400:]!r}")
+            return None
+    return peak
+
+
 def run(argv, cwd=None, quiet=True):
     """Build step: run, raise with the tail of the output on failure."""
     r = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
