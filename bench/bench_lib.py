@@ -106,6 +106,21 @@ def pair_ratio(rep, base, other):
     return o_cpu / b_cpu if b_cpu and o_cpu else None
 
 
+def alone_ratio(rep, base, other):
+    """base and other ((argv, cwd, env) each) one after the other, each
+    with the machine to itself, the order swapped on odd repetitions:
+    other's CPU time over base's, None if either failed.  What a program
+    loses to a neighbour on the shared caches, which a pair's ratio
+    carries, is not in it."""
+    order = (base, other) if rep % 2 == 0 else (other, base)
+    cpu = []
+    for argv, cwd, env in order:
+        s = measure(argv, cwd=cwd, env=env)
+        cpu.append(s.cpu if s.rc == 0 else None)
+    b_cpu, o_cpu = cpu if rep % 2 == 0 else cpu[::-1]
+    return o_cpu / b_cpu if b_cpu and o_cpu else None
+
+
 def measure(argv, cwd=None, env=None, stdout=subprocess.DEVNULL, stamp=None):
     """Run argv once through rusage_run (CPU and peak RSS of argv alone)."""
     full_env = dict(os.environ)

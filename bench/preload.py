@@ -16,7 +16,11 @@ Not part of the tests nor of bench/run.sh.  Four parts:
          JSON document), preloaded with MEMPROF_OPTIONS=sample_interval=
          524288 (and each --variant's options after it), as ratios to the
          plain run: both run at once, one per CPU, CPUs swapped between
-         repetitions, median of the ratios (bench_lib.measure_pair)
+         repetitions, median of the ratios (bench_lib.measure_pair); the
+         same for Debian's jemalloc preloaded with its profiler at the
+         same sampling rate (MALLOC_CONF=prof:true,lg_prof_sample:19) and
+         without it.  --alone runs the two of each ratio one after the
+         other instead, each with the machine to itself
 
   exact  recording every allocation (default options) against heaptrack:
          plain, `heaptrack prog` (its recorder preloaded plus its
@@ -38,7 +42,7 @@ Not part of the tests nor of bench/run.sh.  Four parts:
          speed, medians of the ratios
 
 Usage: bench/preload.py [--only rss|speed|exact|roots] [--reps N] [--programs python3,sqlite3,perl,jq]
-                        [--variant OPTS]...
+                        [--variant OPTS]... [--alone]
 Environment: BENCH_DIR (default build-bench/), MEMPROF_BUILD_DIR (a build
 of this tree holding libmemprof.so; default build/).
 """
@@ -57,6 +61,7 @@ from bench_lib import fmt, log, median  # noqa: E402
 SAMPLED = "sample_interval=524288"
 ROOTS_STEP_KB = 16384
 TREE_REPS = 3
+JEMALLOC = "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 SORT_MB = 20
 
 
@@ -136,10 +141,11 @@ def programs(cfg):
     }
 
 
-def ratio_table(cfg, so, part, base, variants):
-    """Per program, its CPU time with each of variants' MEMPROF_OPTIONS
-    (preloaded) over its time in the base run (preloaded with base's
-    options; None: plain), the two run as a pair, medians of the ratios."""
+def ratio_table(cfg, part, base, what, variants):
+    """Per program, its CPU time with each variant over its time in the
+    base run, the two run as a pair, medians of the ratios.  base and
+    each variant are environment additions (base None: plain); variants
+    are (column header, environment) pairs."""
     rows = []
     progs = programs(cfg)
     for name in cfg.programs:
@@ -149,34 +155,53 @@ def ratio_table(cfg, so, part, base, variants):
             for f in inputs:
                 os.symlink(f, os.path.join(cwd, os.path.basename(f)))
         log(f"{part}: {name}, {cfg.reps} reps")
-        base_env = env if base is None else dict(env, LD_PRELOAD=so, MEMPROF_OPTIONS=base)
-        ratios = {v: [] for v in variants}
+        base_env = dict(env, **(base or {}))
+        ratios = {v: [] for v, _ in variants}
         for rep in range(cfg.reps):
-            for v in variants:
+            for v, extra in variants:
                 first = (argv, cwds[0], base_env)
-                other = (argv, cwds[1], dict(env, LD_PRELOAD=so, MEMPROF_OPTIONS=v))
-                r = B.pair_ratio(rep, first, other)
+                other = (argv, cwds[1], dict(env, **extra))
+                r = (B.alone_ratio if cfg.alone else B.pair_ratio)(rep, first, other)
                 for cwd in cwds:
-                    B.clean_profiles(cwd)
+                    clean_run_dir(cwd)
                 if r:
                     ratios[v].append(r)
         rows.append([name] + [fmt(median(ratios[v])) if ratios[v] else "failed"
-                              for v in variants])
-    what = "plain" if base is None else "preloaded" + (f" {base}" if base else "")
-    return B.table(["program"] + [f"CPU ratio to {what}, {v}" for v in variants], rows)
+                              for v, _ in variants])
+    return B.table(["program"] + [f"CPU ratio to {what}, {v}" for v, _ in variants], rows)
+
+
+def ours(so, opts):
+    return {"LD_PRELOAD": so, "MEMPROF_OPTIONS": opts}
+
+
+def jemalloc_variants():
+    """jemalloc's profiler as its users preload it, sampling at the same
+    average interval (its default lg_prof_sample:19, 512 KiB) and writing
+    its profile at exit as ours does; and jemalloc alone, which tells its
+    heap's layout from its profiler's cost.  [] if jemalloc is missing."""
+    if not os.path.exists(JEMALLOC):
+        log(f"{JEMALLOC} is missing (apt-get install libjemalloc2): no jemalloc columns")
+        return []
+    return [("jemalloc prof:true,lg_prof_sample:19",
+             {"LD_PRELOAD": JEMALLOC,
+              "MALLOC_CONF": "prof:true,lg_prof_sample:19,prof_final:true,prof_prefix:jeprof"}),
+            ("jemalloc alone", {"LD_PRELOAD": JEMALLOC})]
 
 
 def speed(cfg, so):
-    return ratio_table(cfg, so, "speed", None,
-                       [SAMPLED] + [f"{SAMPLED}:{v}" for v in cfg.variants])
+    variants = [(SAMPLED, ours(so, SAMPLED))]
+    variants += [(f"{SAMPLED}:{v}", ours(so, f"{SAMPLED}:{v}")) for v in cfg.variants]
+    return ratio_table(cfg, "speed", None, "plain", variants + jemalloc_variants())
 
 
 def roots(cfg, so):
     """What roots=1 adds to a preloaded run recording every allocation: a
     census at exit, and censuses at each new high by ROOTS_STEP_KB."""
-    variants = ["roots=1", f"roots=1:roots_peak_step_kb={ROOTS_STEP_KB}"]
-    return ratio_table(cfg, so, "roots", "",
-                       variants + [f"roots=1:{v}" for v in cfg.variants])
+    opts = ["roots=1", f"roots=1:roots_peak_step_kb={ROOTS_STEP_KB}"]
+    opts += [f"roots=1:{v}" for v in cfg.variants]
+    return ratio_table(cfg, "roots", ours(so, ""), "preloaded",
+                       [(v, ours(so, v)) for v in opts])
 
 
 def exact_variants(cfg, argv, env, so, cwd):
@@ -192,7 +217,7 @@ def exact_variants(cfg, argv, env, so, cwd):
 def clean_run_dir(cwd):
     B.clean_profiles(cwd)
     for name in os.listdir(cwd):
-        if name.startswith("ht."):
+        if name.startswith(("ht.", "jeprof.")):
             os.unlink(os.path.join(cwd, name))
 
 
@@ -271,6 +296,9 @@ def parse_args():
     ap.add_argument("--only", choices=["rss", "speed", "exact", "roots"])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--programs", default="python3,sqlite3,perl,jq")
+    ap.add_argument("--alone", action="store_true",
+                    help="speed and roots: run the two of a ratio one after the other, "
+                         "each alone, instead of at once on the two CPUs")
     ap.add_argument("--variant", action="append", default=[], dest="variants",
                     help="more options (a column each): after sample_interval in speed, "
                          "alone in exact")
