@@ -143,7 +143,8 @@ def programs(cfg):
 
 def ratio_table(cfg, part, base, what, variants):
     """Per program, its CPU time with each variant over its time in the
-    base run, the two run as a pair, medians of the ratios.  base and
+    base run, the two run as a pair (one after the other with --alone),
+    medians of the ratios.  base and
     each variant are environment additions (base None: plain); variants
     are (column header, environment) pairs."""
     rows = []
@@ -171,7 +172,7 @@ def ratio_table(cfg, part, base, what, variants):
     return B.table(["program"] + [f"CPU ratio to {what}, {v}" for v, _ in variants], rows)
 
 
-def ours(so, opts):
+def ours_env(so, opts):
     return {"LD_PRELOAD": so, "MEMPROF_OPTIONS": opts}
 
 
@@ -190,8 +191,8 @@ def jemalloc_variants():
 
 
 def speed(cfg, so):
-    variants = [(SAMPLED, ours(so, SAMPLED))]
-    variants += [(f"{SAMPLED}:{v}", ours(so, f"{SAMPLED}:{v}")) for v in cfg.variants]
+    variants = [(SAMPLED, ours_env(so, SAMPLED))]
+    variants += [(f"{SAMPLED}:{v}", ours_env(so, f"{SAMPLED}:{v}")) for v in cfg.variants]
     return ratio_table(cfg, "speed", None, "plain", variants + jemalloc_variants())
 
 
@@ -200,8 +201,8 @@ def roots(cfg, so):
     census at exit, and censuses at each new high by ROOTS_STEP_KB."""
     opts = ["roots=1", f"roots=1:roots_peak_step_kb={ROOTS_STEP_KB}"]
     opts += [f"roots=1:{v}" for v in cfg.variants]
-    return ratio_table(cfg, "roots", ours(so, ""), "preloaded",
-                       [(v, ours(so, v)) for v in opts])
+    return ratio_table(cfg, "roots", ours_env(so, ""), "preloaded",
+                       [(v, ours_env(so, v)) for v in opts])
 
 
 def exact_variants(cfg, argv, env, so, cwd):
