@@ -85,7 +85,8 @@ subs = [
     ("%clang ", invocation([clang], target_cflags)),
     ("%clangxx ", invocation([clangxx], target_cflags)),
     ("%env_memprof_opts=", "env MEMPROF_OPTIONS="),
-    ("%run", ""),
+    # Every run is pinned to one CPU: see on-one-cpu.
+    ("%run", os.path.join(here, "on-one-cpu")),
     ("%python", sys.executable),
     ("%libdl", "-ldl"),
     ("%fPIC", "-fPIC"),
