@@ -263,6 +263,14 @@ size_t msym_missing_split_message(msym_ctx *c, const msym_module *m,
   return n;
 }
 
+/* The symbol table's frame for vaddr, cached (the fallback). */
+static const sym_cache_entry *symtab_entry(sym_module *sm, const msym_module *m,
+                                           uint64_t vaddr) {
+  msym_frame f;
+  sym_symtab_frame(&sm->symtab, sm->bin.elf, m->path, vaddr, &f);
+  return sym_cache_put(&sm->cache, vaddr, &f, 1);
+}
+
 int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
                    const msym_frame **frames, size_t *n, mp_err *err) {
   sym_module *sm = owned_module(c, m);
@@ -270,15 +278,17 @@ int msym_symbolize(msym_ctx *c, const msym_module *m, uint64_t vaddr,
     return mp_fail(err, "msym_symbolize: module does not belong to this "
                          "symbolizer");
   const sym_cache_entry *s = sym_cache_get(&sm->cache, vaddr);
-  if (!s && (c->symtab_fallback || sm->placeholder) && !m->has_debug_info) {
-    msym_frame f;
-    sym_symtab_frame(&sm->symtab, sm->bin.elf, m->path, vaddr, &f);
-    s = sym_cache_put(&sm->cache, vaddr, &f, 1);
-  }
+  int fallback = c->symtab_fallback || sm->placeholder;
+  if (!s && fallback && !m->has_debug_info)
+    s = symtab_entry(sm, m, vaddr);
   if (!s) {
     size_t k =
         sym_dwarf_frames(&sm->dwarf, vaddr, &c->scratch, &c->scratch_cap);
-    s = sym_cache_put(&sm->cache, vaddr, c->scratch, k);
+    /* Debug information for part of the module only (a program built
+     * with -g for some of its sources): an address no unit covers is
+     * named as in a module without any. */
+    s = !k && fallback ? symtab_entry(sm, m, vaddr)
+                       : sym_cache_put(&sm->cache, vaddr, c->scratch, k);
   }
   *frames = s->frames;
   *n = s->n;

@@ -1,12 +1,14 @@
 /* symtool.c - memprof-symtool: the symbolizer library on the command line,
  * for tests and benchmarks.
  *
- *   memprof-symtool [-d DEBUGDIR]... [--time] [--quiet] BINARY [ADDR...]
+ *   memprof-symtool [-d DEBUGDIR]... [--time] [--quiet] [--symtab] BINARY [ADDR...]
  *       one JSON line per address (hex; read from stdin when none given):
  *       {"addr":"0x..","frames":[{"name":..,"file":..,"line":..,
  *        "column":..,"discriminator":..,"decl_line":..},...]}
  *       --time prints "N addresses, S seconds" to stderr; --quiet prints
- *       only "N addresses, K with frames, F frames" (for benchmarks).
+ *       only "N addresses, K with frames, F frames" (for benchmarks);
+ *       --symtab names addresses no debug information covers from the
+ *       symbol table, as `memprof-profdata report` does.
  *   memprof-symtool [-d DEBUGDIR]... --info BINARY
  *       one JSON object: build id, executable PT_LOADs, debug info, split
  *       DWARF files not found.
@@ -20,7 +22,7 @@
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: memprof-symtool [-d DEBUGDIR]... [--time] [--quiet] "
+          "usage: memprof-symtool [-d DEBUGDIR]... [--time] [--quiet] [--symtab] "
           "BINARY [ADDR...]\n       memprof-symtool [-d DEBUGDIR]... --info "
           "BINARY\n");
   exit(2);
@@ -129,6 +131,8 @@ int main(int argc, char **argv) {
       quiet = 1;
     } else if (strcmp(argv[i], "--time") == 0) {
       timing = 1;
+    } else if (strcmp(argv[i], "--symtab") == 0) {
+      msym_set_symtab_fallback(c, 1);
     } else {
       usage();
     }

@@ -49,14 +49,18 @@ static void collect_contexts(rpt *r) {
   free(seen);
 }
 
-/* How many contexts and distinct frames are named from symbol tables. */
+/* How many contexts and distinct frames are named from symbol tables.  A
+ * stack's outermost frame does not count: it is where the process or the
+ * thread began (_start, which the C runtime's crt1.o brings without debug
+ * information into programs built with -g; clone3), not the program's
+ * code. */
 static void count_symtab(rpt *r) {
   const mp_profile *p = r->p;
   uint8_t *seen = mp_xcalloc(p->n_frames + 1, 1);
   for (size_t i = 0; i < r->n_ctx; i++) {
     const uint32_t *f = mp_stack_frames(p, r->ctx[i].stack);
     int any = 0;
-    for (uint32_t k = 0; k < p->stacks[r->ctx[i].stack].len; k++) {
+    for (uint32_t k = 0; k + 1 < p->stacks[r->ctx[i].stack].len; k++) {
       if (!rpt_frame_from_symtab(r, f[k])) continue;
       any = 1;
       r->sum.symtab_frames += !seen[f[k]];
