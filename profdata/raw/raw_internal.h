@@ -56,6 +56,7 @@ enum { RAW_STACK_NEW, RAW_STACK_LIVE, RAW_STACK_DROPPED };
 /* A segment of a dump whose build id is a module's. */
 typedef struct seg_ref {
   uint64_t start, end;
+  uint64_t base; /* run-time address of the module's exec_vaddr */
   size_t module; /* index into raw_file.mods */
 } seg_ref;
 

@@ -10,9 +10,10 @@
  * while the previous one is added.
  *
  * Key layout, in u32 elements: per PC, with several modules, the module
- * index; then the PC's offset in its segment (pc - start - 1), or, should
- * a segment span 4 GiB, KEY_ESCAPE and the offset's two halves.  The
- * link-time address is offset + exec_vaddr + 1 (raw_key_vaddr).
+ * index; then the PC's offset from where the module's first executable
+ * PT_LOAD was loaded (pc - base - 1, seg_base), or, should that span
+ * 4 GiB, KEY_ESCAPE and the offset's two halves.  The link-time address
+ * is offset + exec_vaddr + 1 (raw_key_vaddr).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,18 @@ static int no_binary_error(const raw_file *f, mp_err *err) {
   return -1;
 }
 
+/* Where module m's first executable PT_LOAD (exec_vaddr) was loaded in
+ * the run of segment s: its load bias (Offset) plus exec_vaddr.  A module
+ * with several executable PT_LOADs (a large program linked with its text
+ * split, node's) has one segment for each, and a PC of any of them is at
+ * link-time address pc - bias.  A segment whose Offset does not fit
+ * (Start - Offset below exec_vaddr) is taken as the first one. */
+static uint64_t seg_base(const mpf_raw_segment *s, const msym_module *m) {
+  if (s->start >= s->offset && s->start - s->offset >= m->exec_vaddr)
+    return s->offset + m->exec_vaddr;
+  return s->start;
+}
+
 static int resolve_segments(raw_file *f, mp_err *err) {
   size_t nd = f->n_dumps, matched = 0;
   f->segs = mp_xcalloc(nd + 1, sizeof *f->segs);
@@ -88,7 +101,7 @@ static int resolve_segments(raw_file *f, mp_err *err) {
       size_t mi = m ? module_index(f, m) : SIZE_MAX;
       if (mi == SIZE_MAX) continue;
       MP_VEC_RESERVE(f->segs[d], cap, f->n_segs[d] + 1);
-      f->segs[d][f->n_segs[d]++] = (seg_ref){s.start, s.end, mi};
+      f->segs[d][f->n_segs[d]++] = (seg_ref){s.start, s.end, seg_base(&s, m), mi};
       matched++;
     }
   }
@@ -127,8 +140,8 @@ static inline __attribute__((always_inline)) size_t
 stack_key_as(raw_file *f, raw_stack *s, uint32_t *key, const int pairs) {
   uint64_t h = 0x9e3779b97f4a7c15ULL, h2 = HASH2_SEED;
   /* pc is in the segment when start < pc <= end, i.e. when
-   * off = pc - (start + 1) < end - start */
-  uint64_t lo = 1, span = 0;
+   * pc - (start + 1) < end - start; its key is pc - (base + 1) */
+  uint64_t lo = 1, span = 0, shift = 0; /* shift: start - base */
   uint32_t mod = 0;
   size_t n = 0;
   for (uint64_t i = 0; i < s->n_pcs; i++) {
@@ -142,10 +155,12 @@ stack_key_as(raw_file *f, raw_stack *s, uint32_t *key, const int pairs) {
       }
       lo = sg->start + 1;
       span = sg->end - sg->start;
+      shift = sg->start - sg->base;
       mod = (uint32_t)sg->module;
       s->in_library |= i == 0 && sg->module >= f->n_given;
       off = pc - lo;
     }
+    off += shift;
     if (pairs) {
       key[n++] = mod;
       h = h * 0xff51afd7ed558ccdULL + mod;

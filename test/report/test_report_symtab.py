@@ -173,6 +173,33 @@ class SymtabReport(harness.ProfTest):
         harness.run(["clang-22", "-g", "-O0", "-c", part, "-o", obj])
         self.check_named(build(self.scratch, "partdbg", [obj]))
 
+    def test_text_in_two_segments(self):
+        """Frames of code in a second executable PT_LOAD (progs/split_text.c)
+        are those of their own segment, found from the load bias, with or
+        without debug information and without --profiled-binary."""
+        src = os.path.join(rc.HERE, "progs", "split_text.c")
+        script = os.path.join(rc.HERE, "progs", "split_text.ld")
+        for debug in ("-g", "-g0"):
+            with self.subTest(debug=debug):
+                exe = self.scratch.path("split" + debug)
+                harness.run(["clang-22", "-O0", "-fno-omit-frame-pointer", debug, src,
+                             f"-Wl,-T,{script}", "-o", exe])
+                loads = [l for l in harness.run(["readelf", "-lW", exe]).stdout.splitlines()
+                         if l.split()[:1] == ["LOAD"] and "E" in l.split()[-2]]
+                self.assertEqual(len(loads), 2, loads)
+                raw = preload_run(self.scratch, exe)
+                ctx = contexts(rc.report(raw).stdout)
+                self.assertEqual([c[0] for c in ctx[:2]], ["3.00 MiB", "2.00 MiB"])
+                far, near = (program_frames(c[1], exe) for c in ctx[:2])
+                self.assertEqual([n for n, _ in far], ["far_alloc", "main"])
+                self.assertEqual([n for n, _ in near], ["near_alloc", "main"])
+                if debug == "-g":
+                    self.assertRegex(far[0][1], r"split_text\.c:10:\d+$")
+                    self.assertRegex(far[1][1], r"split_text\.c:22:\d+$")
+                    self.assertRegex(near[0][1], r"split_text\.c:16:\d+$")
+                else:
+                    self.assertEqual({loc for _, loc in far + near}, {"?"})
+
     def test_other_formats(self):
         exe = build(self.scratch, "nodebug")
         raw = preload_run(self.scratch, exe)
