@@ -20,6 +20,7 @@
  * (the runtime numbers stacks in the order it first sees them, and the
  * pool is allocated first), holding one block of the pool's size.
  */
+#include <math.h>
 #include <string.h>
 
 #include "report.h"
@@ -60,13 +61,31 @@ static int is_pool(rpt *r, const rpt_ctx *c) {
          (m->MinSize == POOL_BYTES || m->AllocTimestamp == 0);
 }
 
+/* The pool's blocks in context c.  A sampled profile holds estimates: each
+ * recorded block of s bytes counts 1/p, p = 1 - exp(-s/R), so one pool of
+ * 72704 bytes recorded at R = 512 KiB reads as 7.7 blocks.  The pool's
+ * blocks all have one size, so the recorded ones are the estimate times
+ * p, rounded: the pool a process has, not an estimate of it. */
+static void pool_blocks(const rpt *r, const mpf_mib *m, uint64_t *blocks, uint64_t *bytes) {
+  uint64_t R = mp_max_interval(r->p);
+  *blocks = m->AllocCount;
+  *bytes = m->TotalSize;
+  if (!R || !m->AllocCount || m->MinSize != m->MaxSize || !m->MaxSize) return;
+  double p = -expm1(-(double)m->MaxSize / (double)R);
+  uint64_t n = (uint64_t)llround((double)m->AllocCount * p);
+  *blocks = n ? n : 1;
+  *bytes = *blocks * m->MaxSize;
+}
+
 void rpt_find_eh_pool(rpt *r) {
   for (size_t i = 0; i < r->n_ctx; i++) {
     rpt_ctx *c = &r->ctx[i];
     if (!r->has_names || !is_pool(r, c)) continue;
     c->eh_pool = 1;
-    r->sum.pool_allocs += c->mib->AllocCount;
-    r->sum.pool_bytes += c->mib->TotalSize;
+    uint64_t blocks, bytes;
+    pool_blocks(r, c->mib, &blocks, &bytes);
+    r->sum.pool_allocs += blocks;
+    r->sum.pool_bytes += bytes;
   }
 }
 

@@ -128,6 +128,28 @@ class Pool(harness.ProfTest):
         self.assertNotIn('<option value="acc">', dom)
         self.assertNotIn("never accessed", text_of(dom))
 
+    def test_preloaded_sampled(self):
+        """Sampled, a recorded pool weighs 1/p (p = 1 - exp(-72704/R), 2.3
+        at R = 128 KiB) in the context's estimates, but the summary counts
+        the pool the process has: one block.  The seed is one whose draws
+        record the pool (each does with probability p)."""
+        env = dict(rc.FP_ONLY)
+        env["LD_PRELOAD"] = harness.find_built("libmemprof.so")
+        for seed in range(1, 40):
+            env["MEMPROF_OPTIONS"] = rc.FP_ONLY["MEMPROF_OPTIONS"] + \
+                f":sample_interval=131072:sample_seed={seed}"
+            _, raws = harness.run_program(self.scratch, self.plain, env=env)
+            raw = [r for r in raws if not r.endswith(".timeline")][0]
+            pool = [m for m in harness.read_raw(raw)[0]["mibs"].values()
+                    if m["MinSize"] == POOL and m["MaxSize"] == POOL]
+            if pool:
+                break
+            os.unlink(raw)
+        self.assertEqual([m["AllocCount"] for m in pool], [2], "the estimate, 2.3 rounded")
+        out = rc.report(raw).stdout
+        self.assertIn("  exception pool         71.00 KiB (72704) in 1 block: the libstdc++ "
+                      "exception pool, ", out)
+
 
 if __name__ == "__main__":
     harness.main()
