@@ -25,6 +25,12 @@ unsampled_to_libc=1, most blocks then served by glibc's malloc behind ours
 (the default preloaded serves them from the profiler's heap, as
 RealPrograms does).
 
+node (work.js: worker threads) and java (Work.java, run as a source
+file) are the large multi-threaded programs of the matrix; node's report
+must show stacks through its own functions, which its symbol table names
+(its debug information covers libuv's objects only) in whichever of its
+executable segments they lie.
+
 A program missing from the machine skips its case (visibly); programs
 are looked up in /usr/bin and /bin only, so version-manager shims in PATH
 are not what gets tested.
@@ -255,6 +261,22 @@ class RealPrograms(harness.ProfTest):
     def test_perl(self):
         (perl,) = self.need("perl")
         self.check_one([perl, os.path.join(HERE, "work.pl")])
+
+    def test_node_workers(self):
+        (node,) = self.need("node")
+        profs, plain = self.run_both([node, os.path.join(HERE, "work.js")])
+        self.check_profiles(profs, [node], one_each=True)
+        self.assertEqual(len(plain.stdout.split()), 4)
+        # node's own frames: named from its symbol table (its DWARF covers
+        # libuv's objects only), each found in its own executable segment
+        folded = harness.memprof_profdata("report", profs[0], "--format=folded").stdout
+        for frame in ("node::Start(int, char**)", "node::worker::Worker::Run()"):
+            self.assertTrue(frame in folded, f"no stack through {frame}")
+
+    def test_java(self):
+        (java,) = self.need("java")
+        plain = self.check_one([java, "-Xshare:off", os.path.join(HERE, "Work.java")])
+        self.assertEqual(plain.stdout, b"5000 19999900000\n")
 
     def test_git_log(self):
         (git,) = self.need("git")
