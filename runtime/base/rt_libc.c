@@ -168,6 +168,20 @@ void *rt_next_definition(const char *name, void *ours) {
   return p && p != ours ? p : NULL;
 }
 
+/* Whether code address p is in this copy of the runtime.  (Its own
+ * functions' addresses, taken in a shared object, are those the loader
+ * bound: another module's, when that one defines them first.) */
+static int in_this_copy(void *p) {
+  Dl_info at, self;
+  return dladdr(p, &at) && dladdr((void *)&rt_serving_definition, &self) &&
+         at.dli_fbase == self.dli_fbase;
+}
+
+void *rt_serving_definition(const char *name, void *ours) {
+  void *p = dlsym(RTLD_DEFAULT, name);
+  return p && !in_this_copy(p) ? p : rt_next_definition(name, ours);
+}
+
 void rt_libc_resolve(const rt_libc_fns *ours) {
   static int done;
   if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))

@@ -23,6 +23,10 @@ RT_HIDDEN void rt_libc_resolve(const rt_libc_fns *ours);
 /* The definition of `name` after the runtime's in the loader's order (the
  * C library's), or NULL if there is none besides `ours`. */
 RT_HIDDEN void *rt_next_definition(const char *name, void *ours);
+/* The definition of `name` the process would call without this copy: the
+ * first in the loader's order, or, when that is ours, the next one; NULL
+ * if there is none besides ours. */
+RT_HIDDEN void *rt_serving_definition(const char *name, void *ours);
 #define RT_LIBC(name) (__atomic_load_n(&rt_libc.name, __ATOMIC_RELAXED))
 
 static inline void *rt_memcpy(void *d, const void *s, size_t n) {

@@ -7,6 +7,7 @@
 
 int rt_inited;
 int rt_instrumented;
+int rt_forwarding;
 int rt_profile_failed;
 __thread int rt_nonblocking __attribute__((tls_model("initial-exec")));
 __thread int rt_locks_held __attribute__((tls_model("initial-exec")));

@@ -12,6 +12,12 @@
 RT_HIDDEN extern int rt_inited;
 /* Whether instrumented code called __memprof_init (start/rt_init.c). */
 RT_HIDDEN extern int rt_instrumented;
+/* This copy is not the process's allocator: a module before it in the
+ * loader's order defines malloc (the program's own allocator, or a first
+ * copy of a memory-profiling runtime; start/rt_interpose.c).  It records
+ * nothing and hands each block it is asked for to that allocator
+ * (heap/rt_heap_libc.c, "forwarding"). */
+RT_HIDDEN extern int rt_forwarding;
 /* Upward hook: start the runtime (idempotent, thread-safe). */
 RT_HIDDEN void rt_init_core(void);
 

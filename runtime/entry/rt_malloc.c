@@ -112,6 +112,8 @@ RT_EXPORT void *calloc(size_t nmemb, size_t size) {
 RT_EXPORT void *__libc_calloc(size_t nmemb, size_t size) RT_ALIAS(calloc);
 
 static void *realloc_impl(void *old, size_t n, rt_caller c) {
+  if (RT_UNLIKELY(__atomic_load_n(&rt_forwarding, __ATOMIC_RELAXED)))
+    return rt_forward_realloc(old, n); /* the serving allocator's realloc */
   if (!old)
     return alloc_or_enomem(n, 0, 0, c);
   if (n == 0) {

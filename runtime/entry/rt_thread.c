@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "runtime/base/rt_ialloc.h"
+#include "runtime/base/rt_state.h"
 #include "runtime/base/rt_sys.h"
 #include "runtime/heap/rt_heap.h"
 #include "runtime/record/rt_stack.h"
@@ -50,6 +51,8 @@ RT_EXPORT RT_CALLS_LIBC int pthread_create(pthread_t *t, const pthread_attr_t *a
     }
     __atomic_store_n(&real_pthread_create, real, __ATOMIC_RELEASE);
   }
+  if (__atomic_load_n(&rt_forwarding, __ATOMIC_RELAXED))
+    return real(t, attr, fn, arg); /* records nothing: no trampoline */
   thread_start *s = rt_ialloc(sizeof(thread_start));
   if (!s)
     return 11;

@@ -135,6 +135,15 @@ static inline void rt_free(void *ptr) {
   rt_free_own(ptr);
 }
 
+/* Forwarding (rt_forwarding): the serving allocator's functions, installed
+ * once by start-up (rt_heap_forward_install, rt_heap.h); a block of `size`
+ * bytes aligned to `align` (cleared if `zero`) from it, and a block given
+ * back to it (rt_heap_libc.c). */
+RT_HIDDEN extern libc_heap_fns fwd_heap;
+RT_HIDDEN void *rt_forward_alloc(size_t size, size_t align, int zero);
+RT_HIDDEN void *rt_forward_realloc(void *p, size_t n);
+RT_HIDDEN void rt_forward_free(void *p);
+
 /* With unsampled_to_libc: 1 if p is a block the C library serves. */
 RT_HIDDEN int rt_is_libc_block(const void *p);
 /* realloc of such a block to n > 0 bytes: the C library's realloc (in

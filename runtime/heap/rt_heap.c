@@ -162,6 +162,8 @@ void *rt_alloc_recorded(size_t size, size_t align, int zero, rt_caller caller) {
 
 void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
   heap_ensure();
+  if (RT_UNLIKELY(!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE)))
+    return rt_forward_alloc(size, align ? align : 16, zero); /* rt_forwarding */
   if (RT_UNLIKELY(!rt_inited))
     rt_init_core();
   if (align == 0)
@@ -254,8 +256,11 @@ static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
 
 void rt_free_own(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
-  if (!heap_may_own(p))
+  if (!heap_may_own(p)) {
+    if (p && __atomic_load_n(&rt_forwarding, __ATOMIC_RELAXED))
+      rt_forward_free(ptr);
     return;
+  }
   /* read while the block's metadata is fetched, unless sampling (retire) */
   uint64_t stamp = RT_LIKELY(!rt_sample_interval) ? rt_stamp() : 0;
   if (in_heap(p)) {
@@ -363,8 +368,11 @@ size_t rt_usable_size(const void *ptr) {
   uint64_t n;
   if (live_block((uintptr_t)ptr, &n))
     return n;
-  /* no block of ours, class or large: the C library's, if it serves any */
+  /* no block of ours, class or large: the C library's, if it serves any,
+   * or the serving allocator's when forwarding */
   uintptr_t p = (uintptr_t)ptr;
+  if (p && __atomic_load_n(&rt_forwarding, __ATOMIC_RELAXED) && fwd_heap.usable)
+    return fwd_heap.usable((void *)ptr);
   return p && libc_heap_serves() && !in_heap(p) ? libc_heap.usable((void *)ptr) : 0;
 }
 

@@ -38,6 +38,10 @@ RT_HIDDEN int rt_heap_owns(const void *p);
  * loader's answers are compared with; start/rt_lifecycle.c passes them. */
 struct libc_heap_fns;
 struct libc_tune_fns;
+/* Forwarding (rt_forwarding): every block from the definitions the process
+ * would call without this copy; `ours` as for rt_heap_libc_install.  Once,
+ * before the heap is asked for a block. */
+RT_HIDDEN void rt_heap_forward_install(const struct libc_heap_fns *ours);
 RT_HIDDEN void rt_heap_libc_install(const struct libc_heap_fns *ours,
                                     const struct libc_tune_fns *own_tune);
 /* Start of the live block containing p, or NULL. */

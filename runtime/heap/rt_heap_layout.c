@@ -83,6 +83,8 @@ void rt_heap_whole_cells(void) { rt_size_classes_whole_cells(); }
 
 void rt_heap_init(void) {
   rt_init_core(); /* the options, which set the layout */
+  if (__atomic_load_n(&rt_forwarding, __ATOMIC_ACQUIRE))
+    return; /* no heap: rt_heap.c forwards */
   rt_mutex_lock(&heap_init_mu);
   if (!heap_ready) {
     /* fine classes only where no code counts (rt_size_class.h) */

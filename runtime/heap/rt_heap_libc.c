@@ -47,17 +47,24 @@ libc_heap_fns libc_heap;
 libc_tune_fns libc_tune;
 int libc_heap_on;
 
+/* The malloc family as `definition` resolves each of its names (ours:
+ * this copy's functions, which it must not return). */
+static libc_heap_fns heap_fns(void *(*definition)(const char *, void *),
+                              const libc_heap_fns *ours) {
+  return (libc_heap_fns){
+      (void *(*)(size_t))definition("malloc", (void *)ours->malloc),
+      (void (*)(void *))definition("free", (void *)ours->free),
+      (void *(*)(size_t, size_t))definition("calloc", (void *)ours->calloc),
+      (void *(*)(void *, size_t))definition("realloc", (void *)ours->realloc),
+      (void *(*)(size_t, size_t))definition("memalign", (void *)ours->memalign),
+      (size_t(*)(void *))definition("malloc_usable_size", (void *)ours->usable),
+  };
+}
+
 void rt_heap_libc_install(const libc_heap_fns *ours, const libc_tune_fns *own_tune) {
   if (!rt_flags.unsampled_to_libc || !__atomic_load_n(&rt_sample_interval, __ATOMIC_RELAXED))
     return;
-  libc_heap_fns f = {
-      (void *(*)(size_t))rt_next_definition("malloc", (void *)ours->malloc),
-      (void (*)(void *))rt_next_definition("free", (void *)ours->free),
-      (void *(*)(size_t, size_t))rt_next_definition("calloc", (void *)ours->calloc),
-      (void *(*)(void *, size_t))rt_next_definition("realloc", (void *)ours->realloc),
-      (void *(*)(size_t, size_t))rt_next_definition("memalign", (void *)ours->memalign),
-      (size_t(*)(void *))rt_next_definition("malloc_usable_size", (void *)ours->usable),
-  };
+  libc_heap_fns f = heap_fns(rt_next_definition, ours);
   /* All of one family or none: a block must go back where it came from. */
   if (!f.malloc || !f.free || !f.calloc || !f.realloc || !f.memalign || !f.usable) {
     rt_report("WARNING: unsampled_to_libc: the C library's allocator was not "
@@ -76,6 +83,38 @@ void rt_heap_libc_install(const libc_heap_fns *ours, const libc_tune_fns *own_tu
   };
 #pragma GCC diagnostic pop
   __atomic_store_n(&libc_heap_on, 1, __ATOMIC_RELEASE);
+}
+
+/* ---- forwarding -----------------------------------------------------------
+ * A copy that is not the process's allocator (rt_forwarding) still
+ * defines what the allocator before it may not (strdup, reallocarray,
+ * operator new, posix_memalign...), and the process calls it for those.
+ * Each block it is asked for comes from the definitions the process would
+ * call without it (rt_serving_definition: the allocator that serves
+ * malloc, else the C library's), and each block it is given back goes to
+ * them, so that no block of this copy's heap ever reaches the other
+ * allocator's free. */
+libc_heap_fns fwd_heap;
+
+void rt_heap_forward_install(const libc_heap_fns *ours) {
+  fwd_heap = heap_fns(rt_serving_definition, ours);
+}
+
+void *rt_forward_alloc(size_t size, size_t align, int zero) {
+  if (align > 16)
+    return fwd_heap.memalign ? fwd_heap.memalign(align, size) : NULL;
+  if (zero)
+    return fwd_heap.calloc ? fwd_heap.calloc(1, size) : NULL;
+  return fwd_heap.malloc ? fwd_heap.malloc(size) : NULL;
+}
+
+void *rt_forward_realloc(void *p, size_t n) {
+  return fwd_heap.realloc ? fwd_heap.realloc(p, n) : NULL;
+}
+
+void rt_forward_free(void *p) {
+  if (fwd_heap.free)
+    fwd_heap.free(p);
 }
 
 /* ---- signal handlers ----------------------------------------------------

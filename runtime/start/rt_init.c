@@ -4,8 +4,10 @@
  * shared object (LD_PRELOAD) and has no .preinit_array.
  *
  * rt_init_core is idempotent and thread-safe, and may run from the first
- * malloc: it parses options, publishes the shadow and installs the
- * deadly-signal handlers, none of which allocates.  Registrations that may
+ * malloc: it first asks whether this copy serves malloc at all (else it
+ * only installs forwarding: rt_interpose.c), then parses options,
+ * publishes the shadow and installs the deadly-signal handlers, none of
+ * which allocates.  Registrations that may
  * allocate (pthread_atfork) wait for a constructor or __memprof_init. */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -43,6 +45,15 @@ void rt_init_core(void) {
     return;
   }
   init_running_here = 1;
+  if (!rt_serves_malloc()) {
+    /* Not the process's allocator: nothing starts; every block goes to
+     * the one that serves malloc.  Said once, by the constructor. */
+    rt_lifecycle_forward();
+    __atomic_store_n(&rt_forwarding, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+    init_running_here = 0;
+    return;
+  }
   rt_flags_init();
   if (rt_flags.unsampled_to_libc < 0) /* the C library's where code counts from here */
     rt_flags.unsampled_to_libc = !rt_flags.lazy_shadow || rt_shadow_program_instrumented();
@@ -99,13 +110,13 @@ RT_EXPORT void __memprof_version_mismatch_check_v1(void) {}
 /* The shared runtime has no .preinit_array slot: initialise as early as a
  * constructor can (the first malloc may already have done it). */
 __attribute__((constructor(101))) static void rt_constructor(void) {
-  if (!__atomic_load_n(&rt_inited, __ATOMIC_ACQUIRE) && !rt_serves_malloc()) {
-    rt_report("WARNING: another allocator serves malloc in this process (a second "
-              "copy of a memory-profiling runtime?): this copy stays inactive and "
-              "writes no profile; link one runtime only");
+  rt_init_core();
+  if (__atomic_load_n(&rt_forwarding, __ATOMIC_ACQUIRE)) {
+    rt_report("WARNING: another allocator serves malloc in this process (the "
+              "program's own, or a first copy of a memory-profiling runtime): this "
+              "copy records nothing, writes no profile and hands every block to it");
     return;
   }
-  rt_init_core();
   rt_set_epoch(); /* a program not built with -fmemory-profile never calls __memprof_init */
   if (rt_timeline_on)
     rt_start_record();

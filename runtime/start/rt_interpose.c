@@ -1,12 +1,15 @@
 /* rt_interpose.c - whether this copy of the runtime is the process's
- * allocator (rt_init.c asks before a shared copy initialises).
+ * allocator (rt_init_core asks first thing).
  *
  * A second copy of a memory-profiling runtime - ours preloaded into a
  * program linked with libmemprof.a or with LLVM's runtime, or preloaded
- * after another allocator - is not: the program's allocations and the
- * compiler's __memprof_init go to the first, and a second copy that also
- * initialised would map the shadow again and write an empty profile over
- * the first one's.
+ * into a program with an allocator of its own (Chromium's PartitionAlloc)
+ * - is not: the program's allocations and the compiler's __memprof_init go
+ * to the first, and a second copy that also initialised would map the
+ * shadow again and write an empty profile over the first one's.  Such a
+ * copy forwards (rt_forwarding, base/rt_state.h): the functions of its
+ * own that the process still calls (those the first allocator does not
+ * define: strdup, reallocarray...) get their blocks from it.
  *
  * The dynamic linker binds `malloc` to the first module in load order
  * (the executable, then preloaded objects, then the rest) that defines it,

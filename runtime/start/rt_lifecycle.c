@@ -83,6 +83,11 @@ static void fork_child(void) {
   rt_sample_fork_child();
 }
 
+void rt_lifecycle_forward(void) {
+  rt_libc_resolve(&own_libc); /* the interceptors' work, done by glibc */
+  rt_heap_forward_install(&own_heap);
+}
+
 void rt_lifecycle_install(void) {
   int expected = 0;
   if (__atomic_compare_exchange_n(&installed, &expected, 1, 0, __ATOMIC_ACQ_REL,

@@ -7,6 +7,9 @@
 #include "runtime/base/rt_internal.h"
 
 RT_HIDDEN void rt_lifecycle_install(void);
+/* Forwarding (rt_forwarding): hands the heap the definitions the process
+ * would call without this copy (rt_heap_forward_install). */
+RT_HIDDEN void rt_lifecycle_forward(void);
 RT_HIDDEN void rt_signals_install(void);
 /* Whether this copy is the process's malloc (rt_interpose.c). */
 RT_HIDDEN int rt_serves_malloc(void);

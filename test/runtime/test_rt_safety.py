@@ -6,8 +6,11 @@ instrumented build) and preloaded into a plain build, as users run it:
   - a malloc called with junk in %rbp crashed the stack walk;
   - the default configuration starts no thread (unshare(CLONE_NEWUSER)
     needs a single-threaded process); background_thread=1 starts one;
-  - a second copy of a runtime stays inactive with a warning instead of
-    writing an empty profile over the first one's;
+  - a copy of the runtime that is not the process's allocator (a second
+    runtime, or the program's own allocator before it) records nothing
+    and says so, instead of writing an empty profile over the first
+    one's, and hands the blocks it is asked for (strdup's, reallocarray's)
+    to that allocator: Chromium crashed on its strdup blocks;
   - a preloaded runtime writes memprof.profraw.<pid>, not a binary profile
     on the program's stderr.
 """
@@ -126,6 +129,17 @@ class SecondRuntime(harness.ProfTest):
         self.assertEqual((r.stdout.decode(), r.stderr.decode()), ("ok\n", ""))
         prof = harness.read_raw(raws[0])[0]
         self.assertIn(64, [m["MaxSize"] for m in prof["mibs"].values()])
+
+    def test_programs_own_allocator(self):
+        exe = self.scratch.path("own")
+        harness.run(["clang-22", "-O1", prog("own_allocator.c"), "-o", exe])
+        plain, _ = harness.run_program(self.scratch, exe)
+        self.assertEqual(plain.stdout.decode(), "hello wor\nforeign 0\n")
+        env = {"LD_PRELOAD": harness.find_built("libmemprof.so")}
+        r, raws = harness.run_program(self.scratch, exe, env=env, check=False)
+        self.assertEqual((r.returncode, r.stdout), (0, plain.stdout))
+        self.assertIn(WARNING, r.stderr.decode())
+        self.assertEqual(raws, [])
 
     def test_single_runtime_says_nothing(self):
         exe = self.build("ours")
