@@ -83,10 +83,12 @@ class ColdPages(harness.ProfTest):
         self.assertGreaterEqual(arena["idle_rounds"], 1)
 
     def test_idle_thread_advises_cold(self):
-        # MADV_COLD deactivates the pages and clears their referenced bits.
+        # MADV_COLD deactivates the pages and clears their referenced bits;
+        # the kernel may leave a few (16 pages seen under ctest -j2, one run
+        # in four), against all of them without the advice (the test above).
         w, arena = self.run_idle("idle_ms=100:cold_decay_ms=-1")
         self.assert_live_only(w["rss_kb"])
-        self.assertEqual(w["referenced_kb"], 0)
+        self.assertLess(w["referenced_kb"], self.LIVE_KB // 16)
         self.assertEqual(arena["live_bytes"], self.LIVE_KB * 1024)
 
 
