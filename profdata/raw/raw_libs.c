@@ -201,22 +201,40 @@ static void try_note_paths(msym_ctx *sym, wanted *w) {
   }
 }
 
-/* What is left has no file: its frames are named module+0xaddress. */
-static void add_placeholders(msym_ctx *sym, wanted *w) {
-  for (size_t i = 0; i < w->n; i++) {
-    const mpf_raw_segment *s = &w->segs[i].seg;
-    char name[2 * MPF_BUILD_ID_MAX + 16];
-    const char *path = w->segs[i].path;
-    if (!path) {
-      int k = snprintf(name, sizeof name, "build-id:");
-      for (uint64_t b = 0; b < s->build_id_size && b < MPF_BUILD_ID_MAX; b++)
-        k += snprintf(name + k, sizeof name - (size_t)k, "%02x", s->build_id[b]);
-      path = name;
-    }
-    msym_add_placeholder(sym, path, s->build_id, (size_t)s->build_id_size,
-                         s->start - s->offset, s->end - s->start);
-    free(w->segs[i].path);
+/* A module with no file: its frames are named module+0xaddress. */
+static void add_placeholder(msym_ctx *sym, want *x) {
+  const mpf_raw_segment *s = &x->seg;
+  char name[2 * MPF_BUILD_ID_MAX + 16];
+  const char *path = x->path;
+  if (!path) {
+    int k = snprintf(name, sizeof name, "build-id:");
+    for (uint64_t b = 0; b < s->build_id_size && b < MPF_BUILD_ID_MAX; b++)
+      k += snprintf(name + k, sizeof name - (size_t)k, "%02x", s->build_id[b]);
+    path = name;
   }
+  msym_add_placeholder(sym, path, s->build_id, (size_t)s->build_id_size,
+                       s->start - s->offset, s->end - s->start);
+  free(x->path);
+}
+
+/* The vDSO (its note path "linux-vdso.so.1", no folder: the kernel maps
+ * it, no file holds it): a placeholder at once, instead of reading the
+ * build id of every library of the search folders to look for it. */
+static void place_fileless(msym_ctx *sym, wanted *w) {
+  for (size_t i = 0; i < w->n;) {
+    if (w->segs[i].path && !strchr(w->segs[i].path, '/')) {
+      add_placeholder(sym, &w->segs[i]);
+      w->segs[i] = w->segs[--w->n];
+    } else {
+      i++;
+    }
+  }
+}
+
+/* What is left has no file. */
+static void add_placeholders(msym_ctx *sym, wanted *w) {
+  for (size_t i = 0; i < w->n; i++)
+    add_placeholder(sym, &w->segs[i]);
   w->n = 0;
 }
 
@@ -232,6 +250,7 @@ size_t mp_raw_find_libraries(msym_ctx *sym, const char *const *inputs,
     mp_file_close(&f);
   }
   try_note_paths(sym, &w);
+  place_fileless(sym, &w);
   size_t given = msym_num_modules(sym);
   for (size_t i = 0; i < given && w.n; i++) {
     char dir[PATH_MAX];
