@@ -161,8 +161,7 @@ void *rt_alloc_recorded(size_t size, size_t align, int zero, rt_caller caller) {
 }
 
 void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
-  heap_ensure();
-  if (RT_UNLIKELY(!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE)))
+  if (RT_UNLIKELY(!heap_ensure()))
     return rt_forward_alloc(size, align ? align : 16, zero); /* rt_forwarding */
   if (RT_UNLIKELY(!rt_inited))
     rt_init_core();

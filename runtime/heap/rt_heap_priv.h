@@ -179,11 +179,13 @@ RT_HIDDEN extern central centrals[NCLASS];
 RT_HIDDEN extern int heap_ready;
 RT_HIDDEN extern rt_mutex heap_init_mu;
 
-/* Reserves the heap on first use. */
+/* Reserves the heap on first use; 0 if there is none (rt_forwarding). */
 RT_HIDDEN void rt_heap_init(void);
-static inline void heap_ensure(void) {
-  if (RT_UNLIKELY(!__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE)))
-    rt_heap_init();
+static inline int heap_ensure(void) {
+  if (RT_LIKELY(__atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE)))
+    return 1;
+  rt_heap_init();
+  return __atomic_load_n(&heap_ready, __ATOMIC_ACQUIRE);
 }
 
 static inline uintptr_t slot_addr(int c, uint64_t s) {
