@@ -120,17 +120,19 @@ static void *realloc_impl(void *old, size_t n, rt_caller c) {
     rt_free(old);
     return NULL;
   }
-  rt_heap_note_realloc(n); /* a live block to a nonzero size */
   void *p;
-  if (rt_realloc_large(old, n, c, &p)) {
+  /* The C library's block first: the profiler's heap, its statistics
+   * and its large blocks are not touched for it. */
+  if (rt_is_libc_block(old)) {
+    p = rt_realloc_libc(old, n, c);
     if (RT_UNLIKELY(!p)) {
       rt_alloc_failed(n, c);
       errno = ENOMEM;
     }
     return p;
   }
-  if (rt_is_libc_block(old)) {
-    p = rt_realloc_libc(old, n, c);
+  rt_heap_note_realloc(n); /* a live block of ours to a nonzero size */
+  if (rt_realloc_large(old, n, c, &p)) {
     if (RT_UNLIKELY(!p)) {
       rt_alloc_failed(n, c);
       errno = ENOMEM;
