@@ -62,6 +62,8 @@ void mp_profile_free(mp_profile *p) {
   if (p->instr) p->instr_free(p->instr);
   if (p->dap) p->dap_free(p->dap);
   free(p->intervals.v);
+  for (size_t i = 0; i < p->n_programs; i++) free(p->programs[i].path);
+  free(p->programs);
   free(p);
 }
 
@@ -390,6 +392,19 @@ void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
     c->callees = mp_xrealloc(c->callees, (c->n_callees + 1) * 8);
     c->callees[c->n_callees++] = callees[i];
   }
+}
+
+void mp_add_program(mp_profile *p, const char *path, size_t len) {
+  for (size_t i = 0; i < p->n_programs; i++)
+    if (strlen(p->programs[i].path) == len && !memcmp(p->programs[i].path, path, len)) {
+      p->programs[i].inputs++;
+      return;
+    }
+  p->programs = mp_xrealloc(p->programs, (p->n_programs + 1) * sizeof *p->programs);
+  char *s = mp_xmalloc(len + 1);
+  memcpy(s, path, len);
+  s[len] = 0;
+  p->programs[p->n_programs++] = (mp_program){s, 1};
 }
 
 /* Grows by the stack id alone: the raw reader adds temporaries on its MIB

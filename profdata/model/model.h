@@ -104,6 +104,12 @@ typedef struct mp_intervals {
   uint32_t n;
 } mp_intervals;
 
+/* A profiled program (mp_profile.programs). */
+typedef struct mp_program {
+  char *path;
+  uint32_t inputs;
+} mp_program;
+
 /* Add R to the set (once). */
 void mp_intervals_add(mp_intervals *s, uint64_t r);
 
@@ -159,6 +165,13 @@ typedef struct mp_profile {
   mp_intervals intervals;
   int uninstrumented;
 
+  /* The programs the raw inputs profiled (their note's first path: the
+   * executable, docs/raw-format.md section 7), in the order first seen,
+   * each with how many inputs came from it (mp_add_program).  None for
+   * inputs without paths in their note and for indexed inputs. */
+  mp_program *programs;
+  size_t n_programs;
+
   /* Temporary allocations (freed before their thread's next allocation,
    * from the runtime's note) per stack id, NULL when no input had any:
    * mp_add_temporaries, mp_temporaries.  Per stack, not per alloc site: a
@@ -168,6 +181,8 @@ typedef struct mp_profile {
 } mp_profile;
 
 void mp_add_temporaries(mp_profile *p, uint32_t stack, uint64_t n);
+/* One more input from the program at path[0..len). */
+void mp_add_program(mp_profile *p, const char *path, size_t len);
 static inline uint64_t mp_temporaries(const mp_profile *p, uint32_t stack) {
   return stack < p->cap_temporaries ? p->temporaries[stack] : 0;
 }

@@ -183,6 +183,10 @@ static int read_note_tables(raw_file *f, raw_dump *d, size_t at, size_t end,
         ((len + 7) & ~(uint64_t)7) > end - at - 8)
       return mp_fail(err, "runtime note at offset 0x%zx: path %" PRIu64
                           " runs past the note's end", at, i);
+    if (i == 0 && len && !f->program) { /* the main program's (rt_dump.c) */
+      f->program = (const char *)f->data + at + 8;
+      f->program_len = (size_t)len;
+    }
     at += 8 + ((len + 7) & ~(uint64_t)7);
   }
   if (end - at < 8 || raw_u64(f->data + at) != (end - at - 8) / 16 ||

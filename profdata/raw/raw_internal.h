@@ -93,6 +93,9 @@ typedef struct raw_file {
    * sampling interval (0 without a note) */
   mp_intervals intervals;
   int uninstrumented;
+  /* the first dump's first path: the executable (NULL: none) */
+  const char *program;
+  size_t program_len;
 } raw_file;
 
 /* Key elements (raw_keys.c): see there for the layout. */

@@ -137,6 +137,10 @@ void rpt_write_dhat(rpt *r, mp_buf *out) {
                 "\"bklt\":true,\"bkacc\":%s,\"tu\":\"ms\",\"Mtu\":\"Mms\","
                 "\"tuth\":1,\"cmd\":\"memprof-profdata report",
                 r->has_accesses ? "true" : "false");
+  if (p->n_programs) { /* the viewer's "Invocation" line */
+    mp_buf_printf(out, " of ");
+    rpt_programs(p, out, 1);
+  }
   rpt_json_notes(r->p, out, " (", ")");
   if (r->opts.dhat_leaked)
     mp_buf_printf(out, " --dhat-at-end=leaked (at t-end: the blocks no root reaches at exit)");

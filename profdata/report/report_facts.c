@@ -1,13 +1,16 @@
 /* report_facts.c - the words every output uses for how the profile was
  * recorded: sampled (counts are estimates) and not instrumented (no access
- * counts).  The facts come from the inputs (mp_profile.intervals and
- * .uninstrumented: the runtime's note in raw profiles, our symbolized
- * section in indexed ones); each format puts these sentences where its
- * readers look (report_text.c, report_html.c, report_pprof.c,
+ * counts), and which programs it comes from.  The facts come from the
+ * inputs (mp_profile.intervals and .uninstrumented: the runtime's note in
+ * raw profiles, our symbolized section in indexed ones; .programs: the
+ * note's paths, raw inputs only); each format puts these sentences where
+ * its readers look (report_text.c, report_html.c, report_pprof.c,
  * report_speedscope.c, report_dhat.c; stderr for the others and `show`).
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report.h"
 
@@ -50,4 +53,30 @@ void rpt_json_notes(const mp_profile *p, mp_buf *out, const char *open,
     rpt_json_str(out, n[i]);
   }
   if (n[0] || n[1]) mp_buf_printf(out, "%s", close);
+}
+
+/* Most inputs first; ties in the order the programs were first seen. */
+static int by_inputs(const void *a, const void *b) {
+  const mp_program *x = *(const mp_program *const *)a, *y = *(const mp_program *const *)b;
+  if (x->inputs != y->inputs) return x->inputs < y->inputs ? 1 : -1;
+  return x < y ? -1 : x > y;
+}
+
+size_t rpt_programs(const mp_profile *p, mp_buf *out, int json) {
+  size_t n = p->n_programs;
+  if (!n) return 0;
+  const mp_program **v = mp_xmalloc(n * sizeof *v);
+  for (size_t i = 0; i < n; i++) v[i] = &p->programs[i];
+  qsort(v, n, sizeof *v, by_inputs);
+  for (size_t i = 0; i < n && i < RPT_PROGRAMS_NAMED; i++) {
+    if (i) mp_buf_printf(out, ", ");
+    if (json)
+      rpt_json_str(out, v[i]->path);
+    else
+      mp_buf_printf(out, "%s", v[i]->path);
+    if (v[i]->inputs > 1) mp_buf_printf(out, " (%" PRIu32 " profiles)", v[i]->inputs);
+  }
+  if (n > RPT_PROGRAMS_NAMED) mp_buf_printf(out, ", and %zu more", n - RPT_PROGRAMS_NAMED);
+  free(v);
+  return n;
 }

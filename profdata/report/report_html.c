@@ -415,6 +415,10 @@ static void summary_json(page *g) {
   mp_buf_printf(g->out, "\",\"uninstrumented\":\"");
   rpt_json_str(g->out, uninstr ? uninstr : "");
   mp_buf_printf(g->out, "\"}");
+  /* the programs the inputs profiled: a row of the summary */
+  mp_buf_printf(g->out, ",\"programs\":{\"n\":%zu,\"names\":\"", r->p->n_programs);
+  rpt_programs(r->p, g->out, 1);
+  mp_buf_printf(g->out, "\"}");
 }
 
 /* Old bytes of each context (-1: new) and the largest gone contexts. */

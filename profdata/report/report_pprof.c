@@ -342,6 +342,24 @@ int rpt_write_pprof(rpt *r, mp_buf *out, mp_err *err) {
     field_varint(&x.out, 13, str_id(&x, note));
   if (rpt_uninstrumented_note(r->p))
     field_varint(&x.out, 13, str_id(&x, rpt_uninstrumented_note(r->p)));
+  /* One program: its mapping, which pprof names in its header ("File:");
+   * the locations carry their functions (has_functions), so pprof does
+   * not look for the file. */
+  if (r->p->n_programs == 1) {
+    mp_buf m = {0};
+    field_varint(&m, 1, 1);
+    field_varint(&m, 5, str_id(&x, r->p->programs[0].path));
+    for (unsigned f = 7; f <= 10; f++) field_varint(&m, f, 1); /* has_* */
+    field_msg(&x.out, 3, &m);
+    mp_buf_free(&m);
+  }
+  mp_buf programs = {0};
+  mp_buf_printf(&programs, "Program%s: ", r->p->n_programs > 1 ? "s" : "");
+  if (rpt_programs(r->p, &programs, 0)) {
+    mp_buf_u8(&programs, 0);
+    field_varint(&x.out, 13, str_copy_id(&x, (const char *)programs.data));
+  }
+  mp_buf_free(&programs);
   for (size_t i = 0; i < x.n_str; i++)
     field_bytes(&x.out, 6, x.str[i], strlen(x.str[i]));
   int rc = gzip(&x.out, out, err);

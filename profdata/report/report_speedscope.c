@@ -79,6 +79,10 @@ void rpt_write_speedscope(rpt *r, mp_buf *out) {
     profile(r, out, index, RPT_ACCESSES, "accesses", "none");
   }
   mp_buf_printf(out, "],\"name\":\"memory profile");
+  if (r->p->n_programs) {
+    mp_buf_printf(out, " of ");
+    rpt_programs(r->p, out, 1);
+  }
   rpt_json_notes(r->p, out, ": ", "");
   mp_buf_printf(out, "\",\"activeProfileIndex\":0,"
                      "\"exporter\":\"memprof-profdata\"}\n");

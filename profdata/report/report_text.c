@@ -29,6 +29,11 @@ static void summary(rpt *r, mp_buf *o) {
   const rpt_clang_opts *c = &r->opts.clang;
   char b[32], l[32];
   mp_buf_printf(o, "Summary\n");
+  if (r->p->n_programs) {
+    mp_buf_printf(o, "  program%s               ", r->p->n_programs > 1 ? "s" : " ");
+    rpt_programs(r->p, o, 0);
+    mp_buf_u8(o, '\n');
+  }
   mp_buf_printf(o, "  contexts               %" PRIu64 "\n", s->contexts);
   mp_buf_printf(o, "  allocation calls       %" PRIu64 "\n", s->sites);
   /* the exception pool of a linked program has no context (report_pool.c):

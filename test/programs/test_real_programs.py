@@ -190,6 +190,23 @@ class RealPrograms(harness.ProfTest):
                 self.assertEqual(n, 1, f"profiles written by {w}")
             else:
                 self.assertGreaterEqual(n, 1, f"profiles written by {w}")
+        self.check_programs(profiles, written)
+
+    def check_programs(self, profiles, written):
+        """The text report of all the profiles names the programs that
+        wrote them (the executable each process ran, from the profile's own
+        segment paths), each with its number of profiles."""
+        r = harness.memprof_profdata("report", *profiles, check=False)
+        self.assertEqual(r.returncode, 0, f"report of all profiles failed:\n{r.stderr}")
+        want = {os.path.realpath(w): n for w, n in written.items()}
+        label = "programs" if len(want) > 1 else "program"
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith(f"  {label} ")]
+        self.assertEqual(len(line), 1, r.stdout[:400])
+        got = {}
+        for item in line[0][len(f"  {label} "):].strip().split(", "):
+            m = re.fullmatch(r"(.*?)(?: \((\d+) profiles\))?", item)
+            got[m.group(1)] = int(m.group(2) or 1)
+        self.assertEqual(got, want, line[0])
 
     def check_report(self, prof, dump, writer):
         """`report` with no --profiled-binary finds the writer and its

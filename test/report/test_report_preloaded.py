@@ -6,8 +6,12 @@ at exit, the flame graph's folded stacks, and the diff of two runs.
 progs/preloaded.c with argument k: k blocks of 4 MiB (alloc_a) and one of
 2 MiB (alloc_b) live together, then freed; 1 MiB (alloc_leak) never
 freed; printf's 4 KiB stdout buffer lives to the end too."""
+import html
+import json
 import os
 import re
+import shutil
+import unittest
 
 import harness
 import report_common as rc
@@ -71,6 +75,41 @@ class Preloaded(harness.ProfTest):
         self.assertRegex(rc.report(self.raw[2]).stdout,
                          r"peak live heap +10\.00 MiB \(10485760\) in 3 blocks at ")
 
+    def test_program_named(self):
+        """Each format names the program the profile came from (the
+        executable's path among the profile's own segment paths), with the
+        number of profiles when several are reported together."""
+        out = rc.report(self.raw[1]).stdout
+        self.assertIn(f"\nSummary\n  program                {self.exe}\n  contexts ", out)
+        both = rc.report(self.raw[1], self.raw[2]).stdout
+        self.assertIn(f"\nSummary\n  program                {self.exe} (2 profiles)\n", both)
+        dh = json.loads(rc.report(self.raw[1], "--format=dhat").stdout)
+        self.assertEqual(dh["cmd"], f"memprof-profdata report of {self.exe} ({UNINSTR})")
+        ss = json.loads(rc.report(self.raw[1], "--format=speedscope").stdout)
+        self.assertEqual(ss["name"], f"memory profile of {self.exe}: {UNINSTR}")
+
+    @unittest.skipUnless(shutil.which("go"), "Go's pprof (golang-go) is not installed")
+    def test_program_named_in_pprof(self):
+        pb = self.shared.path("k1.pb.gz")
+        rc.report(self.raw[1], "--format=pprof", "-o", pb)
+        env = {"HOME": self.shared.dir, "GOCACHE": self.shared.path("gocache")}
+        top = harness.run(["go", "tool", "pprof", "-top", pb], env=env).stdout
+        self.assertEqual(top.splitlines()[:3],
+                         ["File: preloaded", UNINSTR, f"Program: {self.exe}"])
+
+    @unittest.skipUnless(rc.chromium(), "chromium is not installed")
+    def test_program_named_in_html(self):
+        page = self.shared.path("k1.html")
+        rc.report(self.raw[1], "--format=html", "-o", page)
+        dom = rc.chromium_run(["--dump-dom", "file://" + page])
+        self.assertEqual(rc.console_lines(dom.stderr), [])
+        body = re.search(r'<table id="summary">.*?<tbody>(.*?)</tbody>', dom.stdout, re.S).group(1)
+        first = re.search(r"<tr.*?</tr>", body, re.S).group(0)
+        self.assertEqual(html.unescape(re.sub(r"<[^>]+>", " ", first)).split(),
+                         ["program", self.exe])
+
+
+UNINSTR = "Not instrumented (preloaded): no access counts; no hot/cold verdicts"
 
 if __name__ == "__main__":
     harness.main()

@@ -135,6 +135,9 @@ class TextReport(rc.MultiTest):
         self.assertIn("Note: Not instrumented (preloaded): no access counts; no hot/cold "
                       "verdicts.\n", out)
         body = out.split("\n\n", 1)[1]
+        # the summary names the program (whose folder is named for this test)
+        self.assertIn(f"\n  program                {exe}\n", body)
+        body = body.replace(exe, "")
         for absent in ("never accessed", "clang-22", "density", "accesses", "verdict"):
             self.assertNotIn(absent, body)
         self.assertIn("\n     #        bytes      %     allocs   avg size    avg life\n", out)
