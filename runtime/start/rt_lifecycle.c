@@ -1,12 +1,15 @@
 /* rt_lifecycle.c - process lifecycle: the exit-time dump (after the
- * program's atexit handlers and C++ static destructors), atexit statistics,
- * and fork (all runtime locks held across fork; the child drops the
- * parent's recorded MIBs and writes its own file). */
+ * program's atexit handlers and C++ static destructors, or at _exit and
+ * _Exit), atexit statistics, and fork (all runtime locks held across
+ * fork; the child drops the parent's recorded MIBs and writes its own
+ * file). */
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "rt_start.h"
 #include "runtime/base/rt_background.h"
@@ -29,6 +32,11 @@
 #include "runtime/record/rt_unwind.h"
 
 static int installed;
+
+/* The process whose memory this is: a child of vfork shares it with its
+ * parent, which is only suspended, and must not dump (nor clear the
+ * parent's table) when it calls _exit. */
+static int owner_pid;
 
 /* The runtime's own definitions of the C library functions it resolves
  * (the counting interceptors, the malloc family: entry/), which the
@@ -81,6 +89,7 @@ static void fork_child(void) {
    * the blocks it still holds at its dumps. */
   rt_mib_clear();
   rt_sample_fork_child();
+  owner_pid = rt_getpid();
 }
 
 void rt_lifecycle_forward(void) {
@@ -92,6 +101,7 @@ void rt_lifecycle_install(void) {
   int expected = 0;
   if (__atomic_compare_exchange_n(&installed, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                   __ATOMIC_ACQUIRE)) {
+    owner_pid = rt_getpid();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     rt_libc_resolve(&own_libc);
     rt_heap_libc_install(&own_heap, &own_tune);
@@ -116,3 +126,31 @@ __attribute__((destructor(101))) static void rt_exit(void) {
   rt_exit_dumped = 1;
   rt_output_exit_check();
 }
+
+/* _exit and _Exit: the process ends without exit's handlers (Python's
+ * os._exit in a forked worker, a server's child, a signal handler), so
+ * the exit-time dump is done here, with dump_at__exit; exit() itself
+ * reaches the kernel through glibc's internal name, not this one.  The
+ * dump only try-locks when this thread holds a runtime lock (a signal
+ * handler that interrupted the runtime) and, like a failed dump at
+ * exit, makes a status of 0 one of 1. */
+RT_EXPORT __attribute__((noreturn)) void _exit(int status) {
+  static int ending;
+  if (rt_inited && !rt_exit_dumped && rt_flags.dump_at__exit && rt_getpid() == owner_pid &&
+      !__atomic_exchange_n(&ending, 1, __ATOMIC_ACQ_REL)) {
+    if (rt_flags.atexit)
+      rt_print_exit_stats();
+    rt_roots_at_exit = 1;
+    RT_ROOTS_ENTER();
+    if (rt_flags.dump_at_exit)
+      rt_dump(rt_locks_held != 0);
+    __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
+    rt_exit_dumped = 1;
+    if (rt_profile_failed && status == 0)
+      status = 1;
+  }
+  for (;;)
+    rt_syscall(SYS_exit_group, status, 0, 0);
+}
+
+RT_EXPORT __attribute__((noreturn)) void _Exit(int status) RT_ALIAS(_exit);

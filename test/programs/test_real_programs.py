@@ -271,6 +271,14 @@ class RealPrograms(harness.ProfTest):
         (py,) = self.need("python3")
         self.check_one([py, os.path.join(HERE, "work.py")])
 
+    def test_python3_pool_workers(self):
+        """multiprocessing.Pool's forked workers end with os._exit: each
+        writes its profile (dump_at__exit), where the pool's work was done."""
+        (py,) = self.need("python3")
+        profs, _ = self.run_both([py, os.path.join(HERE, "pool_work.py")])
+        self.check_profiles(profs, [py])
+        self.assertEqual(len(profs), 3)  # the parent and its two workers
+
     def test_python3_pythonmalloc_malloc(self):
         (py,) = self.need("python3")
         self.check_one([py, os.path.join(HERE, "work.py")], env={"PYTHONMALLOC": "malloc"})

@@ -1,5 +1,5 @@
 """Runtime core: process lifecycle and stacks - fork (also while other
-threads allocate and dump), deadly signals, exit ordering (atexit handlers
+threads allocate and dump), _exit and _Exit, deadly signals, exit ordering (atexit handlers
 run before the exit dump), large live blocks (reported, unlike LLVM 22),
 thread stacks and malloc_context_size, dumps concurrent with threads and
 with dlopen.  Each program is in progs/."""
@@ -42,7 +42,10 @@ class LifecycleTest(harness.ProfTest):
         for f in profs:
             dumps = [harness.mibs_by_size(d) for d in read_raw(f)]
             if any(6000 in sizes for sizes in dumps):
-                self.assertEqual(len(dumps), 1)  # the child's one dump
+                # the child's own dump, then _exit's (dump_at__exit), which
+                # the first one's records are not in again
+                self.assertEqual(len(dumps), 2)
+                self.assertNotIn(6000, dumps[1])
                 children.append(dumps[0])
         self.assertEqual(len(children), 40)
         for sizes in children:
@@ -76,6 +79,39 @@ class LifecycleTest(harness.ProfTest):
         r, profs = harness.run_program(self.scratch, exe, ["x"], check=False)
         self.assertEqual(r.returncode, 3)
         self.assertEqual(len(profs), 1)
+
+    def test_underscore_exit_dumps(self):
+        """_exit and _Exit end the process without exit's handlers; the
+        profile is written there too (dump_at__exit), with the program's
+        status, but not by a vfork child, which shares its parent's
+        memory: the parent's profile stays whole."""
+        exe = self.build("quick_exit.c")
+        r, profs = harness.run_program(self.scratch, exe, ["f"])
+        self.assertEqual(r.stdout.decode(), "child exit 5\n")
+        self.assertEqual(len(profs), 2)
+        child = [harness.mibs_by_size(d) for f in profs for d in read_raw(f)
+                 if 96 in harness.mibs_by_size(d)]
+        self.assertEqual(len(child), 1)
+        self.assertEqual((child[0][96]["AllocCount"], child[0][96]["TotalAccessCount"]), (1, 3))
+        self.assertNotIn(64, child[0])  # the parent's records stay the parent's
+        r, profs = harness.run_program(self.scratch, exe, ["v"])
+        self.assertEqual(r.stdout.decode(), "child exit 7\n")
+        (prof,) = profs
+        (d,) = read_raw(prof)
+        self.assertEqual(harness.mibs_by_size(d)[64]["TotalAccessCount"], 2)
+        for mode, status in (("s", 4), ("e", 6)):
+            r, profs = harness.run_program(self.scratch, exe, [mode], check=False)
+            self.assertEqual(r.returncode, status, mode)
+            (prof,) = profs
+            (d,) = read_raw(prof)
+            self.assertEqual(harness.mibs_by_size(d)[64]["TotalAccessCount"], 2, mode)
+        # as LLVM's runtime: only exit writes the profile
+        r, profs = harness.run_program(self.scratch, exe, ["f"],
+                                       env={"MEMPROF_OPTIONS": "dump_at__exit=0"})
+        self.assertEqual(len(profs), 1)
+        r, profs = harness.run_program(self.scratch, exe, ["e"], check=False,
+                                       env={"MEMPROF_OPTIONS": "dump_at__exit=0"})
+        self.assertEqual((r.returncode, profs), (6, []))
 
     def test_exit_dump_after_atexit_and_destructors(self):
         exe = self.build("exit_order.c")
