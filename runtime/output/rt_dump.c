@@ -378,8 +378,9 @@ int rt_dump(int from_signal) {
   if (!from_signal)
     rt_mutex_unlock(&modules_mu);
   rt_nonblocking = from_signal;
-  int r = -1;
+  int r = RT_DUMP_BUSY;
   if (lock_for_dump(from_signal)) {
+    r = -1;
     if (rt_flags.print_text && rt_flags.print_module_map)
       rt_print_module_map(0);
     rt_mib_add_all_live(rt_heap_for_each_live);

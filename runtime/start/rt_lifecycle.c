@@ -38,6 +38,8 @@ static int installed;
  * parent's table) when it calls _exit. */
 static int owner_pid;
 
+int rt_owns_memory(void) { return rt_getpid() == owner_pid; }
+
 /* The runtime's own definitions of the C library functions it resolves
  * (the counting interceptors, the malloc family: entry/), which the
  * loader's answers are compared with. */
@@ -131,19 +133,19 @@ __attribute__((destructor(101))) static void rt_exit(void) {
  * os._exit in a forked worker, a server's child, a signal handler), so
  * the exit-time dump is done here, with dump_at__exit; exit() itself
  * reaches the kernel through glibc's internal name, not this one.  The
- * dump only try-locks when this thread holds a runtime lock (a signal
- * handler that interrupted the runtime) and, like a failed dump at
- * exit, makes a status of 0 one of 1. */
+ * dump only try-locks when this thread holds a runtime lock or a stripe
+ * of the MIB table (a signal handler that interrupted the runtime) and,
+ * like a failed dump at exit, makes a status of 0 one of 1. */
 RT_EXPORT __attribute__((noreturn)) void _exit(int status) {
   static int ending;
-  if (rt_inited && !rt_exit_dumped && rt_flags.dump_at__exit && rt_getpid() == owner_pid &&
+  if (rt_inited && !rt_exit_dumped && rt_flags.dump_at__exit && rt_owns_memory() &&
       !__atomic_exchange_n(&ending, 1, __ATOMIC_ACQ_REL)) {
     if (rt_flags.atexit)
       rt_print_exit_stats();
     rt_roots_at_exit = 1;
     RT_ROOTS_ENTER();
     if (rt_flags.dump_at_exit)
-      rt_dump(rt_locks_held != 0);
+      rt_dump(rt_mib_thread_locked());
     __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
     rt_exit_dumped = 1;
     if (rt_profile_failed && status == 0)

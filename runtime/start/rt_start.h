@@ -11,6 +11,9 @@ RT_HIDDEN void rt_lifecycle_install(void);
  * would call without this copy (rt_heap_forward_install). */
 RT_HIDDEN void rt_lifecycle_forward(void);
 RT_HIDDEN void rt_signals_install(void);
+/* 0 in a child of vfork, which shares its parent's memory (and must not
+ * dump or change it), 1 in the process that owns it (rt_lifecycle.c). */
+RT_HIDDEN int rt_owns_memory(void);
 /* Whether this copy is the process's malloc (rt_interpose.c). */
 RT_HIDDEN int rt_serves_malloc(void);
 

@@ -1,9 +1,12 @@
 """Runtime core: process lifecycle and stacks - fork (also while other
-threads allocate and dump), _exit and _Exit, deadly signals, exit ordering (atexit handlers
+threads allocate and dump), _exit and _Exit, deadly and termination signals, exit ordering (atexit handlers
 run before the exit dump), large live blocks (reported, unlike LLVM 22),
 thread stacks and malloc_context_size, dumps concurrent with threads and
 with dlopen.  Each program is in progs/."""
+import os
 import re
+import signal
+import subprocess
 
 import harness
 from harness import read_raw
@@ -112,6 +115,42 @@ class LifecycleTest(harness.ProfTest):
         r, profs = harness.run_program(self.scratch, exe, ["e"], check=False,
                                        env={"MEMPROF_OPTIONS": "dump_at__exit=0"})
         self.assertEqual((r.returncode, profs), (6, []))
+
+    def signalled(self, exe, sig, args=(), options=""):
+        """Runs exe until it says "ready", sends it sig; (status, stdout,
+        profiles)."""
+        before = set(os.listdir(self.scratch.dir))
+        env = dict(os.environ, MEMPROF_OPTIONS=options)
+        p = subprocess.Popen([exe, *args], cwd=self.scratch.dir, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.assertEqual(p.stdout.readline(), b"ready\n")
+        p.send_signal(sig)
+        out = p.stdout.read().decode()
+        status = p.wait(timeout=60)
+        profs = sorted(self.scratch.path(f) for f in set(os.listdir(self.scratch.dir)) - before
+                       if f.startswith("memprof.profraw"))
+        return status, out, profs
+
+    def test_termination_signals(self):
+        """With handle_sigterm=1, SIGTERM left at its default action writes
+        the profile (the live block in it), then kills the process by
+        SIGTERM as before; by default it writes none, as LLVM's runtime; a
+        program's own handler stays its own.  The same for SIGINT with
+        handle_sigint=1."""
+        exe = self.build("terminated.c")
+        status, _, profs = self.signalled(exe, signal.SIGTERM, options="handle_sigterm=1")
+        self.assertEqual(status, -signal.SIGTERM)
+        (prof,) = profs
+        (d,) = read_raw(prof)
+        self.assertEqual(harness.mibs_by_size(d)[64]["TotalAccessCount"], 2)
+        status, _, profs = self.signalled(exe, signal.SIGTERM)
+        self.assertEqual((status, profs), (-signal.SIGTERM, []))
+        status, out, profs = self.signalled(exe, signal.SIGTERM, ["h"], "handle_sigterm=1")
+        self.assertEqual((status, out, len(profs)), (9, "own handler\n", 1))
+        status, _, profs = self.signalled(exe, signal.SIGINT)
+        self.assertEqual((status, profs), (-signal.SIGINT, []))
+        status, _, profs = self.signalled(exe, signal.SIGINT, options="handle_sigint=1")
+        self.assertEqual((status, len(profs)), (-signal.SIGINT, 1))
 
     def test_exit_dump_after_atexit_and_destructors(self):
         exe = self.build("exit_order.c")
