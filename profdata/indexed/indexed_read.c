@@ -89,6 +89,8 @@ static void add_facts(mp_profile *p, const mp_symsec *s) {
   for (uint32_t i = 0; i < s->n_intervals; i++)
     mp_intervals_add(&p->intervals, s->intervals[i]);
   p->uninstrumented |= s->uninstrumented;
+  for (uint32_t i = 0; i < s->n_programs; i++)
+    mp_add_program(p, s->programs[i].path, strlen(s->programs[i].path), s->programs[i].inputs);
 }
 
 static int read_header(const unsigned char *d, size_t len, uint64_t *memprof,

@@ -98,7 +98,7 @@ int mp_write_indexed(const mp_profile *p, const mp_index_opts *o, mp_buf *out,
    * temporary allocations, which LLVM's format has no room for */
   if (o->symbolized_section && has_memprof(p) &&
       (has_syms(&v) || mp_symsec_has_facts(p) ||
-       mp_symsec_has_temporaries(p, &k)))
+       mp_symsec_has_temporaries(p, &k) || mp_symsec_has_programs(p)))
     mp_symsec_write(out, p, &k);
   rc = 0;
 done:

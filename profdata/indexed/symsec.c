@@ -2,18 +2,21 @@
  *
  * Section (all offsets relative to its first byte, every table 8-aligned):
  *   header (64 bytes; 80 from version 1.1 when the profile has facts, 96
- *   from 1.2 when it has temporary allocations),
+ *   from 1.2 when it has temporary allocations, 112 from 1.3 when it
+ *   names its programs),
  *   entries (32 bytes each; the last word the entry's flags), path nodes (8 bytes each: component string
  *   id, parent node id), string table (8 bytes each: offset and length in
  *   the blob), blob, from 1.1 the sampling intervals (u64 each), and from
- *   1.2 the temporaries (u64 call-stack key, u64 count, keys increasing).
+ *   1.2 the temporaries (u64 call-stack key, u64 count, keys increasing),
+ *   from 1.3 the programs (u32 inputs, u32 path length, the path padded
+ *   to 8; paths increasing).
  * Trailer (last 40 bytes of the file): "MPSYMSEC", u32 major, u32 minor,
  * u64 section offset, u64 section size, u32 crc32 of the section, u32 0.
  * The facts (how the inputs were recorded: their sampling intervals and
  * whether one was not instrumented) and the temporaries are written only
  * when there is something to say, so that a profile recorded in full gets
- * the 1.0 section byte for byte, and one without temporaries the 1.0 or
- * 1.1 section.
+ * the 1.0 section byte for byte, one without temporaries the 1.0 or 1.1
+ * section, and one without programs the 1.0, 1.1 or 1.2 section.
  * docs/symbolized-section.md is the normative description.
  */
 #include "common/io.h"
@@ -27,6 +30,7 @@
 #define HEADER_SIZE 64u
 #define HEADER_SIZE_FACTS 80u /* 1.1: facts flags, intervals count and offset */
 #define HEADER_SIZE_TEMPS 96u /* 1.2: temporaries count, 0, offset */
+#define HEADER_SIZE_PROGRAMS 112u /* 1.3: programs count, 0, offset */
 #define ENTRY_SIZE 32u
 #define NODE_SIZE 8u
 #define STRING_SIZE 8u
@@ -138,6 +142,32 @@ static void write_temporaries(mp_buf *out, size_t base, const temp_entry *t,
   memcpy(out->data + base + HEADER_SIZE_FACTS + 8, &off, sizeof off);
 }
 
+int mp_symsec_has_programs(const mp_profile *p) { return p->n_programs != 0; }
+
+static int cmp_program(const void *a, const void *b) {
+  return strcmp((*(const mp_program *const *)a)->path, (*(const mp_program *const *)b)->path);
+}
+
+/* The 1.3 header fields and the programs table, at the section's end, by
+ * path (the order of the inputs does not show in the file). */
+static void write_programs(mp_buf *out, size_t base, const mp_profile *p) {
+  uint64_t off = out->len - base;
+  const mp_program **v = mp_xmalloc((p->n_programs + 1) * sizeof *v);
+  for (size_t i = 0; i < p->n_programs; i++) v[i] = &p->programs[i];
+  qsort(v, p->n_programs, sizeof *v, cmp_program);
+  for (size_t i = 0; i < p->n_programs; i++) {
+    uint32_t len = (uint32_t)strlen(v[i]->path);
+    mp_buf_u32(out, v[i]->inputs);
+    mp_buf_u32(out, len);
+    mp_buf_put(out, v[i]->path, len);
+    pad8(out, base);
+  }
+  free(v);
+  uint32_t h32[2] = {(uint32_t)p->n_programs, 0};
+  memcpy(out->data + base + HEADER_SIZE_TEMPS, h32, sizeof h32);
+  memcpy(out->data + base + HEADER_SIZE_TEMPS + 8, &off, sizeof off);
+}
+
 /* The 1.1 header fields and the intervals table, at the section's end. */
 static void write_facts(mp_buf *out, size_t base, const mp_profile *p) {
   uint64_t off = out->len - base;
@@ -182,12 +212,17 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const mp_symsec_keys *k) 
   while (out->len % 8) mp_buf_u8(out, 0);
   size_t base = out->len;
   size_t n_temps;
-  temp_entry *temps = temp_entries(p, k, &n_temps);
-  /* a 1.2 header holds the facts' fields too: they are always written
-   * with it (the intervals the inputs had, 0 for a full record) */
-  int facts = mp_symsec_has_facts(p) || n_temps;
-  uint32_t header_size = n_temps ? HEADER_SIZE_TEMPS
-                         : facts ? HEADER_SIZE_FACTS : HEADER_SIZE;
+  temp_entry *temps_of = temp_entries(p, k, &n_temps);
+  /* a 1.2 header holds the facts' fields too, and a 1.3 one the
+   * temporaries' fields: they are always written with it (the intervals
+   * the inputs had, 0 for a full record; no temporaries) */
+  int programs = mp_symsec_has_programs(p);
+  int temps = n_temps || programs;
+  int facts = mp_symsec_has_facts(p) || temps;
+  uint32_t header_size = programs ? HEADER_SIZE_PROGRAMS
+                         : temps  ? HEADER_SIZE_TEMPS
+                         : facts  ? HEADER_SIZE_FACTS
+                                  : HEADER_SIZE;
   for (unsigned i = 0; i < header_size; i++) mp_buf_u8(out, 0);
   uint8_t *flags = entry_flags(p);
   uint32_t n_entries = 0;
@@ -219,17 +254,20 @@ void mp_symsec_write(mp_buf *out, const mp_profile *p, const mp_symsec_keys *k) 
   write_strings(out, base, w.strs, &strings_off, &blob_off, &blob_size);
 
   if (facts) write_facts(out, base, p);
-  if (n_temps) write_temporaries(out, base, temps, n_temps);
+  if (temps) write_temporaries(out, base, temps_of, n_temps);
+  if (programs) write_programs(out, base, p);
 
   uint32_t h32[6] = {header_size, k->key_kind, n_entries, ENTRY_SIZE,
                      (uint32_t)w.n_nodes, (uint32_t)w.strs->n_strings};
   memcpy(out->data + base, h32, sizeof h32);
   uint64_t h64[5] = {header_size, nodes_off, strings_off, blob_off, blob_size};
   memcpy(out->data + base + 24, h64, sizeof h64);
-  write_trailer(out, base, n_temps ? MP_SYMSEC_MINOR_TEMPORARIES
-                           : facts ? MP_SYMSEC_MINOR_FACTS : 0);
+  write_trailer(out, base, programs ? MP_SYMSEC_MINOR_PROGRAMS
+                           : temps  ? MP_SYMSEC_MINOR_TEMPORARIES
+                           : facts  ? MP_SYMSEC_MINOR_FACTS
+                                    : 0);
 
-  free(temps);
+  free(temps_of);
   free(flags);
   free(file_node);
   free(w.node_comp);
@@ -384,6 +422,43 @@ static int read_temporaries(sec *s, mp_symsec *out, mp_err *err) {
   return 0;
 }
 
+/* The 1.3 programs, when the header is long enough to hold them: each
+ * entry inside the section, its count above 0, the paths non-empty and
+ * increasing (distinct, in order: what the writer puts). */
+static int read_programs(sec *s, mp_symsec *out, mp_err *err) {
+  if (mp_rd32(s->d) < HEADER_SIZE_PROGRAMS) return 0;
+  uint32_t n = mp_rd32(s->d + 96);
+  uint64_t at = mp_rd64(s->d + 104);
+  unsigned long long base = (unsigned long long)s->base;
+  if (!table_fits(s, at, n, 8))
+    return mp_fail(err, "symbolized section at offset 0x%llx: %u programs at "
+                   "0x%llx are outside the section", base, n, (unsigned long long)at);
+  out->programs = mp_xcalloc((size_t)n + 1, sizeof *out->programs);
+  for (uint32_t i = 0; i < n; i++) {
+    if (s->size - at < 8)
+      return mp_fail(err, "symbolized section at offset 0x%llx: program %u "
+                     "runs past the section", base, i);
+    uint32_t inputs = mp_rd32(s->d + at), len = mp_rd32(s->d + at + 4);
+    if (len == 0 || len > s->size - at - 8)
+      return mp_fail(err, "symbolized section at offset 0x%llx: program %u's "
+                     "path (%u bytes) is empty or runs past the section", base, i, len);
+    if (inputs == 0)
+      return mp_fail(err, "symbolized section at offset 0x%llx: program %u "
+                     "has 0 inputs", base, i);
+    char *path = mp_xmalloc((size_t)len + 1);
+    memcpy(path, s->d + at + 8, len);
+    path[len] = 0;
+    out->programs[i] = (mp_program){path, inputs};
+    out->n_programs = i + 1; /* freed with the section on failure */
+    if (memchr(path, 0, len) || (i && strcmp(out->programs[i - 1].path, path) >= 0))
+      return mp_fail(err, "symbolized section at offset 0x%llx: program %u's "
+                     "path is not after the one before it in increasing order",
+                     base, i);
+    at += (8 + (uint64_t)len + 7) & ~(uint64_t)7;
+  }
+  return 0;
+}
+
 static int get_string(const sec *s, uint32_t id, const unsigned char **p,
                       uint32_t *n, mp_err *err) {
   const unsigned char *e = s->d + s->strings_off + (uint64_t)id * STRING_SIZE;
@@ -462,7 +537,8 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
   if (!mp_symsec_present(data, len))
     return mp_fail(err, "no symbolized section trailer");
   if (read_trailer(data, len, &s, err) || read_header(&s, err)) return -1;
-  if (read_facts(&s, out, err) || read_temporaries(&s, out, err)) {
+  if (read_facts(&s, out, err) || read_temporaries(&s, out, err) ||
+      read_programs(&s, out, err)) {
     mp_symsec_free(out);
     return -1;
   }
@@ -485,7 +561,7 @@ int mp_symsec_read(const void *data, size_t len, mp_symsec *out,
       free(e);
       free(name_at);
       free(b.d);
-      mp_symsec_free(out); /* the facts and temporaries read above */
+      mp_symsec_free(out); /* the facts, temporaries and programs read above */
       return -1;
     }
   }
@@ -507,5 +583,7 @@ void mp_symsec_free(mp_symsec *s) {
   free(s->storage);
   free(s->intervals);
   free(s->temp_keys); /* temp_counts shares its block */
+  for (uint32_t i = 0; i < s->n_programs; i++) free(s->programs[i].path);
+  free(s->programs);
   memset(s, 0, sizeof *s);
 }

@@ -22,6 +22,7 @@
 /* Minor versions: 2 with temporaries, 1 with facts only, 0 otherwise. */
 #define MP_SYMSEC_MINOR_FACTS 1u
 #define MP_SYMSEC_MINOR_TEMPORARIES 2u
+#define MP_SYMSEC_MINOR_PROGRAMS 3u
 #define MP_SYMSEC_TRAILER_SIZE 40u
 
 /* What an entry's frame key means. */
@@ -55,6 +56,8 @@ typedef struct mp_symsec_keys {
 
 /* 1 if some written call stack has temporary allocations to record. */
 int mp_symsec_has_temporaries(const mp_profile *p, const mp_symsec_keys *k);
+/* 1 if the profile names the programs its inputs came from. */
+int mp_symsec_has_programs(const mp_profile *p);
 
 /* Pad `out` to 8 and append the section (one entry for each written
  * frame that has symbol info, one temporaries entry for each written
@@ -83,6 +86,9 @@ typedef struct mp_symsec {
    * increasing, its count (> 0) */
   uint64_t *temp_keys, *temp_counts;
   uint32_t n_temporaries;
+  /* the programs the inputs profiled (1.3), by path */
+  mp_program *programs;
+  uint32_t n_programs;
 } mp_symsec;
 
 /* 1 if the file ends with our trailer magic. */

@@ -394,17 +394,17 @@ void mp_add_call_site(mp_profile *p, uint64_t guid, uint32_t stack,
   }
 }
 
-void mp_add_program(mp_profile *p, const char *path, size_t len) {
+void mp_add_program(mp_profile *p, const char *path, size_t len, uint32_t inputs) {
   for (size_t i = 0; i < p->n_programs; i++)
     if (strlen(p->programs[i].path) == len && !memcmp(p->programs[i].path, path, len)) {
-      p->programs[i].inputs++;
+      p->programs[i].inputs += inputs;
       return;
     }
   p->programs = mp_xrealloc(p->programs, (p->n_programs + 1) * sizeof *p->programs);
   char *s = mp_xmalloc(len + 1);
   memcpy(s, path, len);
   s[len] = 0;
-  p->programs[p->n_programs++] = (mp_program){s, 1};
+  p->programs[p->n_programs++] = (mp_program){s, inputs};
 }
 
 /* Grows by the stack id alone: the raw reader adds temporaries on its MIB

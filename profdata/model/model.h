@@ -167,8 +167,9 @@ typedef struct mp_profile {
 
   /* The programs the raw inputs profiled (their note's first path: the
    * executable, docs/raw-format.md section 7), in the order first seen,
-   * each with how many inputs came from it (mp_add_program).  None for
-   * inputs without paths in their note and for indexed inputs. */
+   * each with how many inputs came from it (mp_add_program); merge keeps
+   * them in our symbolized section.  None for inputs without paths in
+   * their note. */
   mp_program *programs;
   size_t n_programs;
 
@@ -181,8 +182,8 @@ typedef struct mp_profile {
 } mp_profile;
 
 void mp_add_temporaries(mp_profile *p, uint32_t stack, uint64_t n);
-/* One more input from the program at path[0..len). */
-void mp_add_program(mp_profile *p, const char *path, size_t len);
+/* `inputs` more inputs from the program at path[0..len). */
+void mp_add_program(mp_profile *p, const char *path, size_t len, uint32_t inputs);
 static inline uint64_t mp_temporaries(const mp_profile *p, uint32_t stack) {
   return stack < p->cap_temporaries ? p->temporaries[stack] : 0;
 }

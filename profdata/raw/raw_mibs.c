@@ -123,7 +123,7 @@ void raw_add_mibs(raw_file *f, raw_mib_ctx *x) {
   for (uint32_t i = 0; i < f->intervals.n; i++)
     mp_intervals_add(&x->p->intervals, f->intervals.v[i]);
   x->p->uninstrumented |= f->uninstrumented;
-  if (f->program) mp_add_program(x->p, f->program, f->program_len);
+  if (f->program) mp_add_program(x->p, f->program, f->program_len, 1);
   x->p->mib_fields |= MP_MIB_ALL_FIELDS;
   size_t total = 0;
   for (size_t d = 0; d < f->n_dumps; d++) total += f->dumps[d].n_mibs;

@@ -55,11 +55,12 @@ void rpt_json_notes(const mp_profile *p, mp_buf *out, const char *open,
   if (n[0] || n[1]) mp_buf_printf(out, "%s", close);
 }
 
-/* Most inputs first; ties in the order the programs were first seen. */
+/* Most inputs first, ties by path: the same order whether the inputs
+ * were raw profiles or a merge of them. */
 static int by_inputs(const void *a, const void *b) {
   const mp_program *x = *(const mp_program *const *)a, *y = *(const mp_program *const *)b;
   if (x->inputs != y->inputs) return x->inputs < y->inputs ? 1 : -1;
-  return x < y ? -1 : x > y;
+  return strcmp(x->path, y->path);
 }
 
 size_t rpt_programs(const mp_profile *p, mp_buf *out, int json) {

@@ -208,7 +208,7 @@ class PreloadedMergeOrder(harness.ProfTest):
         raws = self.raws
         want = self.read(self.merge(raws, "flat.memprofdata"))
         self.assertEqual(want[-40:-28], b"MPSYMSEC" + struct.pack("<I", 1))
-        self.assertEqual(struct.unpack_from("<I", want, len(want) - 28)[0], 2)
+        self.assertEqual(struct.unpack_from("<I", want, len(want) - 28)[0], 3)  # 1.3: programs
         lo = self.merge(raws[:2], "lo.memprofdata")
         hi = self.merge(raws[2:], "hi.memprofdata")
         one = self.merge([raws[1]], "one.memprofdata")

@@ -67,9 +67,24 @@ def section(path):
                           for i in range(n)]
 
 
+def programs(path):
+    """[(inputs, path)] of the file's symbolized section (1.3)."""
+    with open(path, "rb") as f:
+        d = f.read()
+    t = len(d) - 40
+    base = struct.unpack_from("<Q", d, t + 16)[0]
+    n, _, at = struct.unpack_from("<IIQ", d, base + 96)
+    out = []
+    for _ in range(n):
+        inputs, size = struct.unpack_from("<II", d, base + at)
+        out.append((inputs, d[base + at + 8:base + at + 8 + size].decode()))
+        at += (8 + size + 7) // 8 * 8
+    return out
+
+
 def as_version_1_1(path, out):
-    """The 1.2 file `path` as the 1.1 writer wrote it: header 80, no
-    temporaries table (it ends the section), trailer minor 1."""
+    """The 1.3 file `path` as the 1.1 writer wrote it: header 80, no
+    temporaries or programs table (they end the section), trailer minor 1."""
     with open(path, "rb") as f:
         d = f.read()
     t = len(d) - 40
@@ -77,10 +92,10 @@ def as_version_1_1(path, out):
     sec = bytearray(d[base:base + size])
     off = struct.unpack_from("<Q", sec, 88)[0]
     del sec[off:]
-    del sec[80:96]
+    del sec[80:112]
     struct.pack_into("<I", sec, 0, 80)
     for field in (24, 32, 40, 48, 72):  # offsets of the tables after the header
-        struct.pack_into("<Q", sec, field, struct.unpack_from("<Q", sec, field)[0] - 16)
+        struct.pack_into("<Q", sec, field, struct.unpack_from("<Q", sec, field)[0] - 32)
     trailer = b"MPSYMSEC" + struct.pack("<IIQQII", 1, 1, base, len(sec), zlib.crc32(sec), 0)
     with open(out, "wb") as f:
         f.write(d[:base] + bytes(sec) + trailer)
@@ -151,10 +166,43 @@ class MergeTemporaries(harness.ProfTest):
 
     def test_section_table(self):
         minor, hsize, temps = section(self.merge("m.memprofdata", self.raw))
-        self.assertEqual((minor, hsize), (2, 96))
+        self.assertEqual((minor, hsize), (3, 112))  # with the program (1.3)
         keys = [k for k, _ in temps]
         self.assertEqual(keys, sorted(set(keys)))
         self.assertEqual(sorted(n for _, n in temps), sorted(r[0] for r in ROWS))
+
+    def test_programs_kept(self):
+        """The raw profile's program and its count of inputs (1.3): added
+        up by merging again, named by the report of the merged file."""
+        exe = os.path.realpath(self.shared.path("temporaries"))
+        once = self.merge("p1.memprofdata", self.raw)
+        self.assertEqual(programs(once), [(1, exe)])
+        twice = self.merge("p2.memprofdata", once, self.raw)
+        self.assertEqual(programs(twice), [(2, exe)])
+        self.assertIn(f"\n  program                {exe} (2 profiles)\n", self.report(twice))
+
+    def test_damaged_programs_refused(self):
+        """A program entry with no inputs, or a path running past the
+        section, is refused with a message (the CRC made right, so the
+        reader's own checks are what speak)."""
+        once = self.merge("d.memprofdata", self.raw)
+        with open(once, "rb") as f:
+            d = bytearray(f.read())
+        t = len(d) - 40
+        base, size = struct.unpack_from("<QQ", d, t + 16)
+        at = struct.unpack_from("<Q", d, base + 104)[0]
+        for field, value, says in ((0, 0, "program 0 has 0 inputs"),
+                                   (4, 1 << 30, "program 0's path (1073741824 bytes) is empty "
+                                                "or runs past the section")):
+            bad = bytearray(d)
+            struct.pack_into("<I", bad, base + at + field, value)
+            struct.pack_into("<I", bad, t + 32, zlib.crc32(bad[base:base + size]))
+            path = self.scratch.path(f"bad{field}.memprofdata")
+            with open(path, "wb") as f:
+                f.write(bad)
+            r = harness.memprof_profdata("report", path, check=False)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn(says, r.stderr)
 
     def test_llvm_reads_the_file_as_without_the_section(self):
         ours = self.merge("m.memprofdata", self.raw)
@@ -174,7 +222,7 @@ class MergeTemporaries(harness.ProfTest):
         r = harness.memprof_profdata("report", old)
         self.assertNotIn(HEAD, r.stdout)
         self.assertIn("Note: Not instrumented (preloaded)", r.stdout)
-        strip = lambda out: out.split(HEAD, 1)[0]
+        strip = lambda out: re.sub(r"\n  program  .*", "", out.split(HEAD, 1)[0])
         self.assertEqual(strip(r.stdout), strip(self.report(merged)))
         sampled = os.path.join(CORPUS, "sampled-facts.memprofdata")
         self.assertEqual(section(sampled)[:2], (1, 80))

@@ -102,24 +102,24 @@ class Sampled(harness.ProfTest):
 
 class TestFacts(Sampled):
     def test_section_records_the_intervals(self):
-        self.assertEqual(section(self.mp["r64k"]), (1, 80, 0, [65536]))
-        self.assertEqual(section(self.mp["mixed"]), (1, 80, 0, [4096, 65536]))
-        self.assertEqual(section(self.mp["with_exact"]), (1, 80, 0, [0, 65536]))
-        # preloaded and recorded in full: its temporary allocations make
-        # it 1.2 (header 96), which keeps the facts' fields
-        self.assertEqual(section(self.mp["plain"]), (2, 96, 1, [0]))
+        # the runtime's note names the program, which makes these 1.3
+        # (header 112), which keeps the facts' fields
+        self.assertEqual(section(self.mp["r64k"]), (3, 112, 0, [65536]))
+        self.assertEqual(section(self.mp["mixed"]), (3, 112, 0, [4096, 65536]))
+        self.assertEqual(section(self.mp["with_exact"]), (3, 112, 0, [0, 65536]))
+        self.assertEqual(section(self.mp["plain"]), (3, 112, 1, [0]))
         # recorded in full: the 1.0 section, no facts
         self.assertEqual(section(self.mp["exact"]), (0, 64, None, None))
 
     def test_merging_merged_files_keeps_them(self):
         again = self.merge("again", self.mp["r4k"], self.mp["r64k"])
-        self.assertEqual(section(again), (1, 80, 0, [4096, 65536]))
+        self.assertEqual(section(again), (3, 112, 0, [4096, 65536]))
         llvm = self.shared.path("nosec.memprofdata")
         harness.memprof_profdata("merge", self.raw["exact"], f"--profiled-binary={self.exe}",
                                  "--no-symbolized-section", "-o", llvm)
         # a file without facts counts as recorded in full
         self.assertEqual(section(self.merge("with_llvm", llvm, self.mp["r64k"])),
-                         (1, 80, 0, [0, 65536]))
+                         (3, 112, 0, [0, 65536]))
         # without the section the facts are gone, as documented
         bare = self.merge("bare", self.mp["r64k"], extra=["--no-symbolized-section"])
         self.assertEqual(self.show_notes(bare), [])
@@ -155,13 +155,14 @@ class TestFacts(Sampled):
 
     def test_speedscope_dhat_folded(self):
         ss = json.loads(rc.report(self.mp["mixed"], "--format=speedscope").stdout)
-        self.assertEqual(ss["name"], "memory profile: " + MIXED)
+        exe, plain = os.path.realpath(self.exe), os.path.realpath(self.plain)
+        self.assertEqual(ss["name"], f"memory profile of {exe} (2 profiles): " + MIXED)
         ss = json.loads(rc.report(self.mp["exact"], "--format=speedscope").stdout)
         self.assertEqual(ss["name"], "memory profile")
         dh = json.loads(rc.report(self.mp["plain"], "--format=dhat").stdout)
-        self.assertEqual(dh["cmd"], f"memprof-profdata report ({UNINSTR})")
+        self.assertEqual(dh["cmd"], f"memprof-profdata report of {plain} ({UNINSTR})")
         dh = json.loads(rc.report(self.mp["r64k"], "--format=dhat").stdout)
-        self.assertEqual(dh["cmd"], f"memprof-profdata report ({SAMPLED_64K})")
+        self.assertEqual(dh["cmd"], f"memprof-profdata report of {exe} ({SAMPLED_64K})")
         dh = json.loads(rc.report(self.mp["exact"], "--format=dhat").stdout)
         self.assertEqual(dh["cmd"], "memprof-profdata report")
         folded = rc.report(self.mp["r64k"], "--format=folded")
@@ -203,8 +204,9 @@ class TestFacts(Sampled):
                 else:
                     self.fail(f"wire type {wire}")
             return [strings[k] for k in idx]
-        self.assertEqual(comments(self.mp["mixed"]), [MIXED])
-        self.assertEqual(comments(self.mp["plain"]), [UNINSTR])
+        exe, plain = os.path.realpath(self.exe), os.path.realpath(self.plain)
+        self.assertEqual(comments(self.mp["mixed"]), [MIXED, f"Program: {exe} (2 profiles)"])
+        self.assertEqual(comments(self.mp["plain"]), [UNINSTR, f"Program: {plain}"])
         self.assertEqual(comments(self.mp["exact"]), [])
 
     @unittest.skipUnless(shutil.which("go"), "Go's pprof (golang-go) is not installed")
@@ -214,7 +216,8 @@ class TestFacts(Sampled):
         env = dict(os.environ)
         env.setdefault("HOME", "/tmp")
         got = harness.run(["go", "tool", "pprof", "-comments", out], env=env).stdout
-        self.assertEqual(got.strip().splitlines(), [SAMPLED_64K])
+        self.assertEqual(got.strip().splitlines(),
+                         [SAMPLED_64K, f"Program: {os.path.realpath(self.exe)}"])
 
 
 @unittest.skipUnless(rc.chromium(), "chromium is not installed")
