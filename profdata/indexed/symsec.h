@@ -19,7 +19,8 @@
 
 #define MP_SYMSEC_MAGIC "MPSYMSEC"
 #define MP_SYMSEC_MAJOR 1u
-/* Minor versions: 2 with temporaries, 1 with facts only, 0 otherwise. */
+/* Minor versions: 3 with programs, 2 with temporaries, 1 with facts only,
+ * 0 otherwise. */
 #define MP_SYMSEC_MINOR_FACTS 1u
 #define MP_SYMSEC_MINOR_TEMPORARIES 2u
 #define MP_SYMSEC_MINOR_PROGRAMS 3u

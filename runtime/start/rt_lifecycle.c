@@ -112,20 +112,27 @@ void rt_lifecycle_install(void) {
   }
 }
 
+/* The process's last profile: statistics, the roots census's entry
+ * (inline, so that the registers and frame saved are the caller's), the
+ * dump, and recording stopped. */
+static inline __attribute__((always_inline)) void end_dump(int from_signal) {
+  if (rt_flags.atexit)
+    rt_print_exit_stats();
+  rt_roots_at_exit = 1;
+  RT_ROOTS_ENTER();
+  if (rt_flags.dump_at_exit)
+    rt_dump(from_signal);
+  __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
+  rt_exit_dumped = 1;
+}
+
 /* .fini_array.101 runs after every handler registered with atexit /
  * __cxa_atexit (C++ static destructors included), since exit() calls those
  * before _dl_fini, and after the executable's other destructors. */
 __attribute__((destructor(101))) static void rt_exit(void) {
   if (!rt_inited || rt_exit_dumped)
     return;
-  if (rt_flags.atexit)
-    rt_print_exit_stats();
-  rt_roots_at_exit = 1;
-  RT_ROOTS_ENTER();
-  if (rt_flags.dump_at_exit)
-    rt_dump(0);
-  __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
-  rt_exit_dumped = 1;
+  end_dump(0);
   rt_output_exit_check();
 }
 
@@ -140,14 +147,7 @@ RT_EXPORT __attribute__((noreturn)) void _exit(int status) {
   static int ending;
   if (rt_inited && !rt_exit_dumped && rt_flags.dump_at__exit && rt_owns_memory() &&
       !__atomic_exchange_n(&ending, 1, __ATOMIC_ACQ_REL)) {
-    if (rt_flags.atexit)
-      rt_print_exit_stats();
-    rt_roots_at_exit = 1;
-    RT_ROOTS_ENTER();
-    if (rt_flags.dump_at_exit)
-      rt_dump(rt_mib_thread_locked());
-    __atomic_store_n(&rt_recording, 0, __ATOMIC_RELEASE);
-    rt_exit_dumped = 1;
+    end_dump(rt_mib_thread_locked());
     if (rt_profile_failed && status == 0)
       status = 1;
   }
