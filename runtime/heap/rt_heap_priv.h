@@ -43,7 +43,11 @@
  *
  * Each slot's state word (live flag, size, cpu) sits out of line in a
  * parallel array, so foreign pointers can be checked without touching
- * them.  A live block's stack ref and allocation time sit in its slot's
+ * them.  The price is one line more per free, a miss when blocks are
+ * freed in an order unlike their allocation's (perl freeing a large hash
+ * in hash order); finishing each free one call later, its word
+ * prefetched, removed that miss but helped no other program measured
+ * (bench/README.md, "Preloaded").  A live block's stack ref and allocation time sit in its slot's
  * lead when it has one (most small blocks: the line the program uses
  * anyway, and no page of metadata), else in the slot's last 8 bytes when
  * the block leaves them free (blocks of 33-56 bytes: their free then
