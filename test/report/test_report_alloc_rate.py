@@ -102,8 +102,12 @@ class StartTime(harness.ProfTest):
     progs/schedule.c sleeps 300 ms before its first allocation, so its
     first census is at 300 ms or later, and the run (300 + 3 x 150 ms of
     pauses) ends at 750 ms or later, but no later than the wall time the
-    test measured around it, plus the 10 ms the kernel's start may be
-    early by."""
+    test measured around it plus a margin: the kernel's start may be early
+    by a tick (10 ms), start and end are each floored to a millisecond,
+    and the profile counts CLOCK_REALTIME, which time-keeping may step by
+    a few milliseconds against the monotonic clock the test measures with.
+    A start taken from the wrong clock or the wrong process would be off
+    by far more."""
 
     def test_first_census_after_the_pause(self):
         s = self.scratch
@@ -122,7 +126,7 @@ class StartTime(harness.ProfTest):
         end = tl["end_ms"] - tl["start_ms"]
         self.assertGreaterEqual(first, 300)
         self.assertGreaterEqual(end, 750)
-        self.assertLessEqual(end, wall + 10)
+        self.assertLessEqual(end, wall + 20)
         out = rc.report(raw).stdout
         m = re.search(r"peak live heap .* at ([\d.]+ m?s) of ([\d.]+ m?s)\n", out)
         self.assertEqual(m.group(2), fmt_ms(end))
