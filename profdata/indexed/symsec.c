@@ -450,7 +450,10 @@ static int read_programs(sec *s, mp_symsec *out, mp_err *err) {
     path[len] = 0;
     out->programs[i] = (mp_program){path, inputs};
     out->n_programs = i + 1; /* freed with the section on failure */
-    if (memchr(path, 0, len) || (i && strcmp(out->programs[i - 1].path, path) >= 0))
+    if (memchr(path, 0, len))
+      return mp_fail(err, "symbolized section at offset 0x%llx: program %u's "
+                     "path holds a zero byte", base, i);
+    if (i && strcmp(out->programs[i - 1].path, path) >= 0)
       return mp_fail(err, "symbolized section at offset 0x%llx: program %u's "
                      "path is not after the one before it in increasing order",
                      base, i);

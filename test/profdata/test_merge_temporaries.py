@@ -182,9 +182,9 @@ class MergeTemporaries(harness.ProfTest):
         self.assertIn(f"\n  program                {exe} (2 profiles)\n", self.report(twice))
 
     def test_damaged_programs_refused(self):
-        """A program entry with no inputs, or a path running past the
-        section, is refused with a message (the CRC made right, so the
-        reader's own checks are what speak)."""
+        """A program entry with no inputs, a path running past the
+        section or a path holding a zero byte is refused with a message
+        (the CRC made right, so the reader's own checks are what speak)."""
         once = self.merge("d.memprofdata", self.raw)
         with open(once, "rb") as f:
             d = bytearray(f.read())
@@ -193,7 +193,8 @@ class MergeTemporaries(harness.ProfTest):
         at = struct.unpack_from("<Q", d, base + 104)[0]
         for field, value, says in ((0, 0, "program 0 has 0 inputs"),
                                    (4, 1 << 30, "program 0's path (1073741824 bytes) is empty "
-                                                "or runs past the section")):
+                                                "or runs past the section"),
+                                   (8, 0, "program 0's path holds a zero byte")):
             bad = bytearray(d)
             struct.pack_into("<I", bad, base + at + field, value)
             struct.pack_into("<I", bad, t + 32, zlib.crc32(bad[base:base + size]))
