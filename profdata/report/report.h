@@ -173,9 +173,9 @@ const char *rpt_uninstrumented_note(const mp_profile *p);
 void rpt_json_notes(const mp_profile *p, mp_buf *out, const char *open,
                     const char *close);
 /* The programs the inputs profiled (mp_profile.programs), those with the
- * most inputs first (ties by path), each with its count of profiles where it has several
- * ("/usr/bin/cc1 (3 profiles), /usr/bin/make"), at most
- * RPT_PROGRAMS_NAMED of them named ("and 4 more").  Appended to out,
+ * most inputs first (ties by path), each with its count of profiles
+ * where it has several ("/usr/bin/cc1 (3 profiles), /usr/bin/make"), at
+ * most RPT_PROGRAMS_NAMED of them named ("and 4 more").  Appended to out,
  * JSON-escaped if `json`; returns how many programs there are (0: nothing
  * written). */
 #define RPT_PROGRAMS_NAMED 8

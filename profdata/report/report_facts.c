@@ -3,9 +3,10 @@
  * counts), and which programs it comes from.  The facts come from the
  * inputs (mp_profile.intervals and .uninstrumented: the runtime's note in
  * raw profiles, our symbolized section in indexed ones; .programs: the
- * note's first path, kept by merge in the same section); each format puts these sentences where
- * its readers look (report_text.c, report_html.c, report_pprof.c,
- * report_speedscope.c, report_dhat.c; stderr for the others and `show`).
+ * note's first path, kept by merge in the same section); each format
+ * puts these sentences where its readers look (report_text.c,
+ * report_html.c, report_pprof.c, report_speedscope.c, report_dhat.c;
+ * stderr for the others and `show`).
  */
 #include <inttypes.h>
 #include <stdio.h>

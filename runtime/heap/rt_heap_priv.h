@@ -47,8 +47,8 @@
  * freed in an order unlike their allocation's (perl freeing a large hash
  * in hash order); finishing each free one call later, its word
  * prefetched, removed that miss but helped no other program measured
- * (bench/README.md, "Preloaded").  A live block's stack ref and allocation time sit in its slot's
- * lead when it has one (most small blocks: the line the program uses
+ * (bench/README.md, "Preloaded").  A live block's stack ref and
+ * allocation time sit in its slot's lead when it has one (most small blocks: the line the program uses
  * anyway, and no page of metadata), else in the slot's last 8 bytes when
  * the block leaves them free (blocks of 33-56 bytes: their free then
  * touches no line of metadata), else, for a block that fills its slot, in

@@ -1,6 +1,6 @@
 """Runtime core: process lifecycle and stacks - fork (also while other
-threads allocate and dump), _exit and _Exit, deadly and termination signals, exit ordering (atexit handlers
-run before the exit dump), large live blocks (reported, unlike LLVM 22),
+threads allocate and dump), _exit and _Exit, deadly and termination
+signals, exit ordering (atexit handlers run before the exit dump), large live blocks (reported, unlike LLVM 22),
 thread stacks and malloc_context_size, dumps concurrent with threads and
 with dlopen.  Each program is in progs/."""
 import os
