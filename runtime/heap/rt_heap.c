@@ -5,7 +5,11 @@
  *
  * The live flag of a block is flipped to 0 by the MIB table under its lock
  * (rt_mib_on_free), which is what makes a concurrent dump see every block
- * exactly once: either live (walked here) or recorded. */
+ * exactly once: either live (walked here) or recorded.
+ *
+ * rt_alloc_own and rt_free_own start with a fast path for the small blocks
+ * sampling leaves unrecorded, the bulk of a sampled run's calls (below,
+ * "the fast paths"). */
 #include "rt_alloc.h"
 #include "rt_heap.h"
 #include "rt_live_high.h"
@@ -54,7 +58,7 @@ static inline int take_temporary(uintptr_t p, uint32_t stack) {
 
 /* Index of the slot of class c holding region offset off (< REGION_SIZE). */
 static inline uint64_t slot_index(int c, uint64_t off) {
-  return (uint64_t)(((unsigned __int128)off * class_recip[c]) >> 64);
+  return (uint64_t)(((unsigned __int128)off * classes[c].recip) >> 64);
 }
 
 /* p could be ours: non-null and the heap exists. */
@@ -67,7 +71,7 @@ static inline int heap_may_own(uintptr_t p) {
 static inline uint32_t *class_state(uintptr_t p, int *cls, uint32_t *slot,
                                     uint64_t *into) {
   int c = (int)((p - heap_base) >> REGION_SHIFT);
-  uint64_t off = p - region_start[c];
+  uint64_t off = p - classes[c].start;
   if (off >= REGION_SIZE)
     return NULL; /* before slot 0 */
   uint64_t i = slot_index(c, off);
@@ -75,8 +79,8 @@ static inline uint32_t *class_state(uintptr_t p, int *cls, uint32_t *slot,
     return NULL;
   *cls = c;
   *slot = (uint32_t)i;
-  *into = off - i * class_size[c];
-  uint32_t *w = &state_of_class[c][i];
+  *into = off - i * classes[c].size;
+  uint32_t *w = &classes[c].state[i];
   if (!w)
     __builtin_unreachable(); /* lets callers' NULL checks fold away */
   return w;
@@ -107,7 +111,7 @@ static inline uintptr_t class_block(int c, uint32_t s, size_t size, size_t align
                                     int zero, uint32_t *lead) {
   *lead = lead_bit(c, size, align);
   uintptr_t p = slot_addr(c, s) + lead_of(*lead);
-  if (zero && (state_of_class[c][s] & DIRTY_BIT))
+  if (zero && (classes[c].state[s] & DIRTY_BIT))
     rt_memset((void *)p, 0, size);
   return p;
 }
@@ -137,7 +141,7 @@ static __attribute__((noinline)) void *alloc_recorded(size_t size, size_t align,
     block_meta *m = meta_of(c, s, lead | (uint32_t)size);
     m->stack = ref = rt_stack_intern(&cap);
     m->alloc_ts = ts;
-    __atomic_store_n(&state_of_class[c][s],
+    __atomic_store_n(&classes[c].state[s],
                      RT_LIVE_BIT | DIRTY_BIT | lead | pack_cpu(cpu) << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
@@ -160,7 +164,8 @@ void *rt_alloc_recorded(size_t size, size_t align, int zero, rt_caller caller) {
   return alloc_recorded(size, align, zero, caller, 0);
 }
 
-void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
+static __attribute__((noinline)) void *alloc_own(size_t size, size_t align, int zero,
+                                                 rt_caller caller) {
   if (RT_UNLIKELY(!heap_ensure()))
     return rt_forward_alloc(size, align ? align : 16, zero); /* rt_forwarding */
   if (RT_UNLIKELY(!rt_inited))
@@ -184,7 +189,7 @@ void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
   if (RT_LIKELY(s != NO_SLOT)) {
     uint32_t lead;
     p = class_block(c, s, size, align, zero, &lead);
-    __atomic_store_n(&state_of_class[c][s],
+    __atomic_store_n(&classes[c].state[s],
                      RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT |
                          (uint32_t)size,
                      __ATOMIC_RELEASE);
@@ -253,7 +258,7 @@ static int retire(uintptr_t p, uint64_t size, uint32_t stack, uint32_t ts,
   return rt_claim_live(live);
 }
 
-void rt_free_own(void *ptr) {
+static __attribute__((noinline)) void free_own(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   if (!heap_may_own(p)) {
     if (p && __atomic_load_n(&rt_forwarding, __ATOMIC_RELAXED))
@@ -309,6 +314,112 @@ void rt_free_own(void *ptr) {
   rt_timeline_count(1, b.size, b.stack, stamp, 0);
   rt_heap_high_count(1, b.size, ptr);
   rt_large_release(p);
+}
+
+/* ---- the fast paths ------------------------------------------------------
+ * Under sampling most calls are for blocks left unrecorded.  Those of up
+ * to 1 KiB (not zeroed, aligned to at most 16), while no hook is installed
+ * and no watcher of the live high is set, go from and to this thread's
+ * cache here, reading the thread's first cache line, the class's record,
+ * the bin and (free) the slot's state word.  Everything else goes to the
+ * general path (alloc_own, free_own), which makes every check again: a
+ * draw that records, an empty or full bin, a thread without a cache (its
+ * bins empty until the heap is up), a call inside another (a signal
+ * handler), a pointer that is not a live unrecorded block's.  Both paths
+ * write the same state word and count the same statistics
+ * (test_rt_safety.UnrecordedFrees runs a program through each). */
+
+static inline int fast_ok(void) {
+  return !__atomic_load_n(&rt_hooks_maybe, __ATOMIC_RELAXED) &&
+         !__atomic_load_n(&rt_heap_high_step, __ATOMIC_RELAXED);
+}
+
+static inline int tc_idle(void) { return rt_tc.state == TC_REGISTERED && !rt_tc.busy; }
+
+/* leave_busy without the draining, which the fast paths leave to the
+ * functions below, called last (sibling calls, runtime/CMakeLists.txt): no
+ * value of theirs lives across a call, and they need no register a call
+ * must keep. */
+static inline int busy_done(void) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  rt_tc.busy = 0;
+  return __atomic_load_n(&rt_tc.n_deferred, __ATOMIC_ACQUIRE) != 0;
+}
+
+static __attribute__((noinline)) void *drained(void *p) {
+  rt_drain_deferred();
+  return p;
+}
+
+static __attribute__((noinline)) void *alloc_own_busy(size_t size, size_t align, int zero,
+                                                      rt_caller caller) {
+  leave_busy();
+  return alloc_own(size, align, zero, caller);
+}
+
+static __attribute__((noinline)) void free_own_busy(void *p) {
+  leave_busy();
+  free_own(p);
+}
+
+void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
+  int64_t left = rt_sample_left - (int64_t)(size | (size == 0));
+  if (RT_LIKELY(left > 0 && size <= 1024 && align <= 16 && !zero && fast_ok() && tc_idle())) {
+    int c = rt_class_for(size);
+    tc_bin *b = &rt_tc.bin[c];
+    enter_busy();
+    uint32_t n = b->n;
+    if (RT_LIKELY(n)) {
+      uint32_t s = b->slot[n - 1];
+      b->n = n - 1;
+      rt_sample_left = left;
+      const class_rec *k = &classes[c];
+      uint32_t lead = lead_bit(c, size, 16);
+      __atomic_store_n(&k->state[s],
+                       RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT | (uint32_t)size,
+                       __ATOMIC_RELEASE);
+      rt_tc.cnt.mallocs++;
+      rt_tc.cnt.bytes_alloc += size;
+      void *p = (void *)(k->start + s * (uint64_t)k->size + lead_of(lead));
+      return RT_UNLIKELY(busy_done()) ? drained(p) : p;
+    }
+    return alloc_own_busy(size, align, zero, caller);
+  }
+  return alloc_own(size, align, zero, caller);
+}
+
+void rt_free_own(void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (RT_LIKELY(in_heap(p) && fast_ok() && tc_idle())) {
+    int c = (int)((p - heap_base) >> REGION_SHIFT);
+    const class_rec *k = &classes[c];
+    uint64_t off = p - k->start;
+    uint64_t i = slot_index(c, off);
+    if (RT_LIKELY(off < REGION_SIZE && i < k->max_slots)) {
+      uint32_t *w = &k->state[i];
+      uint32_t st = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+      if (RT_LIKELY((st & RT_LIVE_BIT) && unsampled_state(st) &&
+                    off - i * k->size == lead_of(st))) {
+        tc_bin *b = &rt_tc.bin[c];
+        enter_busy();
+        uint32_t n = b->n;
+        if (RT_LIKELY(n < k->cap)) {
+          /* see free_own on the store */
+          __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
+          b->slot[n] = (uint32_t)i;
+          b->n = n + 1;
+          rt_tc.cnt.frees++;
+          rt_tc.cnt.bytes_freed += st & SIZE_MASK;
+          if (RT_UNLIKELY(busy_done()))
+            drained(NULL);
+          return;
+        }
+        free_own_busy(ptr);
+        return;
+      }
+    }
+  }
+  free_own(ptr);
 }
 
 /* realloc of a large block into a large one: the old block goes as a free
@@ -387,7 +498,7 @@ void rt_heap_for_each_live(void (*cb)(const rt_block *, void *), void *ctx) {
     return;
   for (int c = 0; c < NCLASS; c++) {
     uint64_t n = __atomic_load_n(&centrals[c].bump, __ATOMIC_ACQUIRE);
-    const uint32_t *state = state_of_class[c];
+    const uint32_t *state = classes[c].state;
     for (uint64_t i = 0; i < n; i++) {
       if (i + WALK_AHEAD < n) {
         uint32_t ahead = __atomic_load_n(&state[i + WALK_AHEAD], __ATOMIC_RELAXED);

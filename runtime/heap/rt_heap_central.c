@@ -75,7 +75,7 @@ static inline uint32_t batch_word0(uint32_t next, uint32_t n) {
 /* c's lock held. */
 static inline int free_slot_ok(int c, uint32_t s) {
   return s < centrals[c].bump &&
-         !(__atomic_load_n(&state_of_class[c][s], __ATOMIC_RELAXED) & RT_LIVE_BIT);
+         !(__atomic_load_n(&classes[c].state[s], __ATOMIC_RELAXED) & RT_LIVE_BIT);
 }
 
 /* Up to `want` slots off c's list, most recently put first (c's lock
@@ -120,7 +120,7 @@ static void put_free(int c, const uint32_t *slots, uint32_t n) {
   while (n) {
     uint32_t k = n < most ? n : most;
     slot_word *w = batch_words(c, slots[0]);
-    __atomic_fetch_or(&state_of_class[c][slots[0]], DIRTY_BIT, __ATOMIC_RELAXED);
+    __atomic_fetch_or(&classes[c].state[slots[0]], DIRTY_BIT, __ATOMIC_RELAXED);
     for (uint32_t i = 1; i < k; i++)
       w[i] = slots[i];
     w[0] = batch_word0(ce->free_head, k);

@@ -20,8 +20,7 @@
 __thread tcache rt_tc __attribute__((tls_model("initial-exec")));
 
 uintptr_t heap_base, heap_end;
-uintptr_t region_start[NCLASS];
-uint32_t *state_of_class[NCLASS];
+class_rec classes[NCLASS];
 block_meta *xmeta_of_class[NCLASS];
 central centrals[NCLASS];
 int heap_ready;
@@ -68,11 +67,15 @@ static void reserve(void) {
   heap_end = heap_base + NCLASS * REGION_SIZE;
   for (int c = 0; c < NCLASS; c++) {
     uint64_t skip = rt_flags.stagger_classes ? stagger_of(c) : 0;
-    region_start[c] = heap_base + (uint64_t)c * REGION_SIZE + skip;
     uint64_t n = slots_of(c);
+    classes[c].start = heap_base + (uint64_t)c * REGION_SIZE + skip;
+    classes[c].recip = class_recip[c];
+    classes[c].size = class_size[c];
+    classes[c].cap = tc_cap[c];
+    classes[c].max_slots = n;
     xmeta_of_class[c] = (block_meta *)meta;
     meta += n * sizeof(block_meta);
-    state_of_class[c] = (uint32_t *)meta;
+    classes[c].state = (uint32_t *)meta;
     meta += n * sizeof(uint32_t);
     centrals[c].max_slots = n;
     centrals[c].free_head = NO_SLOT;

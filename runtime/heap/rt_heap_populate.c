@@ -77,7 +77,7 @@ void rt_populate_plan(int c, uint64_t first, uint64_t *from, uint64_t *to) {
 void rt_populate_slots(int c, uint64_t from, uint64_t to) {
   uintptr_t lo = slot_addr(c, from), hi = slot_addr(c, to);
   rt_populate(lo, hi);
-  rt_populate((uintptr_t)&state_of_class[c][from], (uintptr_t)&state_of_class[c][to]);
+  rt_populate((uintptr_t)&classes[c].state[from], (uintptr_t)&classes[c].state[to]);
   rt_shadow_populate(lo, hi - lo);
 }
 

@@ -41,26 +41,31 @@
  * missed on each value's second line, and the program's own code got no
  * faster.)
  *
- * Each slot's state word (live flag, size, cpu) sits out of line in a
- * parallel array, so foreign pointers can be checked without touching
- * them.  The price is one line more per free, a miss when blocks are
- * freed in an order unlike their allocation's (perl freeing a large hash
- * in hash order); finishing each free one call later, its word
- * prefetched, removed that miss but helped no other program measured
- * (bench/README.md, "Preloaded").  A live block's stack ref and
- * allocation time sit in its slot's lead when it has one (most small blocks: the line the program uses
- * anyway, and no page of metadata), else in the slot's last 8 bytes when
- * the block leaves them free (blocks of 33-56 bytes: their free then
- * touches no line of metadata), else, for a block that fills its slot, in
- * a second parallel array (such blocks of up to 128 bytes take twin
- * classes of their own while the fine classes serve, rt_size_class.h, so
- * that its pages in use hold only theirs).  The runtime's own stores are
- * not instrumented, so none of this is counted as an access.
+ * Each slot's state word (live flag, size, cpu) sits out of line in a parallel
+ * array, so foreign pointers can be checked without touching them.  The price
+ * is one line more per free, a miss when blocks are freed in an order unlike
+ * their allocation's (perl freeing a large hash in hash order); finishing each
+ * free one call later, its word prefetched, removed that miss but helped no
+ * other program measured (bench/README.md, "Preloaded").  A live block's stack
+ * ref and allocation time sit in its slot's lead when it has one (most small
+ * blocks: the line the program uses anyway, and no page of metadata), else in
+ * the slot's last 8 bytes when the block leaves them free (blocks of 33-56
+ * bytes: their free then touches no line of metadata), else, for a block that
+ * fills its slot, in a second parallel array (such blocks of up to 128 bytes
+ * take twin classes of their own while the fine classes serve, rt_size_class.h,
+ * so that its pages in use hold only theirs).  The runtime's own stores are not
+ * instrumented, so none of this is counted as an access.
  *
  * Locking: per-thread caches of free slot indices (initial-exec TLS) serve
  * most malloc/free calls without locks; they refill/drain in batches from a
  * per-class central free list under a per-class mutex.  Blocks larger than
  * the biggest class (or with page-exceeding alignment) are rt_large.c's.
+ *
+ * What a call reads: the unrecorded small blocks of a sampled run take a
+ * fast path (rt_heap.c) that touches the thread's first cache line (state,
+ * busy flag, statistics), its bin, the class's record (class_rec: slot 0,
+ * size, reciprocal, capacity and state words in one line) and the slot's
+ * state word; the tables they are copied from are read by the slow paths.
  */
 #ifndef MEMPROF_RT_HEAP_PRIV_H
 #define MEMPROF_RT_HEAP_PRIV_H
@@ -78,6 +83,21 @@
  * first 2^27 - 2 slots of their region (2 and 4 GiB). */
 #define BATCH_NEXT_BITS 27
 #define MAX_SLOTS ((1ULL << BATCH_NEXT_BITS) - 2)
+
+/* What malloc and free read of class c, in one cache line: where its
+ * slots start, their state words, how many slots its region holds, and
+ * its size class's size, reciprocal and thread-cache capacity (copied
+ * from rt_size_class.c's tables when the heap is reserved; none of it is
+ * written after). */
+typedef struct class_rec {
+  uintptr_t start; /* slot 0 */
+  uint32_t *state;
+  uint64_t recip;
+  uint64_t max_slots;
+  uint32_t size;
+  uint32_t cap;
+} __attribute__((aligned(64))) class_rec;
+RT_HIDDEN extern class_rec classes[NCLASS];
 
 /* ---- one block ------------------------------------------------------------
  * 4 bytes per slot, plus 8 for a block that fills its slot: the only
@@ -118,7 +138,7 @@ static inline uint32_t unpack_cpu(uint32_t st) {
  * inside its slot: a block of 0 bytes 32 bytes into a 32-byte slot would
  * start where the next slot's block does, and its free free that one. */
 static inline uint32_t lead_bit(int c, uint64_t n, size_t align) {
-  return align <= SLOT_LEAD && class_size[c] > SLOT_LEAD && n + SLOT_LEAD <= class_size[c]
+  return align <= SLOT_LEAD && classes[c].size > SLOT_LEAD && n + SLOT_LEAD <= classes[c].size
              ? LEAD_BIT
              : 0;
 }
@@ -162,22 +182,21 @@ typedef struct deferred_free {
  * block: the cache, its place in the registry, and the state of the
  * signal-handler path. */
 typedef struct tcache {
-  tc_bin bin[NCLASS];
+  /* what every call reads and writes, in one cache line */
   int state; /* TC_FRESH, TC_REGISTERED or TC_EXITING */
   int busy;  /* in a take, a give or the thread's (un)registration */
-  class_mask held; /* bit c: this thread holds (or is taking) central c's lock */
   uint32_t n_deferred;
-  deferred_free deferred[DEFER_MAX];
   heap_counters cnt; /* this thread's share of the statistics */
+  class_mask held; /* bit c: this thread holds (or is taking) central c's lock */
+  tc_bin bin[NCLASS];
+  deferred_free deferred[DEFER_MAX];
   struct tcache *next, **pprev; /* registry of live thread caches */
-} tcache;
+} __attribute__((aligned(64))) tcache;
 _Static_assert(NCLASS <= 128, "one bit of tcache.held per class");
 enum { TC_FRESH, TC_REGISTERED, TC_EXITING };
 
 RT_HIDDEN extern __thread tcache rt_tc __attribute__((tls_model("initial-exec")));
 
-RT_HIDDEN extern uintptr_t region_start[NCLASS]; /* slot 0 of each class */
-RT_HIDDEN extern uint32_t *state_of_class[NCLASS];
 RT_HIDDEN extern block_meta *xmeta_of_class[NCLASS]; /* blocks that fill their slot */
 RT_HIDDEN extern central centrals[NCLASS];
 RT_HIDDEN extern int heap_ready;
@@ -193,7 +212,7 @@ static inline int heap_ensure(void) {
 }
 
 static inline uintptr_t slot_addr(int c, uint64_t s) {
-  return region_start[c] + s * class_size[c];
+  return classes[c].start + s * classes[c].size;
 }
 
 /* Stack and allocation time of the block in slot s, whose state is st:
@@ -285,7 +304,7 @@ static inline void slot_give(int c, uint32_t s) {
   }
   enter_busy();
   tc_bin *b = &rt_tc.bin[c];
-  if (RT_LIKELY(rt_tc.state == TC_REGISTERED && b->n < tc_cap[c]))
+  if (RT_LIKELY(rt_tc.state == TC_REGISTERED && b->n < classes[c].cap))
     b->slot[b->n++] = s;
   else
     rt_tcache_give_slow(c, s);

@@ -52,6 +52,21 @@ class CallocAfterThreadExit(Variants):
                 self.assertEqual(len(raws), 1)
 
 
+class UnrecordedFrees(Variants):
+    """Blocks sampling leaves unrecorded take the allocator's fast paths,
+    recorded ones its general paths: the same frees are ignored, calloc
+    clears a used slot, every call is counted, in both."""
+    OUT = ("double_free 1\ninterior 1 1\nslot_start 1 1\ncalloc 1\ncalls 1000 1000\n")
+
+    def test_sampled_and_exact(self):
+        for opts in ("sample_interval=1073741824:sample_seed=1:unsampled_to_libc=0", "sample_interval=0"):
+            runs = self.run_both("unrecorded_frees.c", env={"MEMPROF_OPTIONS": opts})
+            for how, (r, raws) in runs.items():
+                with self.subTest(opts=opts, how=how):
+                    self.assertEqual(r.stdout.decode(), self.OUT)
+                    self.assertEqual(len(raws), 1)
+
+
 class JunkFramePointer(Variants):
     def test_walk_stops_at_junk_frame_pointers(self):
         for how, (r, raws) in self.run_both("junk_frame_pointer.c").items():
