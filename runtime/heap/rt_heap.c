@@ -390,7 +390,9 @@ void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
 
 void rt_free_own(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
-  if (RT_LIKELY(in_heap(p) && fast_ok() && tc_idle())) {
+  /* Without sampling every block is recorded: straight to free_own. */
+  if (RT_LIKELY(__atomic_load_n(&rt_sample_interval, __ATOMIC_RELAXED) && in_heap(p) &&
+                fast_ok() && tc_idle())) {
     int c = (int)((p - heap_base) >> REGION_SHIFT);
     const class_rec *k = &classes[c];
     uint64_t off = p - k->start;
