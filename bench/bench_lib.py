@@ -237,6 +237,16 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def quartiles(xs):
+    """(first, third) quartile of xs (None left out), or None for fewer
+    than two values."""
+    xs = [x for x in xs if x is not None]
+    if len(xs) < 2:
+        return None
+    q = statistics.quantiles(xs, n=4)
+    return q[0], q[2]
+
+
 # ---- sources -------------------------------------------------------------
 
 DEB_SRC_FILE = "/etc/apt/sources.list.d/bench-deb-src.sources"

@@ -16,9 +16,11 @@ Not part of the tests nor of bench/run.sh.  Four parts:
          JSON document), preloaded with MEMPROF_OPTIONS=sample_interval=
          524288 (and each --variant's options after it), as ratios to the
          plain run: both run at once, one per CPU, CPUs swapped between
-         repetitions, median of the ratios (bench_lib.measure_pair); the
-         same for Debian's jemalloc preloaded with its profiler at the
-         same sampling rate (MALLOC_CONF=prof:true,lg_prof_sample:19) and
+         repetitions, median of the ratios and their quartiles
+         (bench_lib.measure_pair); the same for the plain run against
+         itself (how far a ratio moves with nothing changed) and for
+         Debian's jemalloc preloaded with its profiler at the same
+         sampling rate (MALLOC_CONF=prof:true,lg_prof_sample:19) and
          without it.  --alone runs the two of each ratio one after the
          other instead, each with the machine to itself
 
@@ -39,7 +41,7 @@ Not part of the tests nor of bench/run.sh.  Four parts:
          again with roots_peak_step_kb=16384, a census at each new high
          of the live heap by 16 MiB; and each --variant's options after
          roots=1) over the same preloaded without it, run as pairs as in
-         speed, medians of the ratios
+         speed, medians of the ratios and their quartiles
 
 Usage: bench/preload.py [--only rss|speed|exact|roots] [--reps N] [--programs python3,sqlite3,perl,jq]
                         [--variant OPTS]... [--alone]
@@ -144,9 +146,9 @@ def programs(cfg):
 def ratio_table(cfg, part, base, what, variants):
     """Per program, its CPU time with each variant over its time in the
     base run, the two run as a pair (one after the other with --alone),
-    medians of the ratios.  base and
-    each variant are environment additions (base None: plain); variants
-    are (column header, environment) pairs."""
+    medians of the ratios with their quartiles (spread).  base and each
+    variant are environment additions (base None: plain); variants are
+    (column header, environment) pairs."""
     rows = []
     progs = programs(cfg)
     for name in cfg.programs:
@@ -167,9 +169,17 @@ def ratio_table(cfg, part, base, what, variants):
                     clean_run_dir(cwd)
                 if r:
                     ratios[v].append(r)
-        rows.append([name] + [fmt(median(ratios[v])) if ratios[v] else "failed"
-                              for v, _ in variants])
+        rows.append([name] + [spread(ratios[v]) for v, _ in variants])
     return B.table(["program"] + [f"CPU ratio to {what}, {v}" for v, _ in variants], rows)
+
+
+def spread(ratios):
+    """A cell of ratio_table: the median of the ratios, and their first
+    and third quartiles in parentheses."""
+    if not ratios:
+        return "failed"
+    q = B.quartiles(ratios)
+    return fmt(median(ratios)) + (f" ({q[0]:.3f}-{q[1]:.3f})" if q else "")
 
 
 def ours_env(so, opts):
@@ -191,7 +201,8 @@ def jemalloc_variants():
 
 
 def speed(cfg, so):
-    variants = [(SAMPLED, ours_env(so, SAMPLED))]
+    # plain against itself first: how far a ratio moves with nothing changed
+    variants = [("plain again", {}), (SAMPLED, ours_env(so, SAMPLED))]
     variants += [(f"{SAMPLED}:{v}", ours_env(so, f"{SAMPLED}:{v}")) for v in cfg.variants]
     return ratio_table(cfg, "speed", None, "plain", variants + jemalloc_variants())
 
