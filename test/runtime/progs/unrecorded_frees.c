@@ -28,31 +28,44 @@ static void stats(unsigned long long *mallocs, unsigned long long *frees) {
   *frees = f ? strtoull(f + 11, NULL, 10) : 0;
 }
 
-void *volatile sink; /* keeps the compiler from eliding a malloc/free pair */
+/* Every pointer passes through sink, so that the compiler can neither
+ * elide a malloc/free pair nor fold a comparison of two blocks. */
+void *volatile sink;
+
+static char *alloc(size_t n) {
+  sink = malloc(n);
+  return sink;
+}
+
+static void release(void *p) {
+  sink = p;
+  free(sink);
+}
 
 int main(void) {
-  char *p = malloc(40);
-  free(p);
-  free(p);
-  char *a = malloc(40), *b = malloc(40);
+  char *p = alloc(40);
+  release(p);
+  release(p);
+  char *a = alloc(40), *b = alloc(40);
   printf("double_free %d\n", a != b);
 
-  p = malloc(100);
+  p = alloc(100);
   memset(p, 1, 100);
-  free(p + 16);
-  char *q = malloc(100);
+  release(p + 16);
+  char *q = alloc(100);
   printf("interior %d %d\n", q != p, p[99] == 1);
 
-  p = malloc(257); /* starts 32 bytes into its slot */
+  p = alloc(257); /* starts 32 bytes into its slot */
   memset(p, 2, 257);
-  free(p - 32);
-  q = malloc(257);
+  release(p - 32);
+  q = alloc(257);
   printf("slot_start %d %d\n", q != p, p[256] == 2);
 
-  p = malloc(64);
+  p = alloc(64);
   memset(p, 0xab, 64);
-  free(p);
-  char *z = calloc(1, 64);
+  release(p);
+  sink = calloc(1, 64);
+  char *z = sink;
   int zero = 1;
   for (int i = 0; i < 64; i++)
     zero &= z[i] == 0;
@@ -61,10 +74,10 @@ int main(void) {
   unsigned long long m0, f0, m1, f1;
   stats(&m0, &f0);
   for (int i = 0; i < 1000; i++) {
-    sink = malloc(24 + i % 200);
-    free(sink);
+    p = alloc(24 + (size_t)(i % 200));
+    release(p);
     if (i % 100 == 0)
-      free(sink);
+      release(p);
   }
   stats(&m1, &f1);
   printf("calls %llu %llu\n", m1 - m0, f1 - f0);
