@@ -378,8 +378,7 @@ void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
       __atomic_store_n(&k->state[s],
                        RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT | (uint32_t)size,
                        __ATOMIC_RELEASE);
-      rt_tc.cnt.mallocs++;
-      rt_tc.cnt.bytes_alloc += size;
+      count_registered(0, size);
       void *p = (void *)(k->start + s * (uint64_t)k->size + lead_of(lead));
       return RT_UNLIKELY(busy_done()) ? drained(p) : p;
     }
@@ -410,8 +409,7 @@ void rt_free_own(void *ptr) {
           __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
           b->slot[n] = (uint32_t)i;
           b->n = n + 1;
-          rt_tc.cnt.frees++;
-          rt_tc.cnt.bytes_freed += st & SIZE_MASK;
+          count_registered(1, st & SIZE_MASK);
           if (RT_UNLIKELY(busy_done()))
             drained(NULL);
           return;

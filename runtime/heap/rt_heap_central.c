@@ -158,7 +158,7 @@ uint32_t rt_central_take(int c, uint32_t *out, uint32_t want) {
     return 0;
   got = freed = take_free(c, out, want);
   first = ce->bump;
-  fresh = ce->max_slots - first;
+  fresh = classes[c].max_slots - first;
   if (fresh > want - got)
     fresh = want - got;
   for (uint64_t i = fresh; i > 0; i--)

@@ -77,7 +77,6 @@ static void reserve(void) {
     meta += n * sizeof(block_meta);
     classes[c].state = (uint32_t *)meta;
     meta += n * sizeof(uint32_t);
-    centrals[c].max_slots = n;
     centrals[c].free_head = NO_SLOT;
   }
 }

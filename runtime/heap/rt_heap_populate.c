@@ -56,7 +56,8 @@ void rt_populate_plan(int c, uint64_t first, uint64_t *from, uint64_t *to) {
       ce->populated >= ce->bump + window / 2)
     return;
   uint64_t lo = first > ce->populated ? first : ce->populated;
-  uint64_t hi = ce->bump + window < ce->max_slots ? ce->bump + window : ce->max_slots;
+  uint64_t max = classes[c].max_slots;
+  uint64_t hi = ce->bump + window < max ? ce->bump + window : max;
   if (bg_only && lo < ce->bump)
     lo = ce->bump;
   if (hi <= lo)

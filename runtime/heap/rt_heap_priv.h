@@ -46,7 +46,7 @@
  * is one line more per free, a miss when blocks are freed in an order unlike
  * their allocation's (perl freeing a large hash in hash order); finishing each
  * free one call later, its word prefetched, removed that miss but helped no
- * other program measured (bench/README.md, "Preloaded").  A live block's stack
+ * other program measured.  A live block's stack
  * ref and allocation time sit in its slot's lead when it has one (most small
  * blocks: the line the program uses anyway, and no page of metadata), else in
  * the slot's last 8 bytes when the block leaves them free (blocks of 33-56
@@ -152,12 +152,12 @@ static inline uint32_t lead_of(uint32_t st) { return st & LEAD_BIT ? SLOT_LEAD :
 typedef struct central {
   rt_mutex mu;
   uint32_t free_head; /* holder of the first batch (see rt_heap_central.c) */
-  uint64_t bump;      /* first never-used slot */
-  uint64_t max_slots;
+  uint64_t bump;      /* first never-used slot (at most classes[c].max_slots) */
   uint64_t populated; /* slots below this are faulted in (or being) */
   uint64_t prefault_from, prefault_to; /* slots the ticker is to populate; to 0: none */
-  char pad[64 - 48];
+  char pad[64 - 40];
 } central;
+_Static_assert(sizeof(central) == 64, "one central record per cache line");
 
 typedef unsigned __int128 class_mask;
 
@@ -192,6 +192,7 @@ typedef struct tcache {
   deferred_free deferred[DEFER_MAX];
   struct tcache *next, **pprev; /* registry of live thread caches */
 } __attribute__((aligned(64))) tcache;
+_Static_assert(__builtin_offsetof(tcache, held) == 64, "the fields every call uses fill line 0");
 _Static_assert(NCLASS <= 128, "one bit of tcache.held per class");
 enum { TC_FRESH, TC_REGISTERED, TC_EXITING };
 
@@ -311,17 +312,23 @@ static inline void slot_give(int c, uint32_t s) {
   leave_busy();
 }
 
+/* count_event for a thread whose cache is registered (the fast paths,
+ * rt_heap.c, have checked). */
+static inline void count_registered(int is_free, uint64_t size) {
+  heap_counters *c = &rt_tc.cnt;
+  if (is_free)
+    c->frees++, c->bytes_freed += size;
+  else
+    c->mallocs++, c->bytes_alloc += size;
+}
+
 /* Counts one malloc or free in this thread's statistics. */
 static inline void count_event(int is_free, uint64_t size) {
   if (RT_UNLIKELY(rt_tc.state != TC_REGISTERED)) {
     rt_tcache_count_shared(is_free, size);
     return;
   }
-  heap_counters *c = &rt_tc.cnt;
-  if (is_free)
-    c->frees++, c->bytes_freed += size;
-  else
-    c->mallocs++, c->bytes_alloc += size;
+  count_registered(is_free, size);
 }
 
 /* Counts one realloc of a live block to `size` > 0 bytes. */
