@@ -120,7 +120,9 @@ static void *realloc_impl(void *old, size_t n, rt_caller c) {
     rt_free(old);
     return NULL;
   }
-  void *p;
+  void *p = rt_realloc_own(old, n); /* an unrecorded small block's fast path */
+  if (p)
+    return p;
   /* The C library's block first: the profiler's heap, its statistics
    * and its large blocks are not touched for it. */
   if (rt_is_libc_block(old)) {

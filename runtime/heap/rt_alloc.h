@@ -151,6 +151,10 @@ RT_HIDDEN int rt_is_libc_block(const void *p);
  * block of ours with the bytes copied and the old one freed; NULL leaves
  * the old block valid. */
 RT_HIDDEN void *rt_realloc_libc(void *old, size_t n, rt_caller c);
+/* realloc of an unrecorded small block of ours to n bytes, 0 < n <= 1 KiB,
+ * that sampling leaves unrecorded: the new block, or NULL when the general
+ * path must do it (nothing drawn or counted then). */
+RT_HIDDEN void *rt_realloc_own(void *old, size_t n);
 /* realloc of a large block of ours to a large size n (remap_large): the
  * old block's death recorded, the new block (recorded or not, as the draw
  * says) made of its mapping by rt_large_resize, no byte copied.  Returns

@@ -8,8 +8,8 @@
  * exactly once: either live (walked here) or recorded.
  *
  * rt_alloc_own and rt_free_own start with a fast path for the small blocks
- * sampling leaves unrecorded, the bulk of a sampled run's calls (below,
- * "the fast paths"). */
+ * sampling leaves unrecorded, the bulk of a sampled run's calls, and
+ * rt_realloc_own is realloc's (below, "the fast paths"). */
 #include "rt_alloc.h"
 #include "rt_heap.h"
 #include "rt_live_high.h"
@@ -321,12 +321,13 @@ static __attribute__((noinline)) void free_own(void *ptr) {
  * to 1 KiB (not zeroed, aligned to at most 16), while no hook is installed
  * and no watcher of the live high is set, go from and to this thread's
  * cache here, reading the thread's first cache line, the class's record,
- * the bin and (free) the slot's state word.  Everything else goes to the
- * general path (alloc_own, free_own), which makes every check again: a
- * draw that records, an empty or full bin, a thread without a cache (its
- * bins empty until the heap is up), a call inside another (a signal
- * handler), a pointer that is not a live unrecorded block's.  Both paths
- * write the same state word and count the same statistics
+ * the bin and (free, realloc) the slot's state word.  Everything else
+ * goes to the general path (alloc_own, free_own, realloc's in
+ * entry/rt_malloc.c), which makes every check again: a draw that
+ * records, an empty or full bin, a thread without a cache (its bins empty
+ * until the heap is up), a call inside another (a signal handler), a
+ * pointer that is not a live unrecorded block's.  Both paths write the
+ * same state words and count the same statistics
  * (test_rt_safety.UnrecordedFrees runs a program through each). */
 
 static inline int fast_ok(void) {
@@ -335,6 +336,25 @@ static inline int fast_ok(void) {
 }
 
 static inline int tc_idle(void) { return rt_tc.state == TC_REGISTERED && !rt_tc.busy; }
+
+/* The state word of the live unrecorded class block starting at p (in the
+ * heap): its class, slot and value in *cls, *slot and *st; else NULL. */
+static inline uint32_t *unrecorded_state(uintptr_t p, int *cls, uint32_t *slot, uint32_t *st) {
+  int c = (int)((p - heap_base) >> REGION_SHIFT);
+  const class_rec *k = &classes[c];
+  uint64_t off = p - k->start;
+  uint64_t i = slot_index(c, off);
+  if (RT_UNLIKELY(off >= REGION_SIZE || i >= k->max_slots))
+    return NULL;
+  uint32_t *w = &k->state[i];
+  *st = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+  if (RT_UNLIKELY(!(*st & RT_LIVE_BIT) || !unsampled_state(*st) ||
+                  off - i * k->size != lead_of(*st)))
+    return NULL;
+  *cls = c;
+  *slot = (uint32_t)i;
+  return w;
+}
 
 /* leave_busy without the draining, which the fast paths leave to the
  * functions below, called last (sibling calls, runtime/CMakeLists.txt): no
@@ -389,37 +409,69 @@ void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
 
 void rt_free_own(void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
+  int c;
+  uint32_t i, st, *w;
   /* Without sampling every block is recorded: straight to free_own. */
   if (RT_LIKELY(__atomic_load_n(&rt_sample_interval, __ATOMIC_RELAXED) && in_heap(p) &&
-                fast_ok() && tc_idle())) {
-    int c = (int)((p - heap_base) >> REGION_SHIFT);
-    const class_rec *k = &classes[c];
-    uint64_t off = p - k->start;
-    uint64_t i = slot_index(c, off);
-    if (RT_LIKELY(off < REGION_SIZE && i < k->max_slots)) {
-      uint32_t *w = &k->state[i];
-      uint32_t st = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-      if (RT_LIKELY((st & RT_LIVE_BIT) && unsampled_state(st) &&
-                    off - i * k->size == lead_of(st))) {
-        tc_bin *b = &rt_tc.bin[c];
-        enter_busy();
-        uint32_t n = b->n;
-        if (RT_LIKELY(n < k->cap)) {
-          /* see free_own on the store */
-          __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
-          b->slot[n] = (uint32_t)i;
-          b->n = n + 1;
-          count_registered(1, st & SIZE_MASK);
-          if (RT_UNLIKELY(busy_done()))
-            drained(NULL);
-          return;
-        }
-        free_own_busy(ptr);
-        return;
-      }
+                fast_ok() && tc_idle() && (w = unrecorded_state(p, &c, &i, &st)))) {
+    tc_bin *b = &rt_tc.bin[c];
+    enter_busy();
+    uint32_t n = b->n;
+    if (RT_LIKELY(n < classes[c].cap)) {
+      /* see free_own on the store */
+      __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED);
+      b->slot[n] = i;
+      b->n = n + 1;
+      count_registered(1, st & SIZE_MASK);
+      if (RT_UNLIKELY(busy_done()))
+        drained(NULL);
+      return;
     }
+    free_own_busy(ptr);
+    return;
   }
   free_own(ptr);
+}
+
+/* realloc of an unrecorded small block to n <= 1 KiB bytes whose draw
+ * leaves the new block unrecorded too, the fast paths' third: a slot from
+ * this thread's bin for n, the bytes copied, the old slot put back in its
+ * own bin, in one busy section (the general path's allocation, usable-size
+ * lookup, copy and free each check and enter it again).  NULL, nothing
+ * drawn or counted, when anything else holds; else the same state words
+ * and statistics as the general path. */
+void *rt_realloc_own(void *ptr, size_t n) {
+  uintptr_t p = (uintptr_t)ptr;
+  int64_t left = rt_sample_left - (int64_t)n;
+  int c;
+  uint32_t i, st, *w;
+  if (!(left > 0 && n - 1 < 1024 && __atomic_load_n(&rt_sample_interval, __ATOMIC_RELAXED) &&
+        in_heap(p) && fast_ok() && tc_idle() && (w = unrecorded_state(p, &c, &i, &st))))
+    return NULL;
+  int nc = rt_class_for(n);
+  tc_bin *to = &rt_tc.bin[nc], *back = &rt_tc.bin[c];
+  enter_busy();
+  if (!to->n || back->n >= classes[c].cap) {
+    leave_busy();
+    return NULL;
+  }
+  uint32_t s = to->slot[--to->n];
+  const class_rec *nk = &classes[nc];
+  uint32_t lead = lead_bit(nc, n, 16);
+  __atomic_store_n(&nk->state[s],
+                   RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT | (uint32_t)n,
+                   __ATOMIC_RELEASE);
+  void *q = (void *)(nk->start + s * (uint64_t)nk->size + lead_of(lead));
+  uint64_t old_n = st & SIZE_MASK;
+  rt_memcpy(q, ptr, old_n < n ? old_n : n);
+  __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED); /* see free_own */
+  back->slot[back->n++] = i;
+  rt_sample_left = left;
+  count_registered(1, old_n);
+  count_registered(0, n);
+  count_realloc(n);
+  leave_busy();
+  return q;
 }
 
 /* realloc of a large block into a large one: the old block goes as a free

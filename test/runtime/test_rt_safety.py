@@ -55,8 +55,10 @@ class CallocAfterThreadExit(Variants):
 class UnrecordedFrees(Variants):
     """Blocks sampling leaves unrecorded take the allocator's fast paths,
     recorded ones its general paths: the same frees are ignored, calloc
-    clears a used slot, every call is counted, in both."""
-    OUT = ("double_free 1\ninterior 1 1\nslot_start 1 1\ncalloc 1\ncalls 1000 1000\n")
+    clears a used slot, realloc keeps the bytes, every call is counted (a
+    realloc as a malloc, a free and a realloc), in both."""
+    OUT = ("double_free 1\ninterior 1 1\nslot_start 1 1\ncalloc 1\nrealloc 1\n"
+           "calls 1501 1501 500\n")
 
     def test_sampled_and_exact(self):
         for opts in ("sample_interval=1073741824:sample_seed=1:unsampled_to_libc=0", "sample_interval=0"):
