@@ -189,10 +189,7 @@ static __attribute__((noinline)) void *alloc_own(size_t size, size_t align, int 
   if (RT_LIKELY(s != NO_SLOT)) {
     uint32_t lead;
     p = class_block(c, s, size, align, zero, &lead);
-    __atomic_store_n(&classes[c].state[s],
-                     RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT |
-                         (uint32_t)size,
-                     __ATOMIC_RELEASE);
+    __atomic_store_n(&classes[c].state[s], unrecorded_word(lead, size), __ATOMIC_RELEASE);
   } else {
     p = rt_large_alloc(size, align, RT_UNSAMPLED, 0, 0xFFFFFFFFu);
     if (!p)
@@ -337,8 +334,13 @@ static inline int fast_ok(void) {
 
 static inline int tc_idle(void) { return rt_tc.state == TC_REGISTERED && !rt_tc.busy; }
 
-/* The state word of the live unrecorded class block starting at p (in the
- * heap): its class, slot and value in *cls, *slot and *st; else NULL. */
+/* live_class_state for a block sampling left unrecorded (its class, slot
+ * and word in *cls, *slot and *st), else NULL; written out for the fast
+ * paths: bounded by the class record's slot count instead of the central
+ * record's bump (a never-used slot's word is zero), and its slot offset
+ * checked after the load, it keeps rt_free_own's fast path free of
+ * callee-saved registers (built on live_class_state, that path saves and
+ * restores two on every free). */
 static inline uint32_t *unrecorded_state(uintptr_t p, int *cls, uint32_t *slot, uint32_t *st) {
   int c = (int)((p - heap_base) >> REGION_SHIFT);
   const class_rec *k = &classes[c];
@@ -395,9 +397,7 @@ void *rt_alloc_own(size_t size, size_t align, int zero, rt_caller caller) {
       rt_sample_left = left;
       const class_rec *k = &classes[c];
       uint32_t lead = lead_bit(c, size, 16);
-      __atomic_store_n(&k->state[s],
-                       RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT | (uint32_t)size,
-                       __ATOMIC_RELEASE);
+      __atomic_store_n(&k->state[s], unrecorded_word(lead, size), __ATOMIC_RELEASE);
       count_registered(0, size);
       void *p = (void *)(k->start + s * (uint64_t)k->size + lead_of(lead));
       return RT_UNLIKELY(busy_done()) ? drained(p) : p;
@@ -456,12 +456,9 @@ void *rt_realloc_own(void *ptr, size_t n) {
     return NULL;
   }
   uint32_t s = to->slot[--to->n];
-  const class_rec *nk = &classes[nc];
   uint32_t lead = lead_bit(nc, n, 16);
-  __atomic_store_n(&nk->state[s],
-                   RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT | (uint32_t)n,
-                   __ATOMIC_RELEASE);
-  void *q = (void *)(nk->start + s * (uint64_t)nk->size + lead_of(lead));
+  __atomic_store_n(&classes[nc].state[s], unrecorded_word(lead, n), __ATOMIC_RELEASE);
+  void *q = (void *)(slot_addr(nc, s) + lead_of(lead));
   uint64_t old_n = st & SIZE_MASK;
   rt_memcpy(q, ptr, old_n < n ? old_n : n);
   __atomic_store_n(w, st & ~RT_LIVE_BIT, __ATOMIC_RELAXED); /* see free_own */

@@ -41,19 +41,20 @@
  * missed on each value's second line, and the program's own code got no
  * faster.)
  *
- * Each slot's state word (live flag, size, cpu) sits out of line in a parallel
- * array, so foreign pointers can be checked without touching them.  The price
- * is one line more per free, a miss when blocks are freed in an order unlike
- * their allocation's (perl freeing a large hash in hash order); finishing each
- * free one call later, its word prefetched, removed that miss but helped no
- * other program measured.  A live block's stack
- * ref and allocation time sit in its slot's lead when it has one (most small
- * blocks: the line the program uses anyway, and no page of metadata), else in
- * the slot's last 8 bytes when the block leaves them free (blocks of 33-56
- * bytes: their free then touches no line of metadata), else, for a block that
- * fills its slot, in a second parallel array (such blocks of up to 128 bytes
- * take twin classes of their own while the fine classes serve, rt_size_class.h,
- * so that its pages in use hold only theirs).  The runtime's own stores are not
+ * Each slot's state word (live flag, size, cpu) sits out of line in a
+ * parallel array, so foreign pointers can be checked without touching
+ * them.  The price is one line more per free, a miss when blocks are
+ * freed in an order unlike their allocation's (perl freeing a large hash
+ * in hash order); finishing each free one call later, its word
+ * prefetched, removed that miss but helped no other program measured.  A
+ * live block's stack ref and allocation time sit in its slot's lead when
+ * it has one (most small blocks: the line the program uses anyway, and no
+ * page of metadata), else in the slot's last 8 bytes when the block
+ * leaves them free (blocks of 33-56 bytes: their free then touches no
+ * line of metadata), else, for a block that fills its slot, in a second
+ * parallel array (such blocks of up to 128 bytes take twin classes of
+ * their own while the fine classes serve, rt_size_class.h, so that its
+ * pages in use hold only theirs).  The runtime's own stores are not
  * instrumented, so none of this is counted as an access.
  *
  * Locking: per-thread caches of free slot indices (initial-exec TLS) serve
@@ -144,6 +145,12 @@ static inline uint32_t lead_bit(int c, uint64_t n, size_t align) {
 }
 
 static inline uint32_t lead_of(uint32_t st) { return st & LEAD_BIT ? SLOT_LEAD : 0; }
+
+/* The state word of a live block sampling left unrecorded, of `size`
+ * bytes with lead bit `lead`. */
+static inline uint32_t unrecorded_word(uint32_t lead, uint64_t size) {
+  return RT_LIVE_BIT | DIRTY_BIT | lead | CPU_UNSAMPLED << CPU_SHIFT | (uint32_t)size;
+}
 
 /* ---- the shared state (rt_heap_layout.c) ---------------------------------- */
 
